@@ -1,0 +1,110 @@
+//! Expression evaluation ⟦e⟧ over an environment, shared by the reference semantics and by
+//! launch-time evaluation of sizes. Reads of array elements go through [`Env::load`], so
+//! the caller sees every element an expression reads (Definition 5.2's accesses).
+
+use crate::fault::FaultKind;
+use crate::monoid::Monoid;
+use crate::value::{OpError, Value};
+use lang::ast::BinOp;
+use lang::core::{ArrayId, Builtin, Expr, ExprKind, Lit, ParamId, VarId};
+
+/// What an expression can read.
+pub trait Env {
+    fn var(&self, var: VarId) -> Value;
+    fn param(&self, param: ParamId) -> Value;
+    fn builtin(&self, builtin: Builtin) -> Value;
+    fn monoid(&self) -> Monoid;
+    /// Reads one element; `index` holds one entry per dimension, not yet bounds-checked.
+    fn load(&mut self, array: ArrayId, index: &[i64]) -> Result<Value, FaultKind>;
+}
+
+pub fn lit(l: Lit) -> Value {
+    match l {
+        Lit::Int(v) => Value::Int(v),
+        Lit::Uint(v) => Value::Uint(v),
+        Lit::Bool(b) => Value::Bool(b),
+        Lit::Float(f) => Value::float(f),
+    }
+}
+
+pub fn eval(e: &Expr, env: &mut impl Env) -> Result<Value, FaultKind> {
+    Ok(match &e.kind {
+        ExprKind::Lit(l) => lit(*l),
+        ExprKind::Identity => env.monoid().identity(),
+        ExprKind::Var(v) => env.var(*v),
+        ExprKind::Param(p) => env.param(*p),
+        ExprKind::Builtin(b) => env.builtin(*b),
+        ExprKind::Load { array, index } => {
+            let idx = eval_index(index, env)?;
+            env.load(*array, &idx)?
+        }
+        ExprKind::Unary(op, a) => Value::unary(*op, &eval(a, env)?),
+        ExprKind::Binary(BinOp::LogAnd, a, b) => {
+            Value::Bool(eval(a, env)?.truthy() && eval(b, env)?.truthy())
+        }
+        ExprKind::Binary(BinOp::LogOr, a, b) => {
+            Value::Bool(eval(a, env)?.truthy() || eval(b, env)?.truthy())
+        }
+        ExprKind::Binary(BinOp::Combine, a, b) => {
+            let (x, y) = (eval(a, env)?, eval(b, env)?);
+            env.monoid().combine(&x, &y)
+        }
+        ExprKind::Binary(op, a, b) => {
+            let (x, y) = (eval(a, env)?, eval(b, env)?);
+            Value::binary(*op, &x, &y).map_err(|err| match err {
+                OpError::DivisionByZero => FaultKind::DivisionByZero {
+                    dividend: x.to_string(),
+                },
+                OpError::ShiftRange(count) => FaultKind::ShiftRange { count },
+            })?
+        }
+        ExprKind::Cond(c, a, b) => {
+            if eval(c, env)?.truthy() {
+                eval(a, env)?
+            } else {
+                eval(b, env)?
+            }
+        }
+        ExprKind::Cast(a) => eval(a, env)?.cast(e.ty),
+        ExprKind::Log2(a) => {
+            let v = eval(a, env)?.as_i64().unwrap_or(0);
+            let l = if v <= 0 {
+                0
+            } else {
+                63 - v.leading_zeros() as i64
+            };
+            Value::Int(l as i32).cast(e.ty)
+        }
+        ExprKind::Min(a, b) | ExprKind::Max(a, b) => {
+            let (x, y) = (eval(a, env)?, eval(b, env)?);
+            let x_less = Value::binary(BinOp::Lt, &x, &y)
+                .map(|v| v.truthy())
+                .unwrap_or(false);
+            let take_x = matches!(e.kind, ExprKind::Min(..)) == x_less;
+            if take_x {
+                x
+            } else {
+                y
+            }
+        }
+    })
+}
+
+pub fn eval_index(index: &[Expr], env: &mut impl Env) -> Result<Vec<i64>, FaultKind> {
+    index
+        .iter()
+        .map(|i| Ok(eval(i, env)?.as_i64().unwrap_or(0)))
+        .collect()
+}
+
+/// Row-major offset of `index` in an array of shape `dims`, or `None` when out of bounds.
+pub fn offset(index: &[i64], dims: &[usize]) -> Option<usize> {
+    let mut off = 0usize;
+    for (&i, &d) in index.iter().zip(dims) {
+        if i < 0 || i as u64 >= d as u64 {
+            return None;
+        }
+        off = off * d + i as usize;
+    }
+    Some(off)
+}

@@ -1,0 +1,80 @@
+//! Runtime faults: reported with the thread, the statement and the values involved; never
+//! a panic.
+
+use lang::ast::Span;
+use serde::Serialize;
+use std::fmt;
+
+/// A thread of a launch: its work-group and its local id (`tid`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct ThreadId {
+    pub group: usize,
+    pub local: usize,
+}
+
+impl fmt::Display for ThreadId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "thread {} of group {}", self.local, self.group)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum FaultKind {
+    /// An array index outside the array's bounds.
+    OutOfBounds {
+        array: String,
+        index: Vec<i64>,
+        dims: Vec<usize>,
+    },
+    /// `/` or `%` with a zero divisor.
+    DivisionByZero { dividend: String },
+    /// A shift count outside `0..32`.
+    ShiftRange { count: i64 },
+    /// The execution did not terminate within the step bound (`--max-steps`).
+    StepBound { steps: u64 },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Fault {
+    #[serde(flatten)]
+    pub kind: FaultKind,
+    /// The faulting thread (none for a step bound, which concerns the whole execution).
+    pub thread: Option<ThreadId>,
+    /// The faulting statement.
+    pub span: Option<Span>,
+}
+
+impl fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FaultKind::OutOfBounds { array, index, dims } => {
+                let idx: String = index.iter().map(|i| format!("[{i}]")).collect();
+                let bounds: String = dims.iter().map(|d| format!("[{d}]")).collect();
+                write!(
+                    f,
+                    "out-of-bounds access {array}{idx}: {array} has size {bounds}"
+                )
+            }
+            FaultKind::DivisionByZero { dividend } => {
+                write!(f, "division by zero ({dividend} / 0)")
+            }
+            FaultKind::ShiftRange { count } => {
+                write!(f, "shift count {count} outside 0..32")
+            }
+            FaultKind::StepBound { steps } => {
+                write!(f, "did not terminate within {steps} steps")
+            }
+        }
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.kind)?;
+        if let Some(t) = self.thread {
+            write!(f, " in {t}")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,15 @@
+//! ksim's semantics: values and monoids, launches, the reference small-step semantics of
+//! POPL 2014 Figures 6 and 7 on persistent stores, and data races (Definition 5.2).
+
+pub mod eval;
+pub mod fault;
+pub mod launch;
+pub mod monoid;
+pub mod race;
+pub mod value;
+
+pub use fault::{Fault, FaultKind, ThreadId};
+pub use launch::{Launch, LaunchError, LaunchOptions, Memory};
+pub use monoid::{Interval, Monoid};
+pub use race::{Access, AccessKind, Race};
+pub use value::Value;
