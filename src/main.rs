@@ -1,1 +1,56 @@
-fn main() {}
+//! `ksim`: an executable semantics and simulator for GPU kernels.
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+use cli::common::{Failure, EXIT_USAGE};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "ksim",
+    version,
+    about = "Executable semantics and simulator for GPU kernels (Chong, Donaldson & Ketema, POPL 2014)",
+    after_help = "Exit codes: 0 all is well; 1 a race, runtime fault or failed verification was found; \
+                  2 usage error or invalid kernel."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Parse and type-check a kernel.
+    Check(cli::run::CheckArgs),
+    /// Run a kernel under one schedule and print every array, race and fault.
+    Run(cli::run::RunArgs),
+    /// Run a kernel and print every step with the rule that fired.
+    Trace(cli::run::TraceArgs),
+}
+
+fn main() {
+    // Die quietly on a closed pipe (`ksim trace ... | head`) instead of panicking.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Check(a) => cli::run::check(a),
+        Command::Run(a) => cli::run::run(a),
+        Command::Trace(a) => cli::run::trace(a),
+    };
+    let code = match result {
+        Ok(code) => code,
+        Err(Failure { message, code }) => {
+            let msg = message.trim_end();
+            if code == EXIT_USAGE && !msg.contains('\n') {
+                eprintln!("error: {msg}");
+            } else {
+                eprintln!("{msg}");
+            }
+            code
+        }
+    };
+    std::process::exit(code);
+}

@@ -25,8 +25,9 @@ pub struct LaunchOptions {
     pub monoid: Monoid,
     /// `--input ARRAY=SPEC`.
     pub inputs: Vec<(String, String)>,
-    /// The step bound after which an execution is reported as non-terminating.
-    pub max_steps: u64,
+    /// The step bound after which an execution is reported as non-terminating; `None`
+    /// for the default, [`default_max_steps`].
+    pub max_steps: Option<u64>,
 }
 
 impl Default for LaunchOptions {
@@ -37,13 +38,17 @@ impl Default for LaunchOptions {
             local_size: None,
             monoid: Monoid::IntAdd,
             inputs: Vec::new(),
-            max_steps: DEFAULT_MAX_STEPS,
+            max_steps: None,
         }
     }
 }
 
-/// Default `--max-steps`: generous for the examples at n = 2^20 on the fast executor.
-pub const DEFAULT_MAX_STEPS: u64 = 1 << 32;
+/// Default `--max-steps`: 10^7 plus 1000 per thread. Generous for every example at
+/// n = 2^20 (Kogge-Stone takes about 100 steps per thread), yet an infinite loop is
+/// reported in seconds.
+pub fn default_max_steps(threads: usize) -> u64 {
+    10_000_000 + 1000 * threads as u64
+}
 
 /// A launch error: bad `-D`, geometry or input (a usage error, exit code 2).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -153,7 +158,9 @@ impl Launch {
             monoid: opts.monoid,
             initial: Vec::new(),
             dims,
-            max_steps: opts.max_steps,
+            max_steps: opts
+                .max_steps
+                .unwrap_or_else(|| default_max_steps(groups * local_size)),
         };
         launch.initial = (0..kernel.arrays.len())
             .map(|a| vec![Value::default_of(kernel.arrays[a].elem, opts.monoid); launch.len(a)])

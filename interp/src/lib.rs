@@ -2,10 +2,12 @@
 //! POPL 2014 Figures 6 and 7 on persistent stores, and data races (Definition 5.2).
 
 pub mod eval;
+pub mod exec;
 pub mod fault;
 pub mod launch;
 pub mod monoid;
 pub mod race;
+pub mod reference;
 pub mod value;
 
 pub use fault::{Fault, FaultKind, ThreadId};

@@ -4,5 +4,14 @@
 //! Source text → [`parse`] → [`ast::Kernel`] → [`check`] → [`core::Kernel`].
 
 pub mod ast;
+pub mod check;
 pub mod core;
 pub mod diag;
+pub mod parse;
+pub mod print;
+pub mod print_core;
+pub mod render;
+
+pub use parse::parse;
+pub use print::{erase_spans, print_expr, print_kernel, print_stmt_head};
+pub use render::{line_col, render};

@@ -1,1 +1,6 @@
-//! sim
+//! ksim's schedules and exploration: single runs under a scheduler, recorded schedules and
+//! their replay.
+
+pub mod schedule;
+
+pub use schedule::{run, Infeasible, Schedule, Scheduler};

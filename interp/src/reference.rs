@@ -1,0 +1,424 @@
+//! The reference semantics: POPL 2014 Figures 6 and 7, one rule application per step, on
+//! persistent stores.
+//!
+//! A kernel state is (σ_A, K): the array store, shared by the threads of a work-group
+//! (`local` arrays, one copy per group) or of the whole launch (`global` arrays), and per
+//! thread a variable store σ_v and a statement sequence. The sequence is kept as a stack of
+//! `(block, index)` frames into the core kernel's blocks: the top frame is the next
+//! statement, and a frame whose index has run off its block is popped. S-LOOP-T pushes the
+//! loop body without advancing past the loop (so `while e do ss; ss'` becomes
+//! `ss · while e do ss; ss'`, as in Figure 6), S-ITE-T/F advance past the `if` and push the
+//! chosen branch.
+//!
+//! Everything lives in `imbl` vectors and `Arc`s, so cloning a [`State`] is O(1) and
+//! states hash and compare structurally: exploration caches them.
+//!
+//! K-BARRIER is the paper's MPI-style rule, per work-group: it fires when every thread of
+//! the group is at a barrier or has terminated and at least one is at a barrier. A barrier
+//! touches no data and, once enabled, no thread of its group can move until it fires, so the
+//! engines fire it eagerly ([`State::fire_ready_barriers`]); this loses no behaviour.
+
+use crate::eval::{eval, eval_index, offset, Env};
+use crate::fault::{Fault, FaultKind, ThreadId};
+use crate::launch::{Launch, Memory};
+use crate::monoid::Monoid;
+use crate::value::Value;
+use lang::ast::Span;
+use lang::core::{ArrayId, Builtin, ParamId, StmtKind, VarId};
+use serde::Serialize;
+use std::fmt;
+use std::sync::Arc;
+
+/// The rule that fired, named as in the paper. A thread step is K-STEP applied to one of
+/// the sequential rules, which is what is recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Rule {
+    #[serde(rename = "S-ASSIGN")]
+    SAssign,
+    #[serde(rename = "S-ARRAY")]
+    SArray,
+    #[serde(rename = "S-ITE-T")]
+    SIteT,
+    #[serde(rename = "S-ITE-F")]
+    SIteF,
+    #[serde(rename = "S-LOOP-T")]
+    SLoopT,
+    #[serde(rename = "S-LOOP-F")]
+    SLoopF,
+    #[serde(rename = "K-BARRIER")]
+    KBarrier,
+}
+
+impl Rule {
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::SAssign => "S-ASSIGN",
+            Rule::SArray => "S-ARRAY",
+            Rule::SIteT => "S-ITE-T",
+            Rule::SIteF => "S-ITE-F",
+            Rule::SLoopT => "S-LOOP-T",
+            Rule::SLoopF => "S-LOOP-F",
+            Rule::KBarrier => "K-BARRIER",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One array element: which array, which copy (the group for `local` arrays), where.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Elem {
+    pub array: ArrayId,
+    pub instance: usize,
+    /// Row-major offset.
+    pub offset: usize,
+    /// One coordinate per dimension.
+    pub index: Vec<usize>,
+}
+
+/// What one K-STEP did: Definition 5.2's accessed elements and the store update.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StepInfo {
+    pub thread: ThreadId,
+    pub rule: Rule,
+    /// The statement executed.
+    pub span: Span,
+    /// Every element the step read (expressions, indices and conditions included).
+    pub reads: Vec<Elem>,
+    /// The element written by S-ARRAY.
+    pub write: Option<Elem>,
+    /// For S-ASSIGN: the variable and its old and new value.
+    pub var_change: Option<(VarId, Value, Value)>,
+    /// For S-ARRAY: the old and new value of the element written.
+    pub elem_change: Option<(Value, Value)>,
+}
+
+/// A K-BARRIER application.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BarrierInfo {
+    pub group: usize,
+    /// The group's barrier epoch after the barrier.
+    pub epoch: u64,
+    /// Set when the barrier was not reached uniformly: some threads had terminated, or
+    /// threads wait at different `barrier()` statements. The paper's rule still fires; on a
+    /// real device this is undefined behaviour (barrier divergence).
+    pub divergence: Option<String>,
+}
+
+/// One thread's part of K: its variable store and its statement sequence.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Thread {
+    vars: Vec<Value>,
+    /// Continuation: `(block, index)` frames, top last; empty when terminated.
+    frames: Vec<(usize, usize)>,
+}
+
+/// A kernel state (σ_A, K) with the barrier epoch of every work-group.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct State {
+    /// One persistent vector per array instance, at `base[array] + instance`.
+    arrays: imbl::Vector<imbl::Vector<Value>>,
+    threads: imbl::Vector<Arc<Thread>>,
+    epochs: imbl::Vector<u64>,
+}
+
+/// Where a thread stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadStatus {
+    /// Can take a K-STEP.
+    Runnable,
+    /// Its next statement is `barrier`.
+    AtBarrier,
+    Terminated,
+}
+
+impl State {
+    /// The initial state: every array as the launch gives it, every variable at its
+    /// type's default, every thread at the start of the kernel body.
+    pub fn initial(launch: &Launch) -> State {
+        let k = &launch.kernel;
+        let mut arrays = imbl::Vector::new();
+        for a in 0..k.arrays.len() {
+            let init: imbl::Vector<Value> = launch.initial[a].iter().cloned().collect();
+            for _ in 0..launch.instances(a) {
+                arrays.push_back(init.clone());
+            }
+        }
+        let vars: Vec<Value> = k
+            .vars
+            .iter()
+            .map(|v| Value::default_of(v.ty, launch.monoid))
+            .collect();
+        let mut start = Thread {
+            vars,
+            frames: vec![(lang::core::Kernel::BODY, 0)],
+        };
+        normalise(launch, &mut start.frames);
+        let start = Arc::new(start);
+        State {
+            arrays,
+            threads: (0..launch.threads()).map(|_| start.clone()).collect(),
+            epochs: (0..launch.groups).map(|_| 0).collect(),
+        }
+    }
+
+    pub fn status(&self, launch: &Launch, t: usize) -> ThreadStatus {
+        match self.threads[t].frames.last() {
+            None => ThreadStatus::Terminated,
+            Some(&(b, i)) => match launch.kernel.blocks[b][i].kind {
+                StmtKind::Barrier => ThreadStatus::AtBarrier,
+                _ => ThreadStatus::Runnable,
+            },
+        }
+    }
+
+    /// Threads (global index `group * local_size + tid`) that can take a K-STEP, in order.
+    pub fn runnable(&self, launch: &Launch) -> Vec<usize> {
+        (0..self.threads.len())
+            .filter(|&t| self.status(launch, t) == ThreadStatus::Runnable)
+            .collect()
+    }
+
+    /// Whether every thread has terminated (a final state).
+    pub fn is_final(&self) -> bool {
+        self.threads.iter().all(|t| t.frames.is_empty())
+    }
+
+    pub fn epoch(&self, group: usize) -> u64 {
+        self.epochs[group]
+    }
+
+    /// The statement a thread executes next, if any.
+    pub fn next_span(&self, launch: &Launch, t: usize) -> Option<Span> {
+        self.threads[t]
+            .frames
+            .last()
+            .map(|&(b, i)| launch.kernel.blocks[b][i].span.clone())
+    }
+
+    pub fn var(&self, t: usize, v: VarId) -> &Value {
+        &self.threads[t].vars[v]
+    }
+
+    /// The array store as plain vectors.
+    pub fn memory(&self, launch: &Launch) -> Memory {
+        let mut it = self.arrays.iter();
+        Memory {
+            arrays: (0..launch.kernel.arrays.len())
+                .map(|a| {
+                    (0..launch.instances(a))
+                        .map(|_| {
+                            it.next()
+                                .expect("one vector per instance")
+                                .iter()
+                                .cloned()
+                                .collect()
+                        })
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
+    /// Fires K-BARRIER for `group` if it is enabled there.
+    pub fn fire_barrier(&mut self, launch: &Launch, group: usize) -> Option<BarrierInfo> {
+        let range = group * launch.local_size..(group + 1) * launch.local_size;
+        let mut at = Vec::new();
+        let mut terminated = 0;
+        for t in range.clone() {
+            match self.status(launch, t) {
+                ThreadStatus::Runnable => return None,
+                ThreadStatus::AtBarrier => at.push(t),
+                ThreadStatus::Terminated => terminated += 1,
+            }
+        }
+        if at.is_empty() {
+            return None;
+        }
+        let places: std::collections::BTreeSet<_> = at
+            .iter()
+            .map(|&t| *self.threads[t].frames.last().expect("at a barrier"))
+            .collect();
+        let divergence = if terminated > 0 {
+            Some(format!(
+                "{} thread(s) of group {group} wait at a barrier while {terminated} have terminated",
+                at.len()
+            ))
+        } else if places.len() > 1 {
+            Some(format!(
+                "threads of group {group} wait at {} different barrier() statements",
+                places.len()
+            ))
+        } else {
+            None
+        };
+        for t in at {
+            let th = Arc::make_mut(&mut self.threads[t]);
+            th.frames.last_mut().expect("at a barrier").1 += 1;
+            normalise(launch, &mut th.frames);
+        }
+        self.epochs[group] += 1;
+        Some(BarrierInfo {
+            group,
+            epoch: self.epochs[group],
+            divergence,
+        })
+    }
+
+    /// Fires every enabled barrier, in group order.
+    pub fn fire_ready_barriers(&mut self, launch: &Launch) -> Vec<BarrierInfo> {
+        (0..launch.groups)
+            .filter_map(|g| self.fire_barrier(launch, g))
+            .collect()
+    }
+
+    /// K-STEP for thread `t` (which must be runnable): applies one sequential rule.
+    pub fn step(&self, launch: &Launch, t: usize) -> Result<(State, StepInfo), Fault> {
+        let group = t / launch.local_size;
+        let tid = ThreadId {
+            group,
+            local: t % launch.local_size,
+        };
+        let &(b, i) = self.threads[t]
+            .frames
+            .last()
+            .expect("runnable thread has a statement");
+        let stmt = &launch.kernel.blocks[b][i];
+        let fault = |kind| Fault {
+            kind,
+            thread: Some(tid),
+            span: Some(stmt.span.clone()),
+        };
+        let mut env = ThreadEnv {
+            launch,
+            state: self,
+            t,
+            tid,
+            reads: Vec::new(),
+        };
+        let mut next = self.clone();
+        let mut thread = (*self.threads[t]).clone();
+        let mut info = StepInfo {
+            thread: tid,
+            rule: Rule::SAssign,
+            span: stmt.span.clone(),
+            reads: Vec::new(),
+            write: None,
+            var_change: None,
+            elem_change: None,
+        };
+        match &stmt.kind {
+            StmtKind::Assign { var, value } => {
+                let v = eval(value, &mut env).map_err(fault)?;
+                let old = std::mem::replace(&mut thread.vars[*var], v.clone());
+                info.var_change = Some((*var, old, v));
+                thread.frames.last_mut().expect("frame").1 += 1;
+            }
+            StmtKind::Store {
+                array,
+                index,
+                value,
+            } => {
+                let idx = eval_index(index, &mut env).map_err(fault)?;
+                let elem = env.elem(*array, &idx).map_err(fault)?;
+                let v = eval(value, &mut env).map_err(fault)?;
+                let slot = base(launch, *array) + elem.instance;
+                let old = next.arrays[slot][elem.offset].clone();
+                next.arrays[slot].set(elem.offset, v.clone());
+                info.rule = Rule::SArray;
+                info.elem_change = Some((old, v));
+                info.write = Some(elem);
+                thread.frames.last_mut().expect("frame").1 += 1;
+            }
+            StmtKind::If { cond, then, els } => {
+                let c = eval(cond, &mut env).map_err(fault)?.truthy();
+                thread.frames.last_mut().expect("frame").1 += 1;
+                thread.frames.push((if c { *then } else { *els }, 0));
+                info.rule = if c { Rule::SIteT } else { Rule::SIteF };
+            }
+            StmtKind::While { cond, body } => {
+                if eval(cond, &mut env).map_err(fault)?.truthy() {
+                    thread.frames.push((*body, 0));
+                    info.rule = Rule::SLoopT;
+                } else {
+                    thread.frames.last_mut().expect("frame").1 += 1;
+                    info.rule = Rule::SLoopF;
+                }
+            }
+            StmtKind::Barrier => unreachable!("a thread at a barrier is not runnable"),
+        }
+        info.reads = env.reads;
+        normalise(launch, &mut thread.frames);
+        next.threads.set(t, Arc::new(thread));
+        Ok((next, info))
+    }
+}
+
+/// Pops finished frames so that the top frame, if any, names the next statement.
+fn normalise(launch: &Launch, frames: &mut Vec<(usize, usize)>) {
+    while let Some(&(b, i)) = frames.last() {
+        if i < launch.kernel.blocks[b].len() {
+            return;
+        }
+        frames.pop();
+    }
+}
+
+/// Index of the first instance of array `a` in the state's flat list of array instances.
+fn base(launch: &Launch, a: ArrayId) -> usize {
+    (0..a).map(|x| launch.instances(x)).sum()
+}
+
+struct ThreadEnv<'a> {
+    launch: &'a Launch,
+    state: &'a State,
+    t: usize,
+    tid: ThreadId,
+    reads: Vec<Elem>,
+}
+
+impl ThreadEnv<'_> {
+    fn elem(&self, array: ArrayId, idx: &[i64]) -> Result<Elem, FaultKind> {
+        let dims = &self.launch.dims[array];
+        match offset(idx, dims) {
+            Some(off) => Ok(Elem {
+                array,
+                instance: self.launch.instance_of(array, self.tid.group),
+                offset: off,
+                index: idx.iter().map(|&i| i as usize).collect(),
+            }),
+            None => Err(FaultKind::OutOfBounds {
+                array: self.launch.kernel.arrays[array].name.clone(),
+                index: idx.to_vec(),
+                dims: dims.clone(),
+            }),
+        }
+    }
+}
+
+impl Env for ThreadEnv<'_> {
+    fn var(&self, v: VarId) -> Value {
+        self.state.threads[self.t].vars[v].clone()
+    }
+    fn param(&self, p: ParamId) -> Value {
+        self.launch.params[p].clone()
+    }
+    fn builtin(&self, b: Builtin) -> Value {
+        self.launch.builtin(b, self.tid.group, self.tid.local)
+    }
+    fn monoid(&self) -> Monoid {
+        self.launch.monoid
+    }
+    fn load(&mut self, array: ArrayId, idx: &[i64]) -> Result<Value, FaultKind> {
+        let elem = self.elem(array, idx)?;
+        let v = self.state.arrays[base(self.launch, array) + elem.instance][elem.offset].clone();
+        if !self.reads.contains(&elem) {
+            self.reads.push(elem);
+        }
+        Ok(v)
+    }
+}

@@ -1,0 +1,931 @@
+//! The type checker: Figure 5 of POPL 2014 extended to ksim's surface language, and the
+//! lowering of the checked syntax tree to the [`core`] form.
+//!
+//! Beyond Figure 5 it resolves names (block-scoped variables, parameters, arrays,
+//! builtins), inserts C's implicit conversions as explicit casts (bool < int < uint < float),
+//! desugars `for`, compound assignments and `x++`, and enforces **genericity**: a value of
+//! the monoid type `T` flows only through `⊕`, `identity`, assignments, `?:` branches and
+//! arrays of `T` — never into an index, a condition, a cast or an integer operator. This is
+//! the typing argument behind Theorem 5.3: a generic kernel's control flow and addressing
+//! cannot depend on `T` values, so instantiating `T` with another monoid changes only what
+//! the `T` cells hold.
+
+use crate::ast::{self, AssignOp, BinOp, LValue, Span, StmtKind as S, TypeName, UnOp};
+use crate::core::{
+    ArrayDecl, BlockId, Builtin, Expr, ExprKind, Kernel, Lit, ParamDecl, ParamKind, Stmt, StmtKind,
+    Ty, VarDecl, VarId,
+};
+use crate::diag::Diagnostic;
+use std::collections::HashMap;
+
+/// Checks a kernel and lowers it to the core form, or returns every error found.
+pub fn check(k: &ast::Kernel) -> Result<Kernel, Vec<Diagnostic>> {
+    let mut cx = Checker {
+        kernel: Kernel {
+            name: k.name.name.clone(),
+            params: Vec::new(),
+            arrays: Vec::new(),
+            vars: Vec::new(),
+            blocks: vec![Vec::new()],
+            groups: None,
+            local_size: None,
+            generic: false,
+        },
+        scopes: Vec::new(),
+        diags: Vec::new(),
+        in_sizes: false,
+    };
+    cx.declare_params(k);
+    cx.launch(k);
+    cx.scopes.push(HashMap::new());
+    let body = cx.block_stmts(&k.body.stmts);
+    cx.kernel.blocks[Kernel::BODY] = body;
+    if cx.diags.is_empty() {
+        Ok(cx.kernel)
+    } else {
+        Err(cx.diags)
+    }
+}
+
+const BUILTINS: [(&str, Builtin); 5] = [
+    ("tid", Builtin::LocalId),
+    ("gid", Builtin::GlobalId),
+    ("group_id", Builtin::GroupId),
+    ("local_size", Builtin::LocalSize),
+    ("num_groups", Builtin::NumGroups),
+];
+
+const BUILTIN_CALLS: [(&str, Builtin); 5] = [
+    ("get_local_id", Builtin::LocalId),
+    ("get_global_id", Builtin::GlobalId),
+    ("get_group_id", Builtin::GroupId),
+    ("get_local_size", Builtin::LocalSize),
+    ("get_num_groups", Builtin::NumGroups),
+];
+
+struct Checker {
+    kernel: Kernel,
+    /// Variable scopes, innermost last.
+    scopes: Vec<HashMap<String, VarId>>,
+    diags: Vec<Diagnostic>,
+    /// Checking an array size or launch expression: free names become size parameters.
+    in_sizes: bool,
+}
+
+/// An error has been recorded; the caller skips the construct.
+type Res<T> = Result<T, ()>;
+
+fn ty_of(t: TypeName) -> Ty {
+    match t {
+        TypeName::Int => Ty::Int,
+        TypeName::Uint => Ty::Uint,
+        TypeName::Bool => Ty::Bool,
+        TypeName::Float => Ty::Float,
+        TypeName::Generic => Ty::Generic,
+    }
+}
+
+/// Rank for C's usual arithmetic conversions; `None` for `T`.
+fn rank(t: Ty) -> Option<u8> {
+    match t {
+        Ty::Bool => Some(0),
+        Ty::Int => Some(1),
+        Ty::Uint => Some(2),
+        Ty::Float => Some(3),
+        Ty::Generic => None,
+    }
+}
+
+fn cast(e: Expr, ty: Ty) -> Expr {
+    if e.ty == ty {
+        return e;
+    }
+    let span = e.span.clone();
+    Expr {
+        kind: ExprKind::Cast(Box::new(e)),
+        ty,
+        span,
+    }
+}
+
+impl Checker {
+    fn error(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    fn err<T>(&mut self, msg: impl Into<String>, span: &Span) -> Res<T> {
+        self.diags.push(Diagnostic::new(msg, span.clone()));
+        Err(())
+    }
+
+    fn note_generic(&mut self, t: Ty) {
+        if t == Ty::Generic {
+            self.kernel.generic = true;
+        }
+    }
+
+    fn declare_params(&mut self, k: &ast::Kernel) {
+        for p in &k.params {
+            let (name, span) = match p {
+                ast::Param::Array { name, span, .. } | ast::Param::Scalar { name, span, .. } => {
+                    (name, span)
+                }
+            };
+            if BUILTINS.iter().any(|(b, _)| *b == name.name) {
+                self.error(Diagnostic::new(
+                    format!("`{}` is a builtin and cannot name a parameter", name.name),
+                    name.span.clone(),
+                ));
+                continue;
+            }
+            if self.kernel.array(&name.name).is_some() || self.kernel.param(&name.name).is_some() {
+                self.error(Diagnostic::new(
+                    format!("parameter `{}` is declared twice", name.name),
+                    name.span.clone(),
+                ));
+                continue;
+            }
+            match p {
+                ast::Param::Scalar { ty, .. } => {
+                    if *ty == TypeName::Generic {
+                        self.error(Diagnostic::new(
+                            "a scalar parameter cannot have the generic type `T`: \
+                             pass generic values in arrays",
+                            span.clone(),
+                        ));
+                        continue;
+                    }
+                    self.kernel.params.push(ParamDecl {
+                        name: name.name.clone(),
+                        ty: ty_of(*ty),
+                        kind: ParamKind::Scalar,
+                        span: name.span.clone(),
+                    })
+                }
+                ast::Param::Array {
+                    is_const,
+                    space,
+                    elem,
+                    dims,
+                    ..
+                } => {
+                    // Sizes are checked after all parameters are declared (below).
+                    self.note_generic(ty_of(*elem));
+                    self.kernel.arrays.push(ArrayDecl {
+                        name: name.name.clone(),
+                        elem: ty_of(*elem),
+                        space: *space,
+                        is_const: *is_const,
+                        dims: Vec::with_capacity(dims.len()),
+                        span: span.clone(),
+                    });
+                }
+            }
+        }
+        let mut a = 0;
+        for p in &k.params {
+            if let ast::Param::Array { name, dims, .. } = p {
+                if self
+                    .kernel
+                    .arrays
+                    .get(a)
+                    .is_none_or(|d| d.name != name.name)
+                {
+                    continue; // rejected above
+                }
+                if dims.is_empty() || dims.len() > 2 {
+                    self.error(Diagnostic::new(
+                        format!("array `{}` must have one or two dimensions", name.name),
+                        name.span.clone(),
+                    ));
+                }
+                let mut checked = Vec::new();
+                for d in dims {
+                    if let Ok(e) = self.size_expr(d, "an array size") {
+                        checked.push(e);
+                    }
+                }
+                self.kernel.arrays[a].dims = checked;
+                a += 1;
+            }
+        }
+    }
+
+    fn launch(&mut self, k: &ast::Kernel) {
+        for item in &k.launch {
+            let (slot, what) = match item.key {
+                ast::LaunchKey::Groups => (self.kernel.groups.is_some(), "groups"),
+                ast::LaunchKey::LocalSize => (self.kernel.local_size.is_some(), "local_size"),
+            };
+            if slot {
+                self.error(Diagnostic::new(
+                    format!("`{what}` is declared twice in launch(...)"),
+                    item.span.clone(),
+                ));
+                continue;
+            }
+            if let Ok(e) = self.size_expr(&item.value, "a launch size") {
+                match item.key {
+                    ast::LaunchKey::Groups => self.kernel.groups = Some(e),
+                    ast::LaunchKey::LocalSize => self.kernel.local_size = Some(e),
+                }
+            }
+        }
+    }
+
+    /// An expression over size parameters only (array sizes, launch defaults).
+    fn size_expr(&mut self, e: &ast::Expr, what: &str) -> Res<Expr> {
+        self.in_sizes = true;
+        let r = self.expr(e);
+        self.in_sizes = false;
+        let e = r?;
+        match e.ty {
+            Ty::Int | Ty::Uint => Ok(e),
+            t => self.err(
+                format!("{what} must be an integer, not `{}`", t.name()),
+                &e.span,
+            ),
+        }
+    }
+
+    fn lookup_var(&self, name: &str) -> Option<VarId> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    fn new_block(&mut self, stmts: Vec<Stmt>) -> BlockId {
+        self.kernel.blocks.push(stmts);
+        self.kernel.blocks.len() - 1
+    }
+
+    fn block_stmts(&mut self, stmts: &[ast::Stmt]) -> Vec<Stmt> {
+        self.scopes.push(HashMap::new());
+        let mut out = Vec::new();
+        for s in stmts {
+            self.stmt(s, &mut out);
+        }
+        self.scopes.pop();
+        out
+    }
+
+    /// A statement used as a body (`if`, `while`, `for`): its own scope.
+    fn body(&mut self, s: &ast::Stmt) -> BlockId {
+        let stmts = match &s.kind {
+            S::Block(b) => self.block_stmts(&b.stmts),
+            _ => self.block_stmts(std::slice::from_ref(s)),
+        };
+        self.new_block(stmts)
+    }
+
+    fn stmt(&mut self, s: &ast::Stmt, out: &mut Vec<Stmt>) {
+        let span = s.span.clone();
+        match &s.kind {
+            S::Decl { ty, name, init } => {
+                let ty = ty_of(*ty);
+                self.note_generic(ty);
+                let init = init
+                    .as_ref()
+                    .map(|e| self.expr(e).and_then(|e| self.convert(e, ty)));
+                if BUILTINS.iter().any(|(b, _)| *b == name.name)
+                    || self.kernel.array(&name.name).is_some()
+                    || self.kernel.param(&name.name).is_some()
+                {
+                    self.error(Diagnostic::new(
+                        format!(
+                            "`{}` already names a parameter or builtin; choose another name",
+                            name.name
+                        ),
+                        name.span.clone(),
+                    ));
+                    return;
+                }
+                if let Some(&prev) = self.scopes.last().and_then(|sc| sc.get(&name.name)) {
+                    let prev_span = self.kernel.vars[prev].span.clone();
+                    self.error(
+                        Diagnostic::new(
+                            format!("`{}` is declared twice in the same block", name.name),
+                            name.span.clone(),
+                        )
+                        .with_label(prev_span, "first declared here"),
+                    );
+                    return;
+                }
+                let var = self.kernel.vars.len();
+                self.kernel.vars.push(VarDecl {
+                    name: name.name.clone(),
+                    ty,
+                    span: name.span.clone(),
+                });
+                self.scopes
+                    .last_mut()
+                    .expect("a scope is open")
+                    .insert(name.name.clone(), var);
+                // A declaration without initialiser is no step: the variable keeps the
+                // default value it starts with (see the interpreter's `Value::default_of`).
+                if let Some(Ok(value)) = init {
+                    out.push(Stmt {
+                        kind: StmtKind::Assign { var, value },
+                        span,
+                    });
+                }
+            }
+            S::Assign { target, op, value } => {
+                let value = self.expr(value);
+                if let Ok(st) = self.assign(target, *op, value, &span) {
+                    out.push(Stmt { kind: st, span });
+                }
+            }
+            S::Step { target, decrement } => {
+                let one = ast::Expr {
+                    kind: ast::ExprKind::Int {
+                        value: 1,
+                        unsigned: false,
+                    },
+                    span: span.clone(),
+                };
+                let op = if *decrement { BinOp::Sub } else { BinOp::Add };
+                let value = self.expr(&one);
+                if let Ok(st) = self.assign(target, AssignOp::Compound(op), value, &span) {
+                    out.push(Stmt { kind: st, span });
+                }
+            }
+            S::If { cond, then, els } => {
+                let cond = self.cond(cond);
+                let then = self.body(then);
+                let els = match els {
+                    Some(e) => self.body(e),
+                    None => self.new_block(Vec::new()),
+                };
+                if let Ok(cond) = cond {
+                    out.push(Stmt {
+                        kind: StmtKind::If { cond, then, els },
+                        span,
+                    });
+                }
+            }
+            S::While { cond, body } => {
+                let cond = self.cond(cond);
+                let body = self.body(body);
+                if let Ok(cond) = cond {
+                    out.push(Stmt {
+                        kind: StmtKind::While { cond, body },
+                        span,
+                    });
+                }
+            }
+            S::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                // for (init; cond; step) body  ==>  { init; while (cond) { body; step } }
+                let body_start = body.span.start;
+                self.scopes.push(HashMap::new());
+                if let Some(init) = init {
+                    self.stmt(init, out);
+                }
+                let cond = match cond {
+                    Some(c) => self.cond(c),
+                    None => Ok(Expr {
+                        kind: ExprKind::Lit(Lit::Bool(true)),
+                        ty: Ty::Bool,
+                        span: span.clone(),
+                    }),
+                };
+                let mut stmts = match &body.kind {
+                    S::Block(b) => self.block_stmts(&b.stmts),
+                    _ => self.block_stmts(std::slice::from_ref(body)),
+                };
+                if let Some(step) = step {
+                    self.stmt(step, &mut stmts);
+                }
+                let body = self.new_block(stmts);
+                self.scopes.pop();
+                if let Ok(cond) = cond {
+                    // The loop's span is the `for (...)` header, up to its body.
+                    out.push(Stmt {
+                        kind: StmtKind::While { cond, body },
+                        span: span.start..body_start,
+                    });
+                }
+            }
+            S::Block(b) => {
+                let stmts = self.block_stmts(&b.stmts);
+                out.extend(stmts);
+            }
+            S::Barrier => out.push(Stmt {
+                kind: StmtKind::Barrier,
+                span,
+            }),
+        }
+    }
+
+    fn assign(
+        &mut self,
+        target: &LValue,
+        op: AssignOp,
+        value: Res<Expr>,
+        span: &Span,
+    ) -> Res<StmtKind> {
+        match target {
+            LValue::Var(name) => {
+                let Some(var) = self.lookup_var(&name.name) else {
+                    let what = if self.kernel.param(&name.name).is_some() {
+                        "a parameter, which is read-only"
+                    } else if BUILTINS.iter().any(|(b, _)| *b == name.name) {
+                        "a builtin, which is read-only"
+                    } else if self.kernel.array(&name.name).is_some() {
+                        "an array: assign to an element, e.g. `A[i] = ...`"
+                    } else {
+                        return self.err(format!("unknown variable `{}`", name.name), &name.span);
+                    };
+                    return self.err(
+                        format!("cannot assign to `{}`: it is {what}", name.name),
+                        &name.span,
+                    );
+                };
+                let ty = self.kernel.vars[var].ty;
+                let current = Expr {
+                    kind: ExprKind::Var(var),
+                    ty,
+                    span: name.span.clone(),
+                };
+                let value = self.compound(op, current, value?, span)?;
+                let value = self.convert(value, ty)?;
+                Ok(StmtKind::Assign { var, value })
+            }
+            LValue::Elem { array, indices } => {
+                let (a, index) = self.element(array, indices)?;
+                let decl = &self.kernel.arrays[a];
+                if decl.is_const {
+                    let decl_span = decl.span.clone();
+                    self.error(
+                        Diagnostic::new(
+                            format!("cannot write to `{}`: it is declared const", array.name),
+                            span.clone(),
+                        )
+                        .with_label(decl_span, "declared const here"),
+                    );
+                    return Err(());
+                }
+                let ty = decl.elem;
+                let current = Expr {
+                    kind: ExprKind::Load {
+                        array: a,
+                        index: index.clone(),
+                    },
+                    ty,
+                    span: array.span.start..span.end,
+                };
+                let value = self.compound(op, current, value?, span)?;
+                let value = self.convert(value, ty)?;
+                Ok(StmtKind::Store {
+                    array: a,
+                    index,
+                    value,
+                })
+            }
+        }
+    }
+
+    fn compound(&mut self, op: AssignOp, current: Expr, value: Expr, span: &Span) -> Res<Expr> {
+        match op {
+            AssignOp::Set => Ok(value),
+            AssignOp::Compound(op) => self.binary(op, current, value, span),
+        }
+    }
+
+    /// Resolves `A[i]` / `A[i][j]`: the array and its integer indices.
+    fn element(&mut self, array: &ast::Ident, indices: &[ast::Expr]) -> Res<(usize, Vec<Expr>)> {
+        let Some(a) = self.kernel.array(&array.name) else {
+            return self.err(format!("unknown array `{}`", array.name), &array.span);
+        };
+        let dims = self.kernel.arrays[a].dims.len().max(1);
+        let mut index = Vec::new();
+        let mut ok = true;
+        for i in indices {
+            match self.expr(i) {
+                Ok(e) if matches!(e.ty, Ty::Int | Ty::Uint) => index.push(e),
+                Ok(e) if e.ty == Ty::Generic => {
+                    ok = false;
+                    self.generic_misuse("an array index", &e.span);
+                }
+                Ok(e) => {
+                    ok = false;
+                    let msg = format!("an array index must be an integer, not `{}`", e.ty.name());
+                    self.error(Diagnostic::new(msg, e.span.clone()));
+                }
+                Err(()) => ok = false,
+            }
+        }
+        if indices.len() != dims {
+            return self.err(
+                format!(
+                    "`{}` has {dims} dimension{} but is indexed with {}",
+                    array.name,
+                    if dims == 1 { "" } else { "s" },
+                    indices.len()
+                ),
+                &array.span,
+            );
+        }
+        if ok {
+            Ok((a, index))
+        } else {
+            Err(())
+        }
+    }
+
+    fn generic_misuse(&mut self, place: &str, span: &Span) {
+        self.error(
+            Diagnostic::new(
+                format!("a value of the generic type `T` cannot be used as {place}"),
+                span.clone(),
+            )
+            .with_note(
+                "generic kernels may only combine `T` values with ⊕, the identity, \
+                 assignments and `T` arrays (POPL 2014, Theorem 5.3)",
+            ),
+        );
+    }
+
+    /// A condition: `bool`, or a number compared with zero as in C; never `T`.
+    fn cond(&mut self, e: &ast::Expr) -> Res<Expr> {
+        let e = self.expr(e)?;
+        if e.ty == Ty::Generic {
+            self.generic_misuse("a condition", &e.span);
+            return Err(());
+        }
+        Ok(cast(e, Ty::Bool))
+    }
+
+    /// An implicit conversion for assignment or initialisation.
+    fn convert(&mut self, e: Expr, to: Ty) -> Res<Expr> {
+        match (e.ty, to) {
+            (a, b) if a == b => Ok(e),
+            (Ty::Generic, _) => {
+                let place = format!("a `{}` value", to.name());
+                self.generic_misuse(&place, &e.span);
+                Err(())
+            }
+            (from, Ty::Generic) => self.err(
+                format!(
+                    "a `{}` value cannot be stored in a `T` location: only ⊕, `identity` and \
+                     other `T` values produce `T`",
+                    from.name()
+                ),
+                &e.span,
+            ),
+            _ => Ok(cast(e, to)),
+        }
+    }
+
+    fn expr(&mut self, e: &ast::Expr) -> Res<Expr> {
+        use ast::ExprKind as E;
+        let span = e.span.clone();
+        let mk = |kind, ty| Expr {
+            kind,
+            ty,
+            span: span.clone(),
+        };
+        match &e.kind {
+            E::Int { value, unsigned } => {
+                if *unsigned {
+                    match u32::try_from(*value) {
+                        Ok(v) => Ok(mk(ExprKind::Lit(Lit::Uint(v)), Ty::Uint)),
+                        Err(_) => self.err("integer literal does not fit in 32 bits", &span),
+                    }
+                } else {
+                    match i32::try_from(*value) {
+                        Ok(v) => Ok(mk(ExprKind::Lit(Lit::Int(v)), Ty::Int)),
+                        Err(_) => self.err(
+                            "integer literal does not fit in `int` (add a `u` suffix for `uint`)",
+                            &span,
+                        ),
+                    }
+                }
+            }
+            E::Float(f) => Ok(mk(ExprKind::Lit(Lit::Float(*f)), Ty::Float)),
+            E::Bool(b) => Ok(mk(ExprKind::Lit(Lit::Bool(*b)), Ty::Bool)),
+            E::Identity => {
+                self.kernel.generic = true;
+                if self.in_sizes {
+                    return self.err("`identity` cannot appear in a size", &span);
+                }
+                Ok(mk(ExprKind::Identity, Ty::Generic))
+            }
+            E::Name(name) => self.name(name, &span),
+            E::Index { array, indices } => {
+                if self.in_sizes {
+                    return self.err("array elements cannot appear in a size", &span);
+                }
+                let (a, index) = self.element(array, indices)?;
+                let ty = self.kernel.arrays[a].elem;
+                Ok(mk(ExprKind::Load { array: a, index }, ty))
+            }
+            E::Unary(op, a) => {
+                // -2147483648 is INT_MIN, although 2147483648 alone is no `int`.
+                if let (
+                    UnOp::Neg,
+                    E::Int {
+                        value: 2147483648,
+                        unsigned: false,
+                    },
+                ) = (op, &a.kind)
+                {
+                    return Ok(mk(ExprKind::Lit(Lit::Int(i32::MIN)), Ty::Int));
+                }
+                let a = self.expr(a)?;
+                let ty = match (op, a.ty) {
+                    (_, Ty::Generic) => {
+                        let place = format!("the operand of `{}`", unop_symbol(*op));
+                        self.generic_misuse(&place, &a.span);
+                        return Err(());
+                    }
+                    (UnOp::Not, _) => Ty::Bool,
+                    (UnOp::Neg, Ty::Float) => Ty::Float,
+                    (UnOp::BitNot, Ty::Float) => {
+                        return self.err("`~` needs an integer operand, not `float`", &span)
+                    }
+                    (_, Ty::Uint) => Ty::Uint,
+                    _ => Ty::Int,
+                };
+                let a = cast(a, if *op == UnOp::Not { Ty::Bool } else { ty });
+                Ok(mk(ExprKind::Unary(*op, Box::new(a)), ty))
+            }
+            E::Binary(op, a, b) => {
+                let (a, b) = (self.expr(a), self.expr(b));
+                self.binary(*op, a?, b?, &span)
+            }
+            E::Cond(c, a, b) => {
+                let c = self.cond(c);
+                let (a, b) = (self.expr(a), self.expr(b));
+                let (c, a, b) = (c?, a?, b?);
+                let ty = match (a.ty, b.ty) {
+                    (x, y) if x == y => x,
+                    (Ty::Generic, _) | (_, Ty::Generic) => {
+                        return self.err("both branches of `?:` must be `T` when one is `T`", &span)
+                    }
+                    (x, y) => common(x, y),
+                };
+                Ok(mk(
+                    ExprKind::Cond(Box::new(c), Box::new(cast(a, ty)), Box::new(cast(b, ty))),
+                    ty,
+                ))
+            }
+            E::Cast(t, a) => {
+                let a = self.expr(a)?;
+                let ty = ty_of(*t);
+                if a.ty == Ty::Generic || ty == Ty::Generic {
+                    self.generic_misuse("the operand of a cast", &a.span);
+                    return Err(());
+                }
+                Ok(cast(a, ty))
+            }
+            E::Call { func, args } => self.call(func, args, &span),
+        }
+    }
+
+    fn name(&mut self, name: &str, span: &Span) -> Res<Expr> {
+        let mk = |kind, ty| Expr {
+            kind,
+            ty,
+            span: span.clone(),
+        };
+        if !self.in_sizes {
+            if let Some(v) = self.lookup_var(name) {
+                return Ok(mk(ExprKind::Var(v), self.kernel.vars[v].ty));
+            }
+        }
+        if let Some(p) = self.kernel.param(name) {
+            return Ok(mk(ExprKind::Param(p), self.kernel.params[p].ty));
+        }
+        if let Some(&(_, b)) = BUILTINS.iter().find(|(n, _)| *n == name) {
+            if self.in_sizes {
+                return self.err(
+                    format!("`{name}` differs between threads and cannot appear in a size"),
+                    span,
+                );
+            }
+            return Ok(mk(ExprKind::Builtin(b), Ty::Int));
+        }
+        if self.kernel.array(name).is_some() {
+            return self.err(
+                format!("`{name}` is an array: read an element, e.g. `{name}[i]`"),
+                span,
+            );
+        }
+        if self.in_sizes {
+            // A free name in a size is a size parameter, bound at launch with -D.
+            self.kernel.params.push(ParamDecl {
+                name: name.to_string(),
+                ty: Ty::Int,
+                kind: ParamKind::Size,
+                span: span.clone(),
+            });
+            return Ok(mk(ExprKind::Param(self.kernel.params.len() - 1), Ty::Int));
+        }
+        let sizes: Vec<_> = self.kernel.params.iter().map(|p| p.name.as_str()).collect();
+        self.error(
+            Diagnostic::new(format!("unknown name `{name}`"), span.clone()).with_note(format!(
+                "names in scope here are declared variables, the parameters ({}) and the \
+                 builtins tid, gid, group_id, local_size, num_groups; size parameters are the \
+                 free names of array sizes and launch(...)",
+                if sizes.is_empty() {
+                    "none".into()
+                } else {
+                    sizes.join(", ")
+                }
+            )),
+        );
+        Err(())
+    }
+
+    fn call(&mut self, func: &ast::Ident, args: &[ast::Expr], span: &Span) -> Res<Expr> {
+        let f = func.name.as_str();
+        if let Some(&(_, b)) = BUILTIN_CALLS.iter().find(|(n, _)| *n == f) {
+            if self.in_sizes {
+                return self.err(format!("`{f}` cannot appear in a size"), span);
+            }
+            let zero = matches!(
+                args,
+                [ast::Expr {
+                    kind: ast::ExprKind::Int { value: 0, .. },
+                    ..
+                }]
+            );
+            if !zero {
+                return self.err(
+                    format!("`{f}` takes the dimension 0: ksim launches are one-dimensional"),
+                    span,
+                );
+            }
+            return Ok(Expr {
+                kind: ExprKind::Builtin(b),
+                ty: Ty::Int,
+                span: span.clone(),
+            });
+        }
+        let arity = match f {
+            "log2" => 1,
+            "min" | "max" => 2,
+            _ => {
+                return self.err(
+                    format!(
+                        "unknown function `{f}` (builtin functions: log2, min, max, \
+                         get_local_id, get_global_id, get_group_id, get_local_size, get_num_groups)"
+                    ),
+                    &func.span,
+                )
+            }
+        };
+        if args.len() != arity {
+            return self.err(
+                format!(
+                    "`{f}` takes {arity} argument{}",
+                    if arity == 1 { "" } else { "s" }
+                ),
+                span,
+            );
+        }
+        let args: Vec<Res<Expr>> = args.iter().map(|a| self.expr(a)).collect();
+        let mut args: Vec<Expr> = args.into_iter().collect::<Res<_>>()?;
+        for a in &args {
+            if a.ty == Ty::Generic {
+                let place = format!("an argument of `{f}`");
+                self.generic_misuse(&place, &a.span);
+                return Err(());
+            }
+        }
+        let mk = |kind, ty| Expr {
+            kind,
+            ty,
+            span: span.clone(),
+        };
+        if f == "log2" {
+            let a = args.pop().expect("one argument");
+            if !matches!(a.ty, Ty::Int | Ty::Uint) {
+                return self.err("`log2` takes an integer", &a.span);
+            }
+            return Ok(mk(ExprKind::Log2(Box::new(cast(a, Ty::Int))), Ty::Int));
+        }
+        let b = args.pop().expect("two arguments");
+        let a = args.pop().expect("two arguments");
+        let ty = promote(common(a.ty, b.ty));
+        let (a, b) = (Box::new(cast(a, ty)), Box::new(cast(b, ty)));
+        Ok(mk(
+            if f == "min" {
+                ExprKind::Min(a, b)
+            } else {
+                ExprKind::Max(a, b)
+            },
+            ty,
+        ))
+    }
+
+    fn binary(&mut self, op: BinOp, a: Expr, b: Expr, span: &Span) -> Res<Expr> {
+        use BinOp::*;
+        let mk = |kind, ty| Expr {
+            kind,
+            ty,
+            span: span.clone(),
+        };
+        if op == Combine {
+            for e in [&a, &b] {
+                if e.ty != Ty::Generic {
+                    return self.err(
+                        format!(
+                            "`⊕` combines values of the generic type `T`, not `{}`",
+                            e.ty.name()
+                        ),
+                        &e.span,
+                    );
+                }
+            }
+            self.kernel.generic = true;
+            return Ok(mk(
+                ExprKind::Binary(op, Box::new(a), Box::new(b)),
+                Ty::Generic,
+            ));
+        }
+        for e in [&a, &b] {
+            if e.ty == Ty::Generic {
+                let place = format!("an operand of `{}`", op.symbol());
+                self.generic_misuse(&place, &e.span);
+                return Err(());
+            }
+        }
+        match op {
+            LogAnd | LogOr => Ok(mk(
+                ExprKind::Binary(op, Box::new(cast(a, Ty::Bool)), Box::new(cast(b, Ty::Bool))),
+                Ty::Bool,
+            )),
+            Lt | Le | Gt | Ge | Eq | Ne => {
+                let ty = common(a.ty, b.ty);
+                let ty = if ty == Ty::Bool && !matches!(op, Eq | Ne) {
+                    Ty::Int
+                } else {
+                    ty
+                };
+                Ok(mk(
+                    ExprKind::Binary(op, Box::new(cast(a, ty)), Box::new(cast(b, ty))),
+                    Ty::Bool,
+                ))
+            }
+            Shl | Shr => {
+                let ty = promote(a.ty);
+                if ty == Ty::Float || b.ty == Ty::Float {
+                    return self.err(format!("`{}` needs integer operands", op.symbol()), span);
+                }
+                Ok(mk(
+                    ExprKind::Binary(op, Box::new(cast(a, ty)), Box::new(cast(b, ty))),
+                    ty,
+                ))
+            }
+            Rem | BitAnd | BitOr | BitXor => {
+                let ty = promote(common(a.ty, b.ty));
+                if ty == Ty::Float {
+                    return self.err(format!("`{}` needs integer operands", op.symbol()), span);
+                }
+                Ok(mk(
+                    ExprKind::Binary(op, Box::new(cast(a, ty)), Box::new(cast(b, ty))),
+                    ty,
+                ))
+            }
+            Add | Sub | Mul | Div => {
+                let ty = promote(common(a.ty, b.ty));
+                Ok(mk(
+                    ExprKind::Binary(op, Box::new(cast(a, ty)), Box::new(cast(b, ty))),
+                    ty,
+                ))
+            }
+            Combine => unreachable!("handled above"),
+        }
+    }
+}
+
+/// The common type of two non-generic operands (C's usual arithmetic conversions).
+fn common(a: Ty, b: Ty) -> Ty {
+    if rank(a) >= rank(b) {
+        a
+    } else {
+        b
+    }
+}
+
+/// Integer promotion: `bool` computes as `int`.
+fn promote(t: Ty) -> Ty {
+    if t == Ty::Bool {
+        Ty::Int
+    } else {
+        t
+    }
+}
+
+fn unop_symbol(op: UnOp) -> &'static str {
+    match op {
+        UnOp::Neg => "-",
+        UnOp::Not => "!",
+        UnOp::BitNot => "~",
+    }
+}

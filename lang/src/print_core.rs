@@ -1,0 +1,119 @@
+//! Pretty-printer for the desugared core form, in the notation of POPL 2014 Figure 4:
+//! `v := e`, `A[e1] := e2`, `if (e) {ss1} else {ss2}`, `while (e) {ss}`, `barrier`.
+
+use crate::core::{BlockId, Builtin, Expr, ExprKind, Kernel, Lit, StmtKind};
+use std::fmt::Write;
+
+/// The whole kernel: parameters, arrays, variables and the body.
+pub fn print_core(k: &Kernel) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "kernel {} (core form)", k.name);
+    for p in &k.params {
+        let _ = writeln!(out, "  param {} : {} ({:?})", p.name, p.ty.name(), p.kind);
+    }
+    for a in &k.arrays {
+        let dims: String = a.dims.iter().map(|d| format!("[{}]", expr(k, d))).collect();
+        let _ = writeln!(
+            out,
+            "  array {}{} : {}{} {:?}",
+            a.name,
+            dims,
+            if a.is_const { "const " } else { "" },
+            a.elem.name(),
+            a.space
+        );
+    }
+    for (i, v) in k.vars.iter().enumerate() {
+        let _ = writeln!(out, "  var {} : {}", var_name(k, i), v.ty.name());
+    }
+    block(k, Kernel::BODY, 1, &mut out);
+    out
+}
+
+/// Variables are printed by name, with `#slot` where several share a name.
+fn var_name(k: &Kernel, v: usize) -> String {
+    let name = &k.vars[v].name;
+    if k.vars.iter().filter(|x| &x.name == name).count() > 1 {
+        format!("{name}#{v}")
+    } else {
+        name.clone()
+    }
+}
+
+fn block(k: &Kernel, b: BlockId, depth: usize, out: &mut String) {
+    let pad = "    ".repeat(depth);
+    for s in &k.blocks[b] {
+        match &s.kind {
+            StmtKind::Assign { var, value } => {
+                let _ = writeln!(out, "{pad}{} := {};", var_name(k, *var), expr(k, value));
+            }
+            StmtKind::Store {
+                array,
+                index,
+                value,
+            } => {
+                let idx: String = index.iter().map(|i| format!("[{}]", expr(k, i))).collect();
+                let _ = writeln!(
+                    out,
+                    "{pad}{}{idx} := {};",
+                    k.arrays[*array].name,
+                    expr(k, value)
+                );
+            }
+            StmtKind::If { cond, then, els } => {
+                let _ = writeln!(out, "{pad}if ({}) {{", expr(k, cond));
+                block(k, *then, depth + 1, out);
+                let _ = writeln!(out, "{pad}}} else {{");
+                block(k, *els, depth + 1, out);
+                let _ = writeln!(out, "{pad}}}");
+            }
+            StmtKind::While { cond, body } => {
+                let _ = writeln!(out, "{pad}while ({}) {{", expr(k, cond));
+                block(k, *body, depth + 1, out);
+                let _ = writeln!(out, "{pad}}}");
+            }
+            StmtKind::Barrier => {
+                let _ = writeln!(out, "{pad}barrier;");
+            }
+        }
+    }
+}
+
+/// A core expression, fully parenthesised, casts shown.
+pub fn expr(k: &Kernel, e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Lit(Lit::Int(v)) => v.to_string(),
+        ExprKind::Lit(Lit::Uint(v)) => format!("{v}u"),
+        ExprKind::Lit(Lit::Bool(b)) => b.to_string(),
+        ExprKind::Lit(Lit::Float(f)) => format!("{f:?}"),
+        ExprKind::Identity => "1_T".into(),
+        ExprKind::Var(v) => var_name(k, *v),
+        ExprKind::Param(p) => k.params[*p].name.clone(),
+        ExprKind::Builtin(b) => match b {
+            Builtin::LocalId => "tid",
+            Builtin::GlobalId => "gid",
+            Builtin::GroupId => "group_id",
+            Builtin::LocalSize => "local_size",
+            Builtin::NumGroups => "num_groups",
+        }
+        .into(),
+        ExprKind::Load { array, index } => {
+            let idx: String = index.iter().map(|i| format!("[{}]", expr(k, i))).collect();
+            format!("{}{idx}", k.arrays[*array].name)
+        }
+        ExprKind::Unary(op, a) => {
+            let sym = match op {
+                crate::ast::UnOp::Neg => "-",
+                crate::ast::UnOp::Not => "!",
+                crate::ast::UnOp::BitNot => "~",
+            };
+            format!("{sym}{}", expr(k, a))
+        }
+        ExprKind::Binary(op, a, b) => format!("({} {} {})", expr(k, a), op.symbol(), expr(k, b)),
+        ExprKind::Cond(c, a, b) => format!("({} ? {} : {})", expr(k, c), expr(k, a), expr(k, b)),
+        ExprKind::Cast(a) => format!("({}){}", e.ty.name(), expr(k, a)),
+        ExprKind::Log2(a) => format!("log2({})", expr(k, a)),
+        ExprKind::Min(a, b) => format!("min({}, {})", expr(k, a), expr(k, b)),
+        ExprKind::Max(a, b) => format!("max({}, {})", expr(k, a), expr(k, b)),
+    }
+}

@@ -1,0 +1,4 @@
+//! The command-line commands, one module per group of commands.
+
+pub mod common;
+pub mod run;
