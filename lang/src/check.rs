@@ -929,3 +929,8 @@ fn unop_symbol(op: UnOp) -> &'static str {
         UnOp::BitNot => "~",
     }
 }
+
+/// Parses and checks a kernel source in one go.
+pub fn compile(source: &str) -> Result<Kernel, Vec<Diagnostic>> {
+    check(&crate::parse::parse(source)?)
+}
