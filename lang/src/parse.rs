@@ -35,7 +35,7 @@ pub fn parse(source: &str) -> Result<Kernel, Vec<Diagnostic>> {
         if matches!(e.found(), Some(Tok::Error)) {
             continue;
         }
-        diags.push(rich_to_diag(e));
+        diags.push(rich_to_diag(e, source, &tokens));
     }
     if diags.is_empty() {
         if let Some(Some(k)) = kernel {
@@ -189,8 +189,8 @@ fn lex(src: &str) -> (Vec<Spanned<'_>>, Vec<Diagnostic>) {
             i += rest.find('\n').unwrap_or(rest.len());
             continue;
         }
-        if rest.starts_with("/*") {
-            match rest[2..].find("*/") {
+        if let Some(comment) = rest.strip_prefix("/*") {
+            match comment.find("*/") {
                 Some(end) => i += end + 4,
                 None => {
                     diags.push(
@@ -208,8 +208,8 @@ fn lex(src: &str) -> (Vec<Spanned<'_>>, Vec<Diagnostic>) {
                 .position(|b| !(b.is_ascii_alphanumeric() || b == b'_'))
                 .unwrap_or(rest.len());
             let word = &rest[..len];
-            let tok = if let Some(k) = KEYWORDS.iter().find(|k| **k == word) {
-                Tok::Kw(*k)
+            let tok = if let Some(k) = KEYWORDS.iter().find(|k| *k == &word) {
+                Tok::Kw(k)
             } else if RESERVED.contains(&word) {
                 Tok::Reserved(word)
             } else {
@@ -602,7 +602,6 @@ where
         };
 
         let named = ident
-            .clone()
             .then(
                 choice((
                     args.map(NameSuffix::Call),
@@ -633,7 +632,6 @@ where
             });
 
         let reserved_atom = reserved
-            .clone()
             .then_ignore(paren_group.clone().or_not())
             .validate(|(w, span), _, em| {
                 em.emit(Rich::custom(span, reserved_msg(w)));
@@ -688,7 +686,7 @@ where
 
         atom.pratt((
             // Errors: `x++` inside an expression.
-            postfix(14, choice((p("++"), p("--"))), |lhs: Expr, t: Tok<'s>, e| {
+            postfix(14, choice((p("++"), p("--"))).labelled("operator"), |lhs: Expr, t: Tok<'s>, e| {
                 let span = e.span();
                 if !is_err_expr(&lhs) {
                     let op = if t == Tok::Punct("++") { "++" } else { "--" };
@@ -705,7 +703,8 @@ where
                     p("-").to(UnOp::Neg),
                     p("!").to(UnOp::Not),
                     p("~").to(UnOp::BitNot),
-                )),
+                ))
+                .labelled("expression"),
                 |op, rhs: Expr, e| Expr {
                     kind: ExprKind::Unary(op, Box::new(rhs)),
                     span: sp(e.span()),
@@ -713,7 +712,9 @@ where
             ),
             prefix(
                 13,
-                ty.clone().delimited_by(just(P_LPAREN), just(P_RPAREN)),
+                ty
+                    .delimited_by(just(P_LPAREN), just(P_RPAREN))
+                    .labelled("expression"),
                 |t: TypeName, rhs: Expr, e| {
                     let span = e.span();
                     if matches!(t, TypeName::Bool | TypeName::Generic) {
@@ -732,7 +733,7 @@ where
             // Errors: C prefix operators that ksim does not have.
             prefix(
                 13,
-                choice((p("*"), p("&"), p("+"), p("++"), p("--"))),
+                choice((p("*"), p("&"), p("+"), p("++"), p("--"))).labelled("expression"),
                 |t: Tok<'s>, rhs: Expr, e| {
                     let span = e.span();
                     let msg = match t {
@@ -788,7 +789,6 @@ where
 
     // ----- statements -----
     let lvalue = ident
-        .clone()
         .then(index.clone().repeated().collect::<Vec<_>>())
         .validate(|(id, indices), e, em| {
             if indices.len() > 2 {
@@ -828,7 +828,6 @@ where
 
     // `TYPE name [= e]`, with errors for array declarations and several declarators.
     let declarator = ident
-        .clone()
         .then(
             index
                 .clone()
@@ -840,7 +839,7 @@ where
     let decl = kw("const")
         .map_with(|_, e| e.span())
         .or_not()
-        .then(ty.clone())
+        .then(ty)
         .then(declarator.clone())
         .then(
             p(",")
@@ -995,7 +994,6 @@ where
             });
         let simple_stmt = simple.clone().then_ignore(just(P_SEMI)).map(|s| s.kind);
         let unsupported = reserved
-            .clone()
             .then_ignore(
                 skip_tok.clone().repeated().then(choice((
                     just(P_SEMI).ignored(),
@@ -1073,9 +1071,9 @@ where
         .or_not()
         .map(|c| c.is_some())
         .then(space.or_not())
-        .then(ty.clone())
+        .then(ty)
         .then(p("*").map_with(|_, e| e.span()).or_not())
-        .then(ident.clone())
+        .then(ident)
         .then(index.clone().repeated().collect::<Vec<_>>())
         .validate(|(((((is_const, space), elem), ptr), name), dims), e, em| {
             let span = e.span();
@@ -1147,7 +1145,6 @@ where
     ))
     .boxed();
     let param_reserved = reserved
-        .clone()
         .then_ignore(param_skip.clone().repeated())
         .validate(|(w, span), e, em| {
             em.emit(Rich::custom(span, reserved_msg(w)));
@@ -1338,7 +1335,11 @@ fn pattern_text(p: &chumsky::error::RichPattern<'_, Tok<'_>>) -> Option<String> 
     })
 }
 
-fn rich_to_diag(e: Rich<'_, Tok<'_>, SimpleSpan>) -> Diagnostic {
+fn rich_to_diag(
+    e: Rich<'_, Tok<'_>, SimpleSpan>,
+    source: &str,
+    tokens: &[Spanned<'_>],
+) -> Diagnostic {
     use chumsky::error::RichReason;
     let span = sp(*e.span());
     let mut diag = match e.reason() {
@@ -1381,7 +1382,28 @@ fn rich_to_diag(e: Rich<'_, Tok<'_>, SimpleSpan>) -> Diagnostic {
                     exp[n - 1]
                 ),
             };
-            Diagnostic::new(msg, span.clone())
+            // A missing terminator is best shown right after the code it should end (like
+            // rustc does), not at the next token, which is often on a later line.
+            let terminator = ["`;`", "`)`", "`]`"]
+                .iter()
+                .any(|t| exp.first().map(String::as_str) == Some(*t));
+            let prev_end = tokens
+                .iter()
+                .take_while(|(_, s)| s.end <= span.start)
+                .last()
+                .map(|(_, s)| s.end);
+            match prev_end {
+                Some(end)
+                    if terminator
+                        && source
+                            .get(end..span.start)
+                            .is_some_and(|gap| gap.contains('\n')) =>
+                {
+                    Diagnostic::new(msg, end..end)
+                        .with_label(span.clone(), format!("found {found} here"))
+                }
+                _ => Diagnostic::new(msg, span.clone()),
+            }
         }
     };
     for (label, ctx_span) in e.contexts() {

@@ -45,14 +45,14 @@ fn block(k: &Kernel, b: BlockId, depth: usize, out: &mut String) {
     for s in &k.blocks[b] {
         match &s.kind {
             StmtKind::Assign { var, value } => {
-                let _ = writeln!(out, "{pad}{} := {};", var_name(k, *var), expr(k, value));
+                let _ = writeln!(out, "{pad}{} := {};", var_name(k, *var), top(k, value));
             }
             StmtKind::Store {
                 array,
                 index,
                 value,
             } => {
-                let idx: String = index.iter().map(|i| format!("[{}]", expr(k, i))).collect();
+                let idx: String = index.iter().map(|i| format!("[{}]", top(k, i))).collect();
                 let _ = writeln!(
                     out,
                     "{pad}{}{idx} := {};",
@@ -61,14 +61,14 @@ fn block(k: &Kernel, b: BlockId, depth: usize, out: &mut String) {
                 );
             }
             StmtKind::If { cond, then, els } => {
-                let _ = writeln!(out, "{pad}if ({}) {{", expr(k, cond));
+                let _ = writeln!(out, "{pad}if ({}) {{", top(k, cond));
                 block(k, *then, depth + 1, out);
                 let _ = writeln!(out, "{pad}}} else {{");
                 block(k, *els, depth + 1, out);
                 let _ = writeln!(out, "{pad}}}");
             }
             StmtKind::While { cond, body } => {
-                let _ = writeln!(out, "{pad}while ({}) {{", expr(k, cond));
+                let _ = writeln!(out, "{pad}while ({}) {{", top(k, cond));
                 block(k, *body, depth + 1, out);
                 let _ = writeln!(out, "{pad}}}");
             }
@@ -76,6 +76,15 @@ fn block(k: &Kernel, b: BlockId, depth: usize, out: &mut String) {
                 let _ = writeln!(out, "{pad}barrier;");
             }
         }
+    }
+}
+
+/// An expression in a position that needs no parentheses of its own.
+fn top(k: &Kernel, e: &Expr) -> String {
+    let s = expr(k, e);
+    match e.kind {
+        ExprKind::Binary(..) | ExprKind::Cond(..) => s[1..s.len() - 1].to_string(),
+        _ => s,
     }
 }
 
@@ -98,7 +107,7 @@ pub fn expr(k: &Kernel, e: &Expr) -> String {
         }
         .into(),
         ExprKind::Load { array, index } => {
-            let idx: String = index.iter().map(|i| format!("[{}]", expr(k, i))).collect();
+            let idx: String = index.iter().map(|i| format!("[{}]", top(k, i))).collect();
             format!("{}{idx}", k.arrays[*array].name)
         }
         ExprKind::Unary(op, a) => {

@@ -63,6 +63,9 @@ pub fn render(diags: &[Diagnostic], path: &str, source: &str, color: bool) -> St
                     .with_order(0),
             );
         for (i, (s, text)) in d.labels.iter().enumerate() {
+            if *s == d.span {
+                continue; // it is the primary label's text (see `primary_label`)
+            }
             report = report.with_label(
                 Label::new((path, clamp(source, s)))
                     .with_message(text)
@@ -96,7 +99,12 @@ pub fn render(diags: &[Diagnostic], path: &str, source: &str, color: bool) -> St
 
 /// The text under the primary span: the part of an "expected X, found Y" message that says
 /// what was found, or a short pointer for other messages.
+///
+/// A secondary label on exactly the primary span supplies the primary label's text.
 fn primary_label(d: &Diagnostic) -> String {
+    if let Some((_, text)) = d.labels.iter().find(|(s, _)| *s == d.span) {
+        return text.clone();
+    }
     if let Some(i) = d.message.find(", found ") {
         if d.message.starts_with("expected ") {
             return format!("{} here", &d.message[..i]);
