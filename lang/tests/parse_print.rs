@@ -1028,6 +1028,16 @@ proptest! {
         prop_assert_eq!(print_kernel(&parsed), src);
     }
 
+    /// The type checker accepts or rejects every random kernel with diagnostics, never a
+    /// panic, and a rejection always carries a message.
+    #[test]
+    fn check_never_panics(k in kernel_strategy()) {
+        if let Err(diags) = lang::check::check(&k) {
+            prop_assert!(!diags.is_empty());
+            prop_assert!(diags.iter().all(|d| !d.message.is_empty()));
+        }
+    }
+
     #[test]
     fn expressions_round_trip(e in expr_strategy()) {
         let printed = print_expr(&e);
