@@ -26,6 +26,18 @@ enum Command {
     Run(cli::run::RunArgs),
     /// Run a kernel and print every step with the rule that fired.
     Trace(cli::run::TraceArgs),
+    /// Decide race-freedom for one input with the fast executor (one canonical execution
+    /// suffices; see `interp::fast`).
+    Races(cli::races::RacesArgs),
+    /// Run kernels on an OpenCL device: list devices, emit OpenCL C, compare with the
+    /// simulator, benchmark and plot.
+    Gpu(cli::gpu::GpuArgs),
+    /// Redraw a plot from a CSV written by `ksim gpu bench`.
+    Plot(cli::gpu::PlotArgs),
+    /// Verify a generic prefix sum for every monoid with one test: race-freedom plus the
+    /// interval-of-summations monoid on the singleton input (POPL 2014, Theorem 4.5), or
+    /// Voigtländer's O(n²) tests (`--method voigtlaender|both`).
+    VerifyScan(cli::verify::VerifyArgs),
 }
 
 fn main() {
@@ -39,6 +51,10 @@ fn main() {
         Command::Check(a) => cli::run::check(a),
         Command::Run(a) => cli::run::run(a),
         Command::Trace(a) => cli::run::trace(a),
+        Command::Races(a) => cli::races::races(a),
+        Command::Gpu(a) => cli::gpu::gpu(a),
+        Command::Plot(a) => cli::gpu::plot(a),
+        Command::VerifyScan(a) => cli::verify::verify_scan(a),
     };
     let code = match result {
         Ok(code) => code,

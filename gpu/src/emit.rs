@@ -137,16 +137,90 @@ pub fn emit_with(launch: &Launch, opts: &EmitOptions) -> Result<Emitted, EmitErr
 /// OpenCL C keywords, types and the builtins the generated code uses: a kernel name that
 /// equals one of these is renamed (suffix `_`).
 const RESERVED: &[&str] = &[
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
-    "typedef", "union", "unsigned", "void", "volatile", "while", "bool", "uchar", "ushort",
-    "uint", "ulong", "half", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "kernel",
-    "global", "local", "constant", "private", "read_only", "write_only", "read_write",
-    "image1d_t", "image2d_t", "image3d_t", "sampler_t", "event_t", "true", "false", "min",
-    "max", "clz", "barrier", "combine", "iv_combine", "voigt1", "voigt2", "T", "NAN",
-    "INFINITY", "INT_MIN", "INT_MAX", "IV_ID", "IV_TOP", "main", "as_float", "asm",
-    "complex", "imaginary", "vec_step", "typeof", "_Bool", "_Complex", "_Imaginary",
+    "auto",
+    "break",
+    "case",
+    "char",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "bool",
+    "uchar",
+    "ushort",
+    "uint",
+    "ulong",
+    "half",
+    "size_t",
+    "ptrdiff_t",
+    "intptr_t",
+    "uintptr_t",
+    "kernel",
+    "global",
+    "local",
+    "constant",
+    "private",
+    "read_only",
+    "write_only",
+    "read_write",
+    "image1d_t",
+    "image2d_t",
+    "image3d_t",
+    "sampler_t",
+    "event_t",
+    "true",
+    "false",
+    "min",
+    "max",
+    "clz",
+    "barrier",
+    "combine",
+    "iv_combine",
+    "voigt1",
+    "voigt2",
+    "T",
+    "NAN",
+    "INFINITY",
+    "INT_MIN",
+    "INT_MAX",
+    "IV_ID",
+    "IV_TOP",
+    "main",
+    "as_float",
+    "asm",
+    "complex",
+    "imaginary",
+    "vec_step",
+    "typeof",
+    "_Bool",
+    "_Complex",
+    "_Imaginary",
 ];
 
 fn reserved(name: &str) -> bool {
@@ -165,8 +239,8 @@ fn reserved(name: &str) -> bool {
     let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
     base.len() < name.len()
         && [
-            "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float",
-            "double", "half", "bool",
+            "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double",
+            "half", "bool",
         ]
         .contains(&base)
         && ["2", "3", "4", "8", "16"].contains(&&name[base.len()..])
@@ -181,7 +255,13 @@ impl Names {
     fn fresh(&mut self, want: &str) -> String {
         let mut base: String = want
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
         if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
             base.insert(0, '_');
@@ -245,8 +325,9 @@ impl<'a> Emitter<'a> {
     fn new(launch: &'a Launch, opts: &'a EmitOptions) -> Result<Self, EmitError> {
         let k: &Kernel = &launch.kernel;
         let generic = Repr::of(Ty::Generic, launch.monoid);
-        let uses_generic =
-            k.generic || k.arrays.iter().any(|a| a.elem == Ty::Generic) || k.vars.iter().any(|v| v.ty == Ty::Generic);
+        let uses_generic = k.generic
+            || k.arrays.iter().any(|a| a.elem == Ty::Generic)
+            || k.vars.iter().any(|v| v.ty == Ty::Generic);
         if uses_generic && generic.is_none() {
             return Err(EmitError::UnsupportedMonoid(launch.monoid));
         }
@@ -307,7 +388,9 @@ impl<'a> Emitter<'a> {
     }
 
     fn repr(&self, ty: Ty) -> Repr {
-        Repr::of(ty, self.launch.monoid).or(self.generic).unwrap_or(Repr::Int)
+        Repr::of(ty, self.launch.monoid)
+            .or(self.generic)
+            .unwrap_or(Repr::Int)
     }
 
     /// The C type of a private variable or expression of type `ty`.
@@ -378,7 +461,7 @@ impl<'a> Emitter<'a> {
         self.block(Kernel::BODY, 1, &mut body);
 
         let mut o = String::new();
-        self.header(&mut o, &plans);
+        self.header(&mut o);
         let kname = {
             let mut names = Names {
                 used: self
@@ -474,7 +557,9 @@ impl<'a> Emitter<'a> {
             );
         }
         if !locals.is_empty() {
-            o.push_str("\n    // Copy in: every thread copies a strided part of its group's copy.\n");
+            o.push_str(
+                "\n    // Copy in: every thread copies a strided part of its group's copy.\n",
+            );
             for &a in &locals {
                 let n = launch.len(a);
                 let name = &self.arrays[a];
@@ -499,7 +584,9 @@ impl<'a> Emitter<'a> {
         o.push_str(&body);
         let outs: Vec<ArrayId> = locals.iter().copied().filter(|&a| plans[a].read).collect();
         if !outs.is_empty() {
-            o.push_str("\n    // Copy out: every thread copies a strided part back to its group's copy.\n");
+            o.push_str(
+                "\n    // Copy out: every thread copies a strided part back to its group's copy.\n",
+            );
             o.push_str("    barrier(CLK_LOCAL_MEM_FENCE);\n");
             for &a in &outs {
                 let n = launch.len(a);
@@ -522,7 +609,7 @@ impl<'a> Emitter<'a> {
         })
     }
 
-    fn header(&self, o: &mut String, plans: &[ArrayPlan]) {
+    fn header(&self, o: &mut String) {
         let k = self.k;
         let l = self.launch;
         let _ = writeln!(
@@ -548,9 +635,6 @@ impl<'a> Emitter<'a> {
              //   counts modulo 32 where the simulator reports a fault.\n\
              // - No floating-point contraction; float -> int casts saturate (NaN -> 0).\n",
         );
-        if plans.iter().any(|p| p.arg.is_none() && !p.read && !p.write) {
-            // nothing extra to say
-        }
         o.push('\n');
         o.push_str("#pragma OPENCL FP_CONTRACT OFF\n\n");
         if let Some(r) = self.generic {
@@ -587,7 +671,10 @@ impl<'a> Emitter<'a> {
 
     fn monoid_prelude(&self, o: &mut String, r: Repr) {
         let m = self.launch.monoid;
-        let _ = writeln!(o, "// The generic type T and its operator (⊕) for the {m} monoid.");
+        let _ = writeln!(
+            o,
+            "// The generic type T and its operator <+> for the {m} monoid."
+        );
         match m {
             Monoid::Interval => {
                 let _ = write!(
@@ -602,7 +689,7 @@ impl<'a> Emitter<'a> {
                      \x20   if (a == IV_ID) return b;\n\
                      \x20   if (b == IV_ID) return a;\n\
                      \x20   if (a == IV_TOP || b == IV_TOP) return IV_TOP;\n\
-                     \x20   /* [i1,i2] ⊕ [i3,i4] = [i1,i4] if i2 + 1 == i3, else top */\n\
+                     \x20   /* [i1,i2] <+> [i3,i4] = [i1,i4] if i2 + 1 == i3, else top */\n\
                      \x20   if ((ulong)(uint)a + 1UL == (b >> 32)) return (a & 0xFFFFFFFF00000000UL) | (b & 0xFFFFFFFFUL);\n\
                      \x20   return IV_TOP;\n\
                      }}\n\
@@ -618,7 +705,9 @@ impl<'a> Emitter<'a> {
                     Monoid::IntMul => "return (int)((uint)a * (uint)b);",
                     Monoid::BitOr => "return a | b;",
                     Monoid::FloatAdd => "return a + b;",
-                    Monoid::Voigt1 => "return b == 0 ? a : (a == 0 && b == 1) ? (uchar)1 : (uchar)2;",
+                    Monoid::Voigt1 => {
+                        "return b == 0 ? a : (a == 0 && b == 1) ? (uchar)1 : (uchar)2;"
+                    }
                     Monoid::Voigt2 => "return b == 0 ? a : b;",
                     Monoid::Interval | Monoid::List => unreachable!(),
                 };
@@ -683,7 +772,10 @@ impl<'a> Emitter<'a> {
                     let _ = writeln!(out, "{ind}}}");
                 }
                 StmtKind::Barrier => {
-                    let _ = writeln!(out, "{ind}barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);");
+                    let _ = writeln!(
+                        out,
+                        "{ind}barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
+                    );
                 }
             }
         }
@@ -692,6 +784,20 @@ impl<'a> Emitter<'a> {
     fn element(&mut self, a: ArrayId, index: &[Expr]) -> String {
         let dims = &self.launch.dims[a];
         let idx = if index.len() == 2 && dims.len() == 2 {
+            if let ExprKind::Lit(Lit::Int(r)) = index[0].kind {
+                // A constant row: fold the row offset.
+                let (j, pj) = self.expr(&index[1]);
+                let off = r as i64 * dims[1] as i64;
+                return format!(
+                    "{}[{}]",
+                    self.arrays[a],
+                    if off == 0 {
+                        j
+                    } else {
+                        format!("{off} + {}", paren(j, pj, bin_prec(BinOp::Add) + 1))
+                    }
+                );
+            }
             let (i, pi) = self.expr(&index[0]);
             let (j, pj) = self.expr(&index[1]);
             let i = paren(i, pi, bin_prec(BinOp::Mul));
@@ -712,11 +818,7 @@ impl<'a> Emitter<'a> {
         use ExprKind as K;
         match &e.kind {
             K::Lit(l) => match l {
-                Lit::Int(v) => {
-                    let s = int_lit(*v);
-                    let p = if s.starts_with('(') { P_ATOM } else { P_ATOM };
-                    (s, p)
-                }
+                Lit::Int(v) => (int_lit(*v), P_ATOM),
                 Lit::Uint(v) => (format!("{v}u"), P_ATOM),
                 Lit::Bool(b) => (b.to_string(), P_ATOM),
                 Lit::Float(f) => (float_lit(f.to_bits()), P_ATOM),
@@ -807,7 +909,11 @@ impl<'a> Emitter<'a> {
                     (Ty::Float, Ty::Uint) => format!("convert_uint_sat({s})"),
                     _ => format!("({}){}", self.c_ty(to), paren(s, p, P_UNARY)),
                 };
-                let p = if s.starts_with("convert_") { P_ATOM } else { P_UNARY };
+                let p = if s.starts_with("convert_") {
+                    P_ATOM
+                } else {
+                    P_UNARY
+                };
                 (s, p)
             }
             K::Log2(a) => {
@@ -853,7 +959,10 @@ impl<'a> Emitter<'a> {
         // (bitwise/logical operators and shifts next to other operators).
         let clarify = |child: &Expr, pc: u8| -> u8 {
             match child.kind {
-                ExprKind::Binary(cop, ..) if cop != op && (p <= 5 || p == 8 || bin_prec(cop) <= 5 || bin_prec(cop) == 8) => {
+                ExprKind::Binary(cop, ..)
+                    if cop != op
+                        && (p <= 5 || p == 8 || bin_prec(cop) <= 5 || bin_prec(cop) == 8) =>
+                {
                     pc.max(p) + 1
                 }
                 _ => p,
@@ -883,7 +992,12 @@ impl<'a> Emitter<'a> {
                     let (x, px) = self.uexpr(a);
                     let (y, py) = self.uexpr(b);
                     return (
-                        format!("{} {} {}", paren(x, px, p), op.symbol(), paren(y, py, p + 1)),
+                        format!(
+                            "{} {} {}",
+                            paren(x, px, p),
+                            op.symbol(),
+                            paren(y, py, p + 1)
+                        ),
                         p,
                     );
                 }
@@ -898,7 +1012,10 @@ impl<'a> Emitter<'a> {
                 }
                 K::Unary(UnOp::Neg, a) => {
                     let (x, px) = self.uexpr(a);
-                    return (format!("0u - {}", paren(x, px, bin_prec(BinOp::Sub) + 1)), bin_prec(BinOp::Sub));
+                    return (
+                        format!("0u - {}", paren(x, px, bin_prec(BinOp::Sub) + 1)),
+                        bin_prec(BinOp::Sub),
+                    );
                 }
                 K::Lit(Lit::Int(v)) => return (format!("{}u", *v as u32), P_ATOM),
                 _ => {}
@@ -992,7 +1109,7 @@ mod tests {
         assert_eq!(float_lit(1e-7f32.to_bits()), "1e-7f");
         assert_eq!(float_lit(f32::INFINITY.to_bits()), "INFINITY");
         assert_eq!(float_lit(f32::NAN.to_bits()), "as_float(0x7FC00000u)");
-        for x in [0.1f32, 3.4028235e38, 1.17549435e-38, 1e-45] {
+        for x in [0.1f32, 3.4028235e38, f32::MIN_POSITIVE, 1e-45] {
             let s = float_lit(x.to_bits());
             let t = s.trim_end_matches('f');
             assert_eq!(t.parse::<f32>().unwrap().to_bits(), x.to_bits(), "{s}");

@@ -39,9 +39,11 @@ impl Repr {
             Ty::Bool => Repr::Bool,
             Ty::Float => Repr::Float,
             Ty::Generic => match monoid {
-                Monoid::IntAdd | Monoid::IntMax | Monoid::IntMin | Monoid::IntMul | Monoid::BitOr => {
-                    Repr::Int
-                }
+                Monoid::IntAdd
+                | Monoid::IntMax
+                | Monoid::IntMin
+                | Monoid::IntMul
+                | Monoid::BitOr => Repr::Int,
                 Monoid::FloatAdd => Repr::Float,
                 Monoid::Interval => Repr::Interval,
                 Monoid::Voigt1 | Monoid::Voigt2 => Repr::Ternary,
@@ -95,9 +97,9 @@ impl Repr {
             Repr::Uint => Value::Uint(u32::from_le_bytes(b.try_into().unwrap())),
             Repr::Bool => Value::Bool(b[0] != 0),
             Repr::Float => Value::Float(u32::from_le_bytes(b.try_into().unwrap())),
-            Repr::Interval => Value::Interval(decode_interval(u64::from_le_bytes(
-                b.try_into().unwrap(),
-            ))),
+            Repr::Interval => {
+                Value::Interval(decode_interval(u64::from_le_bytes(b.try_into().unwrap())))
+            }
             Repr::Ternary => Value::Ternary(b[0]),
         }
     }
@@ -111,7 +113,10 @@ impl Repr {
     }
 
     pub fn decode_all(self, bytes: &[u8]) -> Vec<Value> {
-        bytes.chunks_exact(self.size()).map(|c| self.decode(c)).collect()
+        bytes
+            .chunks_exact(self.size())
+            .map(|c| self.decode(c))
+            .collect()
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod eval;
 pub mod exec;
+pub mod fast;
 pub mod fault;
 pub mod launch;
 pub mod monoid;

@@ -1,4 +1,8 @@
 //! The command-line commands, one module per group of commands.
 
 pub mod common;
+pub mod engine;
+pub mod gpu;
+pub mod races;
 pub mod run;
+pub mod verify;

@@ -94,6 +94,13 @@ pub struct RunArgs {
     pub launch: LaunchArgs,
     #[command(flatten)]
     pub schedule: ScheduleArgs,
+    /// `reference`: the small-step semantics, any schedule. `fast`: the fast executor
+    /// (canonical schedule only; same memory, races and faults, no divergence check).
+    #[arg(long, value_enum, default_value = "reference")]
+    pub engine: Engine,
+    /// Threads for the fast executor (0: all cores).
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
     /// Print only these arrays (default: all).
     #[arg(long, value_name = "ARRAY")]
     pub show: Vec<String>,
@@ -112,7 +119,17 @@ pub fn run(args: &RunArgs) -> CmdResult {
         }
     }
     let scheduler = args.schedule.scheduler()?;
-    let (out, infeasible) = sim::run(&launch, &scheduler, &mut Quiet);
+    let (out, infeasible) = match args.engine {
+        Engine::Reference => sim::run(&launch, &scheduler, &mut Quiet),
+        Engine::Fast => {
+            if !matches!(scheduler, Scheduler::Canonical) {
+                return Err(Failure::usage(
+                    "--engine fast runs the canonical schedule only; use --engine reference for other schedules",
+                ));
+            }
+            (fast_outcome(&launch, args.jobs)?, None)
+        }
+    };
     let code = verdict_code(&out, infeasible.as_ref());
     if args.json {
         let doc = outcome_json(&launch, &args.schedule.schedule, &out, infeasible.as_ref());
@@ -131,6 +148,32 @@ pub fn run(args: &RunArgs) -> CmdResult {
     print_arrays(&launch, &out, &args.show);
     report_findings(&src, &launch, &out, infeasible.as_ref());
     Ok(code)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Engine {
+    Reference,
+    Fast,
+}
+
+/// The fast executor's canonical run, as an [`Outcome`] (its schedule is not recorded:
+/// it is the canonical one).
+fn fast_outcome(launch: &Launch, jobs: usize) -> Result<Outcome, Failure> {
+    let opts = interp::fast::FastOptions {
+        jobs,
+        track_races: true,
+    };
+    let out = interp::fast::run(launch, &opts)
+        .map_err(|e| Failure::usage(format!("--engine fast: {e}; use --engine reference")))?;
+    Ok(Outcome {
+        memory: out.memory,
+        races: out.races.into_iter().map(|r| r.race).collect(),
+        fault: out.fault,
+        divergences: Vec::new(),
+        steps: out.steps,
+        choices: Vec::new(),
+        stopped: false,
+    })
 }
 
 pub fn verdict_code(out: &Outcome, infeasible: Option<&Infeasible>) -> i32 {

@@ -1,0 +1,173 @@
+//! Benchmark of the fast executor (`interp::fast`).
+//!
+//! ```text
+//! cargo run --release -p interp --example fast_bench            # full table
+//! cargo run --release -p interp --example fast_bench -- ks 20   # one kernel, n = 2^20
+//! ```
+//!
+//! Prints, per kernel and size: wall time of `fast::run` (median of a few runs) with race
+//! tracking on 1 and 2 workers, without race tracking on 1 and 2 workers, thread-steps per
+//! second, and the peak resident memory of the process during the run (VmHWM from
+//! /proc/self/status, reset before each run through /proc/self/clear_refs).
+
+use interp::fast::{self, FastOptions};
+use interp::{Launch, LaunchOptions, Monoid};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Kogge-Stone from POPL 2014 Fig. 2, used when examples/kogge_stone.ksim is missing.
+const KOGGE_STONE: &str = "
+kernel kogge_stone(const local T in[n], local T out[n])
+    launch(groups = 1, local_size = n)
+{
+    out[tid] = in[tid];
+    barrier();
+    for (int offset = 1; offset < n; offset *= 2) {
+        T temp;
+        if (tid >= offset) temp = out[tid - offset];
+        barrier();
+        if (tid >= offset) out[tid] = temp ⊕ out[tid];
+        barrier();
+    }
+}
+";
+
+fn source(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples")
+        .join(format!("{name}.ksim"));
+    match std::fs::read_to_string(&path) {
+        Ok(s) => s,
+        Err(_) if name == "kogge_stone" => KOGGE_STONE.to_string(),
+        Err(e) => panic!("{}: {e}", path.display()),
+    }
+}
+
+fn launch(src: &str, n: usize) -> Launch {
+    let kernel = lang::check::compile(src).expect("kernel compiles");
+    let opts = LaunchOptions {
+        defines: vec![("n".into(), n.to_string())],
+        monoid: Monoid::IntAdd,
+        inputs: vec![("in".into(), "random:1".into())],
+        ..Default::default()
+    };
+    Launch::new(Arc::new(kernel), &opts).expect("launch")
+}
+
+fn vm_hwm_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn reset_hwm() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// User + system CPU time of the process so far, in seconds.
+fn cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which ends with ')'): utime is the 14th field.
+    let rest = stat.rsplit_once(')').map(|x| x.1).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11).and_then(|x| x.parse().ok()).unwrap_or(0.0)
+        + f.get(12).and_then(|x| x.parse().ok()).unwrap_or(0.0);
+    ticks / 100.0
+}
+
+struct Measure {
+    secs: f64,
+    cpu: f64,
+    steps: u64,
+    intervals: u64,
+    races: usize,
+    hwm_mib: f64,
+}
+
+fn measure(l: &Launch, jobs: usize, track: bool, reps: usize) -> Measure {
+    let mut times = Vec::new();
+    let mut cpus = Vec::new();
+    let mut last = None;
+    let mut hwm = 0;
+    for _ in 0..reps {
+        reset_hwm();
+        let c = cpu_secs();
+        let t = Instant::now();
+        let out = fast::run(
+            l,
+            &FastOptions {
+                jobs,
+                track_races: track,
+            },
+        )
+        .expect("supported");
+        times.push(t.elapsed().as_secs_f64());
+        cpus.push(cpu_secs() - c);
+        hwm = hwm.max(vm_hwm_kib());
+        assert!(out.fault.is_none(), "{:?}", out.fault);
+        last = Some(out);
+    }
+    times.sort_by(f64::total_cmp);
+    cpus.sort_by(f64::total_cmp);
+    let out = last.unwrap();
+    Measure {
+        secs: times[times.len() / 2],
+        cpu: cpus[cpus.len() / 2],
+        steps: out.steps,
+        intervals: out.intervals,
+        races: out.races.len(),
+        hwm_mib: hwm as f64 / 1024.0,
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let kernels: Vec<(&str, &str)> = vec![
+        ("ks", "kogge_stone"),
+        ("bk", "brent_kung"),
+        ("bl", "blelloch"),
+        ("ksr", "kogge_stone_racy"),
+    ];
+    // Optional third argument: one configuration, `t1` `t2` `n1` `n2` (tracked or not,
+    // workers).
+    let configs: Vec<(bool, usize)> = match args.get(2).map(String::as_str) {
+        Some(c) => vec![(c.starts_with('t'), c[1..].parse().expect("t1|t2|n1|n2"))],
+        None => vec![(true, 1), (true, 2), (false, 1), (false, 2)],
+    };
+    let (selected, sizes): (Vec<(&str, &str)>, Vec<u32>) = match &args[..args.len().min(2)] {
+        [k, e] => (
+            kernels.iter().copied().filter(|(s, _)| s == k).collect(),
+            vec![e.parse().expect("exponent")],
+        ),
+        _ => (kernels[..3].to_vec(), vec![10, 14, 18, 20]),
+    };
+    println!(
+        "kernel       n        steps      intervals  mode            jobs  wall(ms)  cpu(ms)  Msteps/s  peak RSS(MiB)  races"
+    );
+    for (_, name) in selected {
+        let src = source(name);
+        for &e in &sizes {
+            let n = 1usize << e;
+            let l = launch(&src, n);
+            let reps = if e <= 14 { 7 } else { 3 };
+            for &(track, jobs) in &configs {
+                let m = measure(&l, jobs, track, reps);
+                println!(
+                    "{name:<12} 2^{e:<6} {:<10} {:<10} {:<15} {jobs:<5} {:>8.1}  {:>7.0}  {:>8.1}  {:>13.1}  {}",
+                    m.steps,
+                    m.intervals,
+                    if track { "races tracked" } else { "no race check" },
+                    m.secs * 1e3,
+                    m.cpu * 1e3,
+                    m.steps as f64 / m.secs / 1e6,
+                    m.hwm_mib,
+                    m.races,
+                );
+            }
+        }
+    }
+}

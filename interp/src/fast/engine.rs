@@ -1,0 +1,770 @@
+//! The driver: runs the canonical schedule group by group, interval by interval, choosing
+//! for each interval between plain sequential, speculative parallel and exact sequential
+//! execution (see the module documentation of [`super`]).
+
+use super::batch::{exec_batch, Batch, W};
+use super::compile::Program;
+use super::exec::{exec, ArrView, Exit, Plain, Who};
+use super::repr::{decode, encode};
+use super::shadow::{validate, Exact, ReadRec, Spec, Tracker, UndoRec};
+use super::{FastOptions, FastOutcome, RaceCount, Unsupported};
+use crate::fault::{Fault, FaultKind, ThreadId};
+use crate::launch::{Launch, Memory};
+use lang::ast::Space;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+
+/// Saved program counter of a terminated thread.
+const DONE: u64 = u64::MAX;
+
+/// Without race tracking, groups with fewer threads than this run plain sequentially
+/// (lock-step speculation needs conflict detection, which pays off from a few batches on).
+const LOCKSTEP_MIN_THREADS: usize = 4 * W;
+
+/// Intervals with fewer active threads than this run as one chunk, without rayon.
+const PAR_MIN_THREADS: usize = 4096;
+
+/// Copies a few words (a thread's variables) without a call to `memcpy`.
+#[inline(always)]
+fn copy(dst: &mut [u64], src: &[u64]) {
+    match (dst, src) {
+        ([], _) => {}
+        ([d0], [s0, ..]) => *d0 = *s0,
+        ([d0, d1], [s0, s1, ..]) => {
+            *d0 = *s0;
+            *d1 = *s1;
+        }
+        ([d0, d1, d2], [s0, s1, s2, ..]) => {
+            *d0 = *s0;
+            *d1 = *s1;
+            *d2 = *s2;
+        }
+        ([d0, d1, d2, d3], [s0, s1, s2, s3, ..]) => {
+            *d0 = *s0;
+            *d1 = *s1;
+            *d2 = *s2;
+            *d3 = *s3;
+        }
+        (d, s) => d.copy_from_slice(&s[..d.len()]),
+    }
+}
+
+/// Why a run of the launch must be started over in full exact mode.
+pub(crate) struct Restart;
+
+/// The result of one interval.
+enum Interval {
+    /// The barrier fires (`at_barrier > 0`) or the group is done.
+    End { steps: u64, at_barrier: usize },
+    /// The execution stopped: a fault or the step bound.
+    Stop(Fault, u64),
+    /// A cross-group conflict: start over in full exact mode.
+    Restart,
+}
+
+/// What stopped one chunk or one sequential interval early.
+#[derive(Clone, Debug)]
+enum Halt {
+    /// Fault of thread `tid`; `before`: steps of the chunk before the faulting statement.
+    Fault {
+        tid: usize,
+        kind: FaultKind,
+        site: u32,
+        before: u64,
+    },
+    Budget,
+}
+
+/// Run speculative intervals in lock-step batches ([`super::batch`]) rather than thread by
+/// thread.
+const LOCKSTEP: bool = true;
+
+#[derive(Default)]
+struct Scratch {
+    batch: Option<Batch>,
+    regs: Vec<u64>,
+    /// Per array.
+    reads: Vec<Vec<ReadRec>>,
+    undo: Vec<UndoRec>,
+    steps: u64,
+    at_barrier: usize,
+    halt: Option<Halt>,
+}
+
+pub(crate) struct Engine<'a> {
+    launch: &'a Launch,
+    prog: &'a Program,
+    opts: &'a FastOptions,
+    full_exact: bool,
+    /// Memory: per array, all instances back to back.
+    mem: Vec<Vec<AtomicU64>>,
+    /// Writer shadow, same layout (empty when unused).
+    wsh: Vec<Vec<AtomicU64>>,
+    /// Group marks (writer group, reader groups) for `global` arrays shared by several
+    /// groups when races are tracked (empty when unused).
+    gw: Vec<Vec<AtomicU32>>,
+    gr: Vec<Vec<AtomicU32>>,
+    tracker: Option<Tracker>,
+    stamp: u32,
+    steps: u64,
+    intervals: u64,
+    stride: usize,
+    threads_in_pool: usize,
+    /// Per-chunk scratch, reused across intervals.
+    scratch: Vec<Scratch>,
+}
+
+impl<'a> Engine<'a> {
+    pub fn new(
+        launch: &'a Launch,
+        prog: &'a Program,
+        opts: &'a FastOptions,
+        full_exact: bool,
+    ) -> Result<Engine<'a>, Unsupported> {
+        let k = &launch.kernel;
+        let narr = k.arrays.len();
+        let mut mem = Vec::with_capacity(narr);
+        for a in 0..narr {
+            let r = prog.arr_repr[a];
+            let init = launch.initial[a]
+                .iter()
+                .map(|v| encode(v, r))
+                .collect::<Result<Vec<u64>, _>>()?;
+            let inst = launch.instances(a);
+            let mut v = Vec::with_capacity(init.len() * inst);
+            for _ in 0..inst {
+                v.extend(init.iter().map(|&x| AtomicU64::new(x)));
+            }
+            mem.push(v);
+        }
+        let threads_in_pool = rayon::current_num_threads();
+        let speculate = !full_exact && (opts.track_races || launch.local_size >= LOCKSTEP_MIN_THREADS);
+        let wsh = (0..narr)
+            .map(|a| {
+                if speculate && prog.written[a] {
+                    (0..mem[a].len()).map(|_| AtomicU64::new(0)).collect()
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let marks = |a: usize| {
+            opts.track_races
+                && !full_exact
+                && launch.groups > 1
+                && k.arrays[a].space == Space::Global
+                && prog.written[a]
+        };
+        let gw = (0..narr)
+            .map(|a| {
+                if marks(a) {
+                    (0..mem[a].len()).map(|_| AtomicU32::new(0)).collect()
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let gr = (0..narr)
+            .map(|a| {
+                if marks(a) {
+                    (0..mem[a].len()).map(|_| AtomicU32::new(0)).collect()
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        Ok(Engine {
+            launch,
+            prog,
+            opts,
+            full_exact,
+            mem,
+            wsh,
+            gw,
+            gr,
+            tracker: None,
+            stamp: 0,
+            steps: 0,
+            intervals: 0,
+            stride: 1 + prog.nvars,
+            threads_in_pool,
+            scratch: Vec::new(),
+        })
+    }
+
+    fn tracker(&mut self) -> &mut Tracker {
+        if self.tracker.is_none() {
+            let k = &self.launch.kernel;
+            let lens: Vec<usize> = self.mem.iter().map(|m| m.len()).collect();
+            let shape = (0..k.arrays.len())
+                .map(|a| {
+                    let dims = &self.launch.dims[a];
+                    (
+                        self.launch.len(a).max(1),
+                        if dims.len() == 2 { dims[1] } else { 0 },
+                        k.arrays[a].space == Space::Local,
+                    )
+                })
+                .collect();
+            let history = (0..k.arrays.len())
+                .map(|a| {
+                    self.full_exact
+                        && self.launch.groups > 1
+                        && k.arrays[a].space == Space::Global
+                })
+                .collect();
+            self.tracker = Some(Tracker::new(&lens, shape, history, self.prog.spans.clone()));
+        }
+        self.tracker.as_mut().unwrap()
+    }
+
+    fn views(&self, group: usize) -> Vec<ArrView<'_>> {
+        let k = &self.launch.kernel;
+        (0..k.arrays.len())
+            .map(|a| {
+                let len = self.launch.len(a);
+                let base = self.launch.instance_of(a, group) * len;
+                let cross = if self.gw[a].is_empty() {
+                    None
+                } else {
+                    Some((&self.gw[a][base..base + len], &self.gr[a][base..base + len]))
+                };
+                ArrView {
+                    mem: &self.mem[a][base..base + len],
+                    wsh: if self.wsh[a].is_empty() {
+                        &[]
+                    } else {
+                        &self.wsh[a][base..base + len]
+                    },
+                    abs_base: base,
+                    dims: &self.launch.dims[a],
+                    name: &k.arrays[a].name,
+                    is_const: !self.prog.written[a],
+                    cross,
+                }
+            })
+            .collect()
+    }
+
+    fn new_regs(&self, group: usize) -> Vec<u64> {
+        let mut regs = vec![0u64; self.prog.nregs];
+        for &(r, v) in &self.prog.consts {
+            regs[r as usize] = v;
+        }
+        if let Some(r) = self.prog.group_reg {
+            regs[r as usize] = group as i32 as u32 as u64;
+        }
+        regs
+    }
+
+    fn set_thread(&self, regs: &mut [u64], group: usize, tid: usize) {
+        if let Some(r) = self.prog.tid_reg {
+            regs[r as usize] = tid as i32 as u32 as u64;
+        }
+        if let Some(r) = self.prog.gid_reg {
+            regs[r as usize] = (group * self.launch.local_size + tid) as i32 as u32 as u64;
+        }
+    }
+
+    /// Runs the launch. `Err(Restart)`: a cross-group conflict was found; run again with
+    /// `full_exact`.
+    pub fn run(mut self) -> Result<FastOutcome, Restart> {
+        let l = self.launch.local_size;
+        let s = self.stride;
+        let mut cur = vec![0u64; l * s];
+        let mut next = vec![0u64; l * s];
+        let mut fault = None;
+        'groups: for g in 0..self.launch.groups {
+            for t in 0..l {
+                cur[t * s] = 0;
+                cur[t * s + 1..t * s + s].copy_from_slice(&self.prog.var_init);
+            }
+            let mut epoch = 0u64;
+            // After a speculation failed (a conflict), the next `skip` intervals run
+            // sequentially; `backoff` doubles with every consecutive failure.
+            let (mut skip, mut backoff) = (0u32, 1u32);
+            loop {
+                self.intervals += 1;
+                let remaining = self.launch.max_steps.saturating_sub(self.steps);
+                let track = self.opts.track_races;
+                let speculate = !self.full_exact
+                    && (track || l >= LOCKSTEP_MIN_THREADS);
+                let mut res = None;
+                if speculate && skip > 0 {
+                    skip -= 1;
+                } else if speculate {
+                    match self.spec_interval(g, remaining, &cur, &mut next) {
+                        Some(r) => {
+                            if matches!(r, Interval::End { .. }) {
+                                std::mem::swap(&mut cur, &mut next);
+                            }
+                            backoff = 1;
+                            res = Some(r);
+                        }
+                        None => {
+                            skip = backoff;
+                            backoff = (backoff * 2).min(1024);
+                        }
+                    }
+                }
+                let res = match res {
+                    Some(r) => r,
+                    None => self.seq_interval(g, epoch, remaining, &mut cur),
+                };
+                match res {
+                    Interval::End { steps, at_barrier } => {
+                        self.steps += steps;
+                        if at_barrier == 0 {
+                            break;
+                        }
+                        epoch += 1;
+                    }
+                    Interval::Stop(f, steps) => {
+                        self.steps = steps;
+                        fault = Some(f);
+                        break 'groups;
+                    }
+                    Interval::Restart => return Err(Restart),
+                }
+            }
+        }
+        let memory = self.memory();
+        let races = match self.tracker.take() {
+            Some(t) => t
+                .races
+                .into_iter()
+                .map(|(race, count)| RaceCount { race, count })
+                .collect(),
+            None => Vec::new(),
+        };
+        Ok(FastOutcome {
+            memory,
+            races,
+            fault,
+            intervals: self.intervals,
+            steps: self.steps,
+        })
+    }
+
+    fn memory(&self) -> Memory {
+        Memory {
+            arrays: (0..self.mem.len())
+                .map(|a| {
+                    let len = self.launch.len(a);
+                    let r = self.prog.arr_repr[a];
+                    (0..self.launch.instances(a))
+                        .map(|i| {
+                            self.mem[a][i * len..(i + 1) * len]
+                                .iter()
+                                .map(|x| decode(x.load(Relaxed), r))
+                                .collect()
+                        })
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
+    /// The verdict for a halt found at global position `before_interval + prefix + ...`.
+    fn stop(&self, group: usize, halt: &Halt, prefix: u64, remaining: u64) -> Interval {
+        match halt {
+            Halt::Fault {
+                tid,
+                kind,
+                site,
+                before,
+            } => {
+                let at = prefix + before;
+                if at < remaining {
+                    let site = &self.prog.sites[*site as usize];
+                    return Interval::Stop(
+                        Fault {
+                            kind: kind.clone(),
+                            thread: Some(ThreadId {
+                                group,
+                                local: *tid,
+                            }),
+                            span: Some(self.prog.spans[site.stmt as usize].clone()),
+                        },
+                        self.steps + at,
+                    );
+                }
+                self.step_bound()
+            }
+            Halt::Budget => self.step_bound(),
+        }
+    }
+
+    fn step_bound(&self) -> Interval {
+        let m = self.launch.max_steps;
+        Interval::Stop(
+            Fault {
+                kind: FaultKind::StepBound { steps: m },
+                thread: None,
+                span: None,
+            },
+            m,
+        )
+    }
+
+    /// Runs all threads of the interval one after another, in place, in canonical order:
+    /// exactly the canonical schedule. Tracks races exactly when asked to.
+    fn seq_interval(&mut self, g: usize, epoch: u64, remaining: u64, cur: &mut [u64]) -> Interval {
+        let track = self.opts.track_races;
+        if track {
+            self.tracker();
+        }
+        let mut tracker = self.tracker.take();
+        let res = {
+            let views = self.views(g);
+            let mut regs = self.new_regs(g);
+            let s = self.stride;
+            let mut cum = 0u64;
+            let mut at_barrier = 0;
+            let mut out = None;
+            for t in 0..self.launch.local_size {
+                let st = &mut cur[t * s..t * s + s];
+                if st[0] == DONE {
+                    continue;
+                }
+                copy(&mut regs[..s - 1], &st[1..]);
+                self.set_thread(&mut regs, g, t);
+                let mut pc = st[0] as u32;
+                let mut steps = 0u64;
+                let budget = remaining - cum;
+                let exit = if track {
+                    let mut pol = Exact {
+                        who: Who {
+                            group: g as u32,
+                            tid: t as u32,
+                        },
+                        epoch,
+                        step_base: self.steps + cum,
+                        max_steps: self.launch.max_steps,
+                        tracker: tracker.as_mut(),
+                        use_marks: !self.full_exact,
+                        xconflict: false,
+                    };
+                    let e = exec(self.prog, &views, &mut regs, &mut pc, &mut steps, budget, &mut pol);
+                    if pol.xconflict {
+                        out = Some(Interval::Restart);
+                        break;
+                    }
+                    e
+                } else {
+                    exec(self.prog, &views, &mut regs, &mut pc, &mut steps, budget, &mut Plain)
+                };
+                match exit {
+                    Exit::Barrier => {
+                        st[0] = pc as u64;
+                        copy(&mut st[1..], &regs[..s - 1]);
+                        at_barrier += 1;
+                    }
+                    Exit::Done => st[0] = DONE,
+                    Exit::Fault { kind, site } => {
+                        let before = (cum + steps).wrapping_add(self.prog.sites[site as usize].pre as i64 as u64);
+                        if let Some(t) = tracker.as_mut() {
+                            t.fault_at(self.steps + before);
+                        }
+                        let halt = Halt::Fault {
+                            tid: t,
+                            kind,
+                            site,
+                            before,
+                        };
+                        out = Some(self.stop(g, &halt, 0, remaining));
+                        break;
+                    }
+                    Exit::Budget => {
+                        out = Some(self.step_bound());
+                        break;
+                    }
+                    Exit::Stop => unreachable!("only cross-group conflicts stop a sequential run"),
+                }
+                cum += steps;
+            }
+            out.unwrap_or(Interval::End {
+                steps: cum,
+                at_barrier,
+            })
+        };
+        if let Some(t) = tracker.as_mut() {
+            t.end_interval();
+        }
+        self.tracker = tracker;
+        res
+    }
+
+    /// Runs the interval speculatively in parallel chunks; `None` if a conflict was found
+    /// (memory is restored to the interval start and `cur` is untouched, so the caller runs
+    /// the interval again sequentially). On success `next` holds the new thread states.
+    fn spec_interval(
+        &mut self,
+        g: usize,
+        remaining: u64,
+        cur: &[u64],
+        next: &mut [u64],
+    ) -> Option<Interval> {
+        if self.stamp == u32::MAX {
+            for w in self.wsh.iter().flatten() {
+                w.store(0, Relaxed);
+            }
+            self.stamp = 0;
+        }
+        self.stamp += 1;
+        let stamp = self.stamp;
+        let l = self.launch.local_size;
+        let s = self.stride;
+        let nchunks = if l < PAR_MIN_THREADS || self.threads_in_pool <= 1 {
+            1
+        } else {
+            (self.threads_in_pool * 8).min(l / 1024).max(1)
+        };
+        let csize = l.div_ceil(nchunks).next_multiple_of(W);
+        let nchunks = l.div_ceil(csize);
+        let conflict = AtomicBool::new(false);
+        let xconflict = AtomicBool::new(false);
+        let stop_at = AtomicUsize::new(usize::MAX);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let views = self.views(g);
+        scratch.resize_with(nchunks, Scratch::default);
+        for sc in &mut scratch {
+            sc.regs = self.new_regs(g);
+            sc.reads.resize_with(self.mem.len(), Vec::new);
+            for r in &mut sc.reads {
+                r.clear();
+            }
+            sc.undo.clear();
+            sc.steps = 0;
+            sc.at_barrier = 0;
+            sc.halt = None;
+        }
+        let run_chunk = |c: usize, sc: &mut Scratch, cur: &[u64], next: &mut [u64]| {
+            let first = c * csize;
+            let mut cum = 0u64;
+            for (k, (st, nx)) in cur.chunks(s).zip(next.chunks_mut(s)).enumerate() {
+                let t = first + k;
+                // Give up early when another chunk found a conflict or stopped below us
+                // (checked every 32 threads: only an optimisation).
+                if k % 32 == 0
+                    && (conflict.load(Relaxed)
+                        || xconflict.load(Relaxed)
+                        || t > stop_at.load(Relaxed))
+                {
+                    break;
+                }
+                if st[0] == DONE {
+                    nx[0] = DONE;
+                    continue;
+                }
+                copy(&mut sc.regs[..s - 1], &st[1..]);
+                self.set_thread(&mut sc.regs, g, t);
+                let mut pc = st[0] as u32;
+                let mut steps = 0u64;
+                let budget = remaining.saturating_sub(cum);
+                let mut pol = Spec {
+                    who: Who {
+                        group: g as u32,
+                        tid: t as u32,
+                    },
+                    me: (stamp as u64) << 32 | t as u64,
+                    stamp,
+                    reads: &mut sc.reads,
+                    undo: &mut sc.undo,
+                    conflict: &conflict,
+                    xconflict: &xconflict,
+                };
+                let exit = exec(self.prog, &views, &mut sc.regs, &mut pc, &mut steps, budget, &mut pol);
+                match exit {
+                    Exit::Barrier => {
+                        nx[0] = pc as u64;
+                        copy(&mut nx[1..], &sc.regs[..s - 1]);
+                        sc.at_barrier += 1;
+                    }
+                    Exit::Done => nx[0] = DONE,
+                    Exit::Fault { kind, site } => {
+                        let before = (cum + steps).wrapping_add(self.prog.sites[site as usize].pre as i64 as u64);
+                        sc.halt = Some(Halt::Fault {
+                            tid: t,
+                            kind,
+                            site,
+                            before,
+                        });
+                        stop_at.fetch_min(t, Relaxed);
+                        break;
+                    }
+                    Exit::Budget => {
+                        sc.halt = Some(Halt::Budget);
+                        stop_at.fetch_min(t, Relaxed);
+                        break;
+                    }
+                    Exit::Stop => break,
+                }
+                cum += steps;
+            }
+            sc.steps = cum;
+        };
+        let lanes = W as u32;
+        let run_batches = |c: usize, sc: &mut Scratch, cur: &[u64], next: &mut [u64]| {
+            let first = c * csize;
+            let mut cum = 0u64;
+            let mut b = sc.batch.take().unwrap_or_else(|| Batch::new(self.prog.nregs));
+            for &(r, v) in &self.prog.consts {
+                b.regs[r as usize * W..(r as usize + 1) * W].fill(v);
+            }
+            if let Some(r) = self.prog.group_reg {
+                b.regs[r as usize * W..(r as usize + 1) * W].fill(g as i32 as u32 as u64);
+            }
+            let nv = s - 1;
+            for (k, (cu, nx)) in cur.chunks(s * W).zip(next.chunks_mut(s * W)).enumerate() {
+                if conflict.load(Relaxed) || xconflict.load(Relaxed) {
+                    break;
+                }
+                let t0 = (first + k * W) as u32;
+                let n = cu.len() / s;
+                let mut mask = 0u64;
+                for l in 0..n {
+                    let st = &cu[l * s..l * s + s];
+                    if st[0] == DONE {
+                        nx[l * s] = DONE;
+                        continue;
+                    }
+                    mask |= 1 << l;
+                    b.pc[l] = st[0] as u32;
+                    b.steps[l] = 0;
+                    for v in 0..nv {
+                        b.regs[v * W + l] = st[1 + v];
+                    }
+                }
+                if mask == 0 {
+                    continue;
+                }
+                if let Some(r) = self.prog.tid_reg {
+                    for l in 0..n {
+                        b.regs[r as usize * W + l] = (t0 + l as u32) as i32 as u32 as u64;
+                    }
+                }
+                if let Some(r) = self.prog.gid_reg {
+                    let base = (g * self.launch.local_size) as u32 + t0;
+                    for l in 0..n {
+                        b.regs[r as usize * W + l] = (base + l as u32) as i32 as u32 as u64;
+                    }
+                }
+                let mut pol = Spec {
+                    who: Who {
+                        group: g as u32,
+                        tid: t0,
+                    },
+                    me: 0,
+                    stamp,
+                    reads: &mut sc.reads,
+                    undo: &mut sc.undo,
+                    conflict: &conflict,
+                    xconflict: &xconflict,
+                };
+                let budget = remaining.saturating_sub(cum);
+                match exec_batch(self.prog, &views, &mut b, mask, t0, budget, &mut pol) {
+                    Ok(at_barrier) => {
+                        let mut m = mask;
+                        while m != 0 {
+                            let l = m.trailing_zeros() as usize;
+                            m &= m - 1;
+                            cum += b.steps[l];
+                            let st = &mut nx[l * s..l * s + s];
+                            if at_barrier >> l & 1 != 0 {
+                                st[0] = b.pc[l] as u64;
+                                for v in 0..nv {
+                                    st[1 + v] = b.regs[v * W + l];
+                                }
+                                sc.at_barrier += 1;
+                            } else {
+                                st[0] = DONE;
+                            }
+                        }
+                    }
+                    Err(()) => {
+                        // A fault, a budget overrun or a conflict: decide sequentially.
+                        conflict.store(true, Relaxed);
+                        break;
+                    }
+                }
+            }
+            let _ = lanes;
+            sc.batch = Some(b);
+            sc.steps = cum;
+        };
+        if LOCKSTEP {
+            if nchunks == 1 {
+                run_batches(0, &mut scratch[0], cur, next);
+            } else {
+                let per = csize * s;
+                scratch
+                    .par_iter_mut()
+                    .zip(cur.par_chunks(per))
+                    .zip(next.par_chunks_mut(per))
+                    .enumerate()
+                    .for_each(|(c, ((sc, cu), nx))| run_batches(c, sc, cu, nx));
+            }
+        } else if nchunks == 1 {
+            run_chunk(0, &mut scratch[0], cur, next);
+        } else {
+            scratch
+                .par_iter_mut()
+                .zip(cur.par_chunks(csize * s))
+                .zip(next.par_chunks_mut(csize * s))
+                .enumerate()
+                .for_each(|(c, ((sc, cu), nx))| run_chunk(c, sc, cu, nx));
+        }
+        let res = self.settle(g, remaining, stamp, &scratch, &conflict, &xconflict);
+        self.scratch = scratch;
+        res
+    }
+
+    /// After the chunks ran: validation, then commit (the verdict) or rollback (`None`).
+    fn settle(
+        &self,
+        g: usize,
+        remaining: u64,
+        stamp: u32,
+        scratch: &[Scratch],
+        conflict: &AtomicBool,
+        xconflict: &AtomicBool,
+    ) -> Option<Interval> {
+        if xconflict.load(Relaxed) {
+            return Some(Interval::Restart);
+        }
+        let mut ok = !conflict.load(Relaxed);
+        if ok {
+            let wsh = &self.wsh;
+            ok = if scratch.len() == 1 {
+                validate(&scratch[0].reads, wsh, stamp)
+            } else {
+                scratch.par_iter().all(|sc| validate(&sc.reads, wsh, stamp))
+            };
+        }
+        if !ok {
+            for sc in scratch {
+                for u in &sc.undo {
+                    self.mem[u.arr as usize][u.abs as usize].store(u.old, Relaxed);
+                }
+            }
+            return None;
+        }
+        let mut prefix = 0u64;
+        let mut at_barrier = 0;
+        for sc in scratch {
+            if let Some(h) = &sc.halt {
+                return Some(self.stop(g, h, prefix, remaining));
+            }
+            prefix += sc.steps;
+            at_barrier += sc.at_barrier;
+        }
+        if prefix > remaining {
+            return Some(self.step_bound());
+        }
+        Some(Interval::End {
+            steps: prefix,
+            at_barrier,
+        })
+    }
+}

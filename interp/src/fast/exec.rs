@@ -1,0 +1,385 @@
+//! The bytecode interpreter: runs one thread from its saved program counter until it
+//! reaches a barrier, terminates, faults, exhausts its step budget, or its memory policy
+//! asks it to stop. Memory accesses go through a [`Policy`] (plain, speculative with
+//! conflict detection, or exact with race tracking), monomorphised into the loop.
+
+use super::compile::{Inst, Program, Site, NO_SITE};
+use super::repr::{combine_interval, combine_voigt1, combine_voigt2, Repr};
+use crate::fault::FaultKind;
+use crate::value::Value;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+
+/// One array as the threads of the current work-group see it.
+pub(crate) struct ArrView<'a> {
+    /// The group's instance.
+    pub mem: &'a [AtomicU64],
+    /// Writer shadow of the group's instance (empty when unused).
+    pub wsh: &'a [AtomicU64],
+    /// Offset of the instance in the array's flat storage.
+    pub abs_base: usize,
+    /// Dimensions (1 or 2).
+    pub dims: &'a [usize],
+    pub name: &'a str,
+    pub is_const: bool,
+    /// Launch-wide group marks (writer group, reader groups) for a `global` array shared by
+    /// several groups, when races are tracked.
+    pub cross: Option<(&'a [AtomicU32], &'a [AtomicU32])>,
+}
+
+/// How a thread left [`exec`].
+#[derive(Debug)]
+pub(crate) enum Exit {
+    /// At a barrier; the program counter points after it.
+    Barrier,
+    Done,
+    /// A runtime fault in the statement of `site`, within the step budget.
+    Fault { kind: FaultKind, site: u32 },
+    /// The step budget would be exceeded.
+    Budget,
+    /// The policy asked to stop (a conflict in speculative mode, a cross-group conflict).
+    Stop,
+}
+
+/// What a thread is: its group and local id.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Who {
+    pub group: u32,
+    pub tid: u32,
+}
+
+/// Memory semantics of a run. `steps` is the thread's step counter; the access is at the
+/// thread's step `steps + site.pre` of the interval.
+pub(crate) trait Policy {
+    fn load(
+        &mut self,
+        view: &ArrView,
+        site: &Site,
+        off: usize,
+        steps: u64,
+    ) -> Result<u64, ()>;
+    fn store(
+        &mut self,
+        view: &ArrView,
+        site: &Site,
+        off: usize,
+        v: u64,
+        steps: u64,
+    ) -> Result<(), ()>;
+}
+
+#[inline(always)]
+fn idx(r: u64, signed: bool) -> i64 {
+    if signed {
+        r as u32 as i32 as i64
+    } else {
+        r as i64
+    }
+}
+
+#[inline(always)]
+fn f(x: u64) -> f32 {
+    f32::from_bits(x as u32)
+}
+
+#[inline(always)]
+fn fb(x: f32) -> u64 {
+    x.to_bits() as u64
+}
+
+fn oob(view: &ArrView, index: Vec<i64>) -> FaultKind {
+    FaultKind::OutOfBounds {
+        array: view.name.to_string(),
+        index,
+        dims: view.dims.to_vec(),
+    }
+}
+
+/// Runs one thread. `regs` holds its variables, constants and builtins; `pc` and `steps`
+/// are updated in place (`steps`: statements executed in this interval; a run's statements
+/// are added when the run ends). `budget`: the most steps the thread may execute.
+#[inline(never)]
+pub(crate) fn exec<P: Policy>(
+    prog: &Program,
+    views: &[ArrView],
+    regs: &mut [u64],
+    pc_io: &mut u32,
+    steps_io: &mut u64,
+    budget: u64,
+    pol: &mut P,
+) -> Exit {
+    debug_assert!(regs.len() >= prog.nregs);
+    let code = &prog.code[..];
+    let sites = &prog.sites[..];
+    let rp = regs.as_mut_ptr();
+    // SAFETY: every register index was checked against `nregs` when compiling, and
+    // `regs.len() >= nregs`; every jump target is a valid instruction index and the code
+    // ends with `Halt`.
+    macro_rules! r {
+        ($i:expr) => {
+            *unsafe { &mut *rp.add($i as usize) }
+        };
+    }
+    let mut pc = *pc_io as usize;
+    let mut steps = *steps_io;
+    macro_rules! fault {
+        ($site:expr, $kind:expr) => {{
+            let mut site = $site;
+            *pc_io = pc as u32;
+            *steps_io = steps;
+            let s = &sites[site as usize];
+            if (steps as i64 + s.pre as i64 + 1) as u64 > budget {
+                return Exit::Budget;
+            }
+            // Inside a store's value: the store's element is checked first (S-ARRAY).
+            let mut kind = None;
+            if s.guard != NO_SITE {
+                let g = &sites[s.guard as usize];
+                let view = &views[g.arr as usize];
+                let index: Vec<i64> = (0..g.nidx as usize)
+                    .map(|k| idx(r!(g.regs[k]), g.signed[k]))
+                    .collect();
+                if crate::eval::offset(&index, view.dims).is_none() {
+                    kind = Some(oob(view, index));
+                    site = s.guard;
+                }
+            }
+            return Exit::Fault {
+                kind: kind.unwrap_or_else(|| $kind),
+                site,
+            };
+        }};
+    }
+    macro_rules! jump {
+        ($t:expr, $n:expr) => {{
+            steps += $n as u64;
+            pc = $t as usize;
+        }};
+    }
+    macro_rules! branch {
+        ($go:expr, $t:expr, $st:expr, $sf:expr) => {{
+            if $go {
+                steps += $sf as u64;
+            } else {
+                steps += $st as u64;
+                pc = $t as usize;
+            }
+        }};
+    }
+    loop {
+        let inst = unsafe { *code.get_unchecked(pc) };
+        pc += 1;
+        match inst {
+            Inst::Mov { d, a } => r!(d) = r!(a),
+            Inst::Add { d, a, b } => r!(d) = (r!(a) as u32).wrapping_add(r!(b) as u32) as u64,
+            Inst::Sub { d, a, b } => r!(d) = (r!(a) as u32).wrapping_sub(r!(b) as u32) as u64,
+            Inst::Mul { d, a, b } => r!(d) = (r!(a) as u32).wrapping_mul(r!(b) as u32) as u64,
+            Inst::And { d, a, b } => r!(d) = r!(a) & r!(b),
+            Inst::Or { d, a, b } => r!(d) = r!(a) | r!(b),
+            Inst::Xor { d, a, b } => r!(d) = r!(a) ^ r!(b),
+            Inst::Eq { d, a, b } => r!(d) = (r!(a) == r!(b)) as u64,
+            Inst::Ne { d, a, b } => r!(d) = (r!(a) != r!(b)) as u64,
+            Inst::DivI { d, a, b, site } | Inst::RemI { d, a, b, site } => {
+                let (x, y) = (r!(a) as u32 as i32, r!(b) as u32 as i32);
+                if y == 0 {
+                    fault!(site, FaultKind::DivisionByZero {
+                        dividend: Value::Int(x).to_string()
+                    });
+                }
+                let v = if matches!(inst, Inst::DivI { .. }) {
+                    x.wrapping_div(y)
+                } else {
+                    x.wrapping_rem(y)
+                };
+                r!(d) = v as u32 as u64;
+            }
+            Inst::DivU { d, a, b, site } | Inst::RemU { d, a, b, site } => {
+                let (x, y) = (r!(a) as u32, r!(b) as u32);
+                if y == 0 {
+                    fault!(site, FaultKind::DivisionByZero {
+                        dividend: Value::Uint(x).to_string()
+                    });
+                }
+                let v = if matches!(inst, Inst::DivU { .. }) { x / y } else { x % y };
+                r!(d) = v as u64;
+            }
+            Inst::ShlI { d, a, b, site } | Inst::ShrI { d, a, b, site } => {
+                let (x, y) = (r!(a) as u32 as i32, r!(b) as u32 as i32);
+                if !(0..32).contains(&y) {
+                    fault!(site, FaultKind::ShiftRange { count: y as i64 });
+                }
+                let v = if matches!(inst, Inst::ShlI { .. }) { x << y } else { x >> y };
+                r!(d) = v as u32 as u64;
+            }
+            Inst::ShlU { d, a, b, site } | Inst::ShrU { d, a, b, site } => {
+                let (x, y) = (r!(a) as u32, r!(b) as u32);
+                if y >= 32 {
+                    fault!(site, FaultKind::ShiftRange { count: y as i64 });
+                }
+                let v = if matches!(inst, Inst::ShlU { .. }) { x << y } else { x >> y };
+                r!(d) = v as u64;
+            }
+            Inst::LtI { d, a, b } => r!(d) = ((r!(a) as u32 as i32) < (r!(b) as u32 as i32)) as u64,
+            Inst::LeI { d, a, b } => {
+                r!(d) = ((r!(a) as u32 as i32) <= (r!(b) as u32 as i32)) as u64
+            }
+            Inst::LtU { d, a, b } => r!(d) = (r!(a) < r!(b)) as u64,
+            Inst::LeU { d, a, b } => r!(d) = (r!(a) <= r!(b)) as u64,
+            Inst::MinI { d, a, b } => {
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = if (x as u32 as i32) < (y as u32 as i32) { x } else { y };
+            }
+            Inst::MaxI { d, a, b } => {
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = if (x as u32 as i32) < (y as u32 as i32) { y } else { x };
+            }
+            Inst::MinU { d, a, b } => {
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = if x < y { x } else { y };
+            }
+            Inst::MaxU { d, a, b } => {
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = if x < y { y } else { x };
+            }
+            Inst::AddF { d, a, b } => r!(d) = fb(f(r!(a)) + f(r!(b))),
+            Inst::SubF { d, a, b } => r!(d) = fb(f(r!(a)) - f(r!(b))),
+            Inst::MulF { d, a, b } => r!(d) = fb(f(r!(a)) * f(r!(b))),
+            Inst::DivF { d, a, b } => r!(d) = fb(f(r!(a)) / f(r!(b))),
+            Inst::LtF { d, a, b } => r!(d) = (f(r!(a)) < f(r!(b))) as u64,
+            Inst::LeF { d, a, b } => r!(d) = (f(r!(a)) <= f(r!(b))) as u64,
+            Inst::EqF { d, a, b } => r!(d) = (f(r!(a)) == f(r!(b))) as u64,
+            Inst::NeF { d, a, b } => r!(d) = (f(r!(a)) != f(r!(b))) as u64,
+            Inst::MinF { d, a, b } => {
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = if f(x) < f(y) { x } else { y };
+            }
+            Inst::MaxF { d, a, b } => {
+                let (x, y) = (r!(a), r!(b));
+                r!(d) = if f(x) < f(y) { y } else { x };
+            }
+            Inst::CombIv { d, a, b } => r!(d) = combine_interval(r!(a), r!(b)),
+            Inst::CombV1 { d, a, b } => r!(d) = combine_voigt1(r!(a), r!(b)),
+            Inst::CombV2 { d, a, b } => r!(d) = combine_voigt2(r!(a), r!(b)),
+            Inst::Neg { d, a } => r!(d) = (r!(a) as u32).wrapping_neg() as u64,
+            Inst::NegF { d, a } => r!(d) = fb(-f(r!(a))),
+            Inst::BitNot { d, a } => r!(d) = (!(r!(a) as u32)) as u64,
+            Inst::IsZ { d, a } => r!(d) = (r!(a) == 0) as u64,
+            Inst::NeZ { d, a } => r!(d) = (r!(a) != 0) as u64,
+            Inst::IsZF { d, a } => r!(d) = (f(r!(a)) == 0.0) as u64,
+            Inst::NeZF { d, a } => r!(d) = (f(r!(a)) != 0.0) as u64,
+            Inst::I2F { d, a } => r!(d) = fb(r!(a) as u32 as i32 as f32),
+            Inst::U2F { d, a } => r!(d) = fb(r!(a) as u32 as f32),
+            Inst::F2I { d, a } => r!(d) = f(r!(a)) as i32 as u32 as u64,
+            Inst::F2U { d, a } => r!(d) = f(r!(a)) as u32 as u64,
+            Inst::Log2 { d, a, signed, to } => {
+                let v = idx(r!(a), signed);
+                let l = if v <= 0 { 0 } else { 63 - v.leading_zeros() as i64 } as i32;
+                r!(d) = match to {
+                    Repr::F32 => fb(l as f32),
+                    Repr::Bool => (l != 0) as u64,
+                    _ => l as u32 as u64,
+                };
+            }
+            Inst::Load { d, i, site } => {
+                let s = unsafe { sites.get_unchecked(site as usize) };
+                let view = unsafe { views.get_unchecked(s.arr as usize) };
+                let x = idx(r!(i), s.signed[0]);
+                if x < 0 || x as u64 >= view.mem.len() as u64 {
+                    fault!(site, oob(view, vec![x]));
+                }
+                match pol.load(view, s, x as usize, steps) {
+                    Ok(v) => r!(d) = v,
+                    Err(()) => return Exit::Stop,
+                }
+            }
+            Inst::Load2 { d, i, j, site } => {
+                let s = &sites[site as usize];
+                let view = &views[s.arr as usize];
+                let (x, y) = (idx(r!(i), s.signed[0]), idx(r!(j), s.signed[1]));
+                let (d0, d1) = (view.dims[0] as u64, view.dims[1] as u64);
+                if x < 0 || x as u64 >= d0 || y < 0 || y as u64 >= d1 {
+                    fault!(site, oob(view, vec![x, y]));
+                }
+                let off = x as usize * d1 as usize + y as usize;
+                match pol.load(view, s, off, steps) {
+                    Ok(v) => r!(d) = v,
+                    Err(()) => return Exit::Stop,
+                }
+            }
+            Inst::Store { i, v, site } => {
+                let s = unsafe { sites.get_unchecked(site as usize) };
+                let view = unsafe { views.get_unchecked(s.arr as usize) };
+                let x = idx(r!(i), s.signed[0]);
+                if x < 0 || x as u64 >= view.mem.len() as u64 {
+                    fault!(site, oob(view, vec![x]));
+                }
+                if pol.store(view, s, x as usize, r!(v), steps).is_err() {
+                    return Exit::Stop;
+                }
+            }
+            Inst::Store2 { i, j, v, site } => {
+                let s = &sites[site as usize];
+                let view = &views[s.arr as usize];
+                let (x, y) = (idx(r!(i), s.signed[0]), idx(r!(j), s.signed[1]));
+                let (d0, d1) = (view.dims[0] as u64, view.dims[1] as u64);
+                if x < 0 || x as u64 >= d0 || y < 0 || y as u64 >= d1 {
+                    fault!(site, oob(view, vec![x, y]));
+                }
+                let off = x as usize * d1 as usize + y as usize;
+                if pol.store(view, s, off, r!(v), steps).is_err() {
+                    return Exit::Stop;
+                }
+            }
+            Inst::Jump { t, steps: n } => jump!(t, n),
+            Inst::Loop { t, steps: n } => {
+                steps += n as u64;
+                if steps > budget {
+                    *pc_io = pc as u32;
+                    *steps_io = steps;
+                    return Exit::Budget;
+                }
+                pc = t as usize;
+            }
+            Inst::Jz { c, t, st, sf } => branch!(r!(c) != 0, t, st, sf),
+            Inst::Jnz { c, t, st, sf } => branch!(r!(c) == 0, t, st, sf),
+            Inst::JnLtI { a, b, t, st, sf } => {
+                branch!((r!(a) as u32 as i32) < (r!(b) as u32 as i32), t, st, sf)
+            }
+            Inst::JnLeI { a, b, t, st, sf } => {
+                branch!((r!(a) as u32 as i32) <= (r!(b) as u32 as i32), t, st, sf)
+            }
+            Inst::JnLtU { a, b, t, st, sf } => branch!(r!(a) < r!(b), t, st, sf),
+            Inst::JnLeU { a, b, t, st, sf } => branch!(r!(a) <= r!(b), t, st, sf),
+            Inst::JnEq { a, b, t, st, sf } => branch!(r!(a) == r!(b), t, st, sf),
+            Inst::JnNe { a, b, t, st, sf } => branch!(r!(a) != r!(b), t, st, sf),
+            Inst::Barrier { steps: n } | Inst::Halt { steps: n } => {
+                steps += n as u64;
+                *pc_io = pc as u32;
+                *steps_io = steps;
+                if steps > budget {
+                    return Exit::Budget;
+                }
+                return if matches!(inst, Inst::Barrier { .. }) {
+                    Exit::Barrier
+                } else {
+                    Exit::Done
+                };
+            }
+        }
+    }
+}
+
+/// Plain memory: loads and stores in place, no tracking (sequential runs without race
+/// tracking).
+pub(crate) struct Plain;
+
+impl Policy for Plain {
+    #[inline(always)]
+    fn load(&mut self, view: &ArrView, _: &Site, off: usize, _: u64) -> Result<u64, ()> {
+        Ok(view.mem[off].load(Relaxed))
+    }
+    #[inline(always)]
+    fn store(&mut self, view: &ArrView, _: &Site, off: usize, v: u64, _: u64) -> Result<(), ()> {
+        view.mem[off].store(v, Relaxed);
+        Ok(())
+    }
+}

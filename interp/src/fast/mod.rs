@@ -1,0 +1,235 @@
+//! The fast executor: the canonical schedule on a compiled kernel, with exact race checking.
+//!
+//! [`run`] executes a [`Launch`] under the *canonical schedule* — work-groups in order
+//! `0..G`, each running all of its barrier intervals before the next group starts; inside an
+//! interval the threads run in `tid` order, each until it reaches a barrier or terminates;
+//! then K-BARRIER fires (when all threads of the group are at a barrier or terminated and at
+//! least one is at a barrier). It returns the final memory, every data race of that
+//! execution (Definition 5.2), deduplicated by [`RaceKey`](crate::race::RaceKey) with counts,
+//! the first fault, and the numbers of K-STEP applications and barrier intervals.
+//!
+//! # Why one schedule decides race-freedom (and the final store) for this input
+//!
+//! Fix the launch, i.e. the initial state `S` (parameters, geometry, initial arrays). Write
+//! `C` for the canonical execution from `S`. The *epoch* of a step of thread `t` is the
+//! number of barriers `t` passed before it; because a K-BARRIER advances every thread of the
+//! group that is at a barrier, and a thread that terminated never steps again, the epoch of a
+//! step is also the number of K-BARRIERs of its group that happened before it, in any
+//! execution. Two accesses to one element by distinct threads, at least one a write,
+//! *conflict* when their threads are in different groups, or in the same group and the same
+//! epoch ([`crate::race::conflict`]): exactly the pairs of Definition 5.2, since within a
+//! group "a K-BARRIER between them" is "different epochs".
+//!
+//! **Races reported are real.** `C` is an execution of the semantics (every thread step is a
+//! K-STEP; every barrier is fired when K-BARRIER's premise holds for the group; groups that
+//! have not started simply take no steps yet). Every conflicting pair found in `C` is a data
+//! race of an actual execution, with both accesses as reported.
+//!
+//! **No race in `C`, and `C` terminates, ⇒ no execution from `S` has a race, every execution
+//! is finite, and every maximal one ends in `C`'s final store** (Lemma 5.4 with `C` as the
+//! witness). Race-freedom of `C` says, for every element `e`: (i) in each (group, epoch), if
+//! one thread writes `e` no other thread of the group accesses `e` in that epoch; (ii) if a
+//! thread of group `h` writes `e`, no thread of another group accesses `e` at all. Let `E`
+//! be any execution from `S`. We show by induction on the length of `E` that every step of
+//! `E` is a *canonical step*: thread `t`'s `j`-th step in `E` starts from the same local
+//! state, reads the same values from the same elements and writes the same values to the same
+//! elements as `t`'s `j`-th step in `C` (and K-BARRIERs in `E` move each group's threads
+//! between the same states as in `C`). Take `t`'s next step in `E`; by induction its local
+//! state is canonical, so its first array access is to the canonical element `e`, and if it
+//! reads, it reads the last write to `e` in `E` so far (or the initial value). All writes to
+//! `e` in `E` so far are canonical steps. By (ii), since `t`'s group accesses `e`, every
+//! write to `e` (in `C`, hence in `E`) is by `t`'s group `g`. Let `k` be `t`'s epoch.
+//! Writes by other threads of `g` in epoch `k` do not exist by (i). A write in an epoch
+//! `k' < k` precedes `t`'s read in `E` as in `C`: the `(k'+1)`-th K-BARRIER of `g` requires
+//! its writer to have finished epoch `k'`. A write in an epoch `k'' > k` cannot have happened
+//! in `E` yet: the `(k+1)`-th K-BARRIER needs `t` at a barrier, and `t` is still in epoch
+//! `k`. Within one epoch `k' ≤ k` all writes to `e` are by a single thread (by (i); for
+//! `k' = k` it is `t` itself), in its program order. So the writes to `e` before the read are
+//! the same in `E` and in `C` and in the same order: the read returns the canonical value,
+//! and by induction over the accesses of the step (addresses depend only on the local state
+//! and values read earlier in the step) the whole step is canonical. Hence (a) any two
+//! conflicting accesses of `E` are canonical accesses with the same threads and epochs, so
+//! they would conflict in `C`: `E` has no race; (b) each thread's steps in `E` are a prefix
+//! of its steps in `C` and each group fires at most as many barriers, so `E` is finite;
+//! (c) if `E` is maximal, every thread has done all of its canonical steps (otherwise its next
+//! canonical step, or a K-BARRIER, would apply), and the last write to each element is the
+//! canonical one by the ordering argument above: `E` ends in `C`'s final store.
+//!
+//! **Non-termination and faults.** If some thread of `C` never reaches its barrier (or the
+//! whole execution is long), `C` is cut at `launch.max_steps` K-STEPs and the verdict is the
+//! fault `StepBound` ("did not terminate within N steps"), never "race-free": every thread's
+//! budget in an interval is the remaining global budget, so an infinite loop ends the run.
+//! A runtime fault (out of bounds, division by zero, shift count) is the first one of `C`
+//! (lowest group, interval, `tid`, statement); races found before it are real; no claim is
+//! made about the rest. Memory after a fault or the step bound is unspecified.
+//!
+//! # How an interval is executed
+//!
+//! The kernel is compiled ([`compile`]) to a flat register bytecode over `u64` slots
+//! ([`repr`]: ints, uints, bools and float bits zero-extended; interval-monoid elements as
+//! `i << 32 | j` with reserved codes for 1 and ⊤). Memory is one flat `Vec<AtomicU64>` per
+//! array (local arrays: one instance per group, back to back; relaxed atomics compile to
+//! plain loads and stores). A thread's saved state is `[pc, vars...]`.
+//!
+//! Each interval runs in one of three ways, all producing exactly the canonical interval:
+//!
+//! * **plain sequential** (no race tracking, one worker or few threads): threads in `tid`
+//!   order, in place — the canonical schedule itself.
+//! * **speculative parallel** (race tracking, or several workers): the threads are split
+//!   into contiguous chunks run in parallel (rayon, a pool of `jobs` workers), each thread
+//!   against the shared memory, new thread states written to a second buffer. Every write
+//!   marks the element in a *writer shadow* word (`stamp << 32 | tid`, swapped atomically);
+//!   a second writer of the same interval is a conflict and does not write, so each element
+//!   is written only by its first writer, which saved the interval-start value in an undo
+//!   log. Reads are logged per chunk and validated after all chunks finished: a read of an
+//!   element carrying another thread's mark of this interval is a conflict. If no conflict
+//!   was found, no element written in the interval was accessed by two threads, so every read
+//!   returned the interval-start value or the thread's own write: each thread behaved exactly
+//!   as it does running alone from the interval-start memory. By induction on `tid`, so does
+//!   each thread in the canonical interval (a thread could only see a lower thread's write by
+//!   reading an element that thread wrote — a conflict), so the canonical interval performs
+//!   the same accesses (hence is race-free) and ends in the same memory and thread states.
+//!   Contrapositively, when the canonical interval has a conflict the speculative run flags
+//!   one (it may also flag spurious ones after diverging; that costs time, not precision).
+//!   Then memory is restored from the undo log, the new states are dropped, and the interval
+//!   is run again by
+//! * **exact sequential**: the canonical schedule in place with an exact tracker
+//!   ([`shadow::Tracker`]) that finds every conflicting pair and reports, per race key, the
+//!   first race found in canonical order and the number of conflicting pairs. After a failed
+//!   speculation the following intervals of the group run sequentially for a while
+//!   (exponential back-off), since racy kernels tend to race in every interval.
+//!
+//! A fault or step-bound stop found during speculation is accepted only after a clean
+//! validation (all threads before the stopping one then behaved canonically), and is placed
+//! in canonical order by per-chunk step prefix sums. The outcome is therefore identical
+//! whatever `jobs` is: memory, races and their order, faults, steps and intervals.
+//!
+//! **Cross-group races.** Groups run one after another, so a group's reads of earlier groups'
+//! writes never make the canonical run diverge; but they are races. With race tracking and
+//! several groups, each element of a written `global` array carries launch-wide *group
+//! marks* (the writing group; the reading group, with a "several groups" bit); every thread
+//! of one group stores the same marks, so they are deterministic. A cross-group conflict
+//! (possibly spurious after a failed speculation) restarts the whole launch in *full exact*
+//! mode: every interval exact sequential, the tracker keeping the history of `global` arrays
+//! for the whole launch.
+//!
+//! # Shadow state, bytes per array element
+//!
+//! | state | bytes per element | when |
+//! |---|---|---|
+//! | memory | 8 | always |
+//! | writer shadow | 8 | written arrays, when tracking races or running on more than one worker |
+//! | group marks | 8 | written `global` arrays, when tracking races with more than one group |
+//! | exact tracker lists | 8 (+80 per live access class) | every array, only once some interval needed exact tracking |
+//!
+//! Transient per interval: 12 bytes per logged read (of written arrays), 16 bytes per element
+//! written (undo); per thread of a group: `2 × 8 × (1 + variables)` bytes of saved states.
+//! Nothing is hashed on the hot path; the exact tracker's race-key map is touched only when
+//! a race is found.
+
+mod batch;
+mod compile;
+mod engine;
+mod exec;
+mod repr;
+mod shadow;
+
+use crate::fault::Fault;
+use crate::launch::{Launch, Memory};
+use crate::race::Race;
+use std::fmt;
+
+/// Options of a fast run.
+#[derive(Clone, Debug, Default)]
+pub struct FastOptions {
+    /// Worker threads; 0 = rayon's default (the number of cores).
+    pub jobs: usize,
+    /// Detect and report data races (Definition 5.2).
+    pub track_races: bool,
+}
+
+/// One distinct race (by [`Race::key`]) with the number of conflicting pairs of accesses
+/// that share its key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RaceCount {
+    /// The first instance found, in canonical order.
+    pub race: Race,
+    /// Conflicting pairs with this key: unordered pairs of access instances (thread,
+    /// statement, kind, epoch, element; repeats of one instance count once) that conflict.
+    pub count: u64,
+}
+
+/// The result of a fast run.
+#[derive(Clone, Debug)]
+pub struct FastOutcome {
+    /// The final store (unspecified after a fault).
+    pub memory: Memory,
+    /// Races in the order their first instance was found (empty unless tracked).
+    pub races: Vec<RaceCount>,
+    pub fault: Option<Fault>,
+    /// Barrier intervals executed, summed over groups.
+    pub intervals: u64,
+    /// K-STEP rule applications (up to the fault; `max_steps` at the step bound).
+    pub steps: u64,
+}
+
+/// The launch uses something the fast executor does not implement (e.g. the `list`
+/// monoid); use the reference semantics instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported {
+    pub message: String,
+}
+
+impl Unsupported {
+    pub fn new(message: impl Into<String>) -> Unsupported {
+        Unsupported {
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "not supported by the fast executor: {}", self.message)
+    }
+}
+
+impl std::error::Error for Unsupported {}
+
+/// Runs `launch` under the canonical schedule (see the module documentation).
+pub fn run(launch: &Launch, opts: &FastOptions) -> Result<FastOutcome, Unsupported> {
+    let prog = compile::compile(launch)?;
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if opts.jobs > 0 {
+        builder = builder.num_threads(opts.jobs);
+    }
+    let pool = builder
+        .build()
+        .map_err(|e| Unsupported::new(format!("cannot start worker threads: {e}")))?;
+    pool.install(|| {
+        let engine = engine::Engine::new(launch, &prog, opts, false)?;
+        match engine.run() {
+            Ok(out) => Ok(out),
+            Err(engine::Restart) => {
+                let engine = engine::Engine::new(launch, &prog, opts, true)?;
+                Ok(engine
+                    .run()
+                    .unwrap_or_else(|_| unreachable!("a full exact run never restarts")))
+            }
+        }
+    })
+}
+
+/// The compiled bytecode of a launch, one instruction per line (for debugging and tests).
+#[doc(hidden)]
+pub fn disassemble(launch: &Launch) -> Result<String, Unsupported> {
+    let prog = compile::compile(launch)?;
+    let mut out = format!(
+        "nregs {} nvars {} consts {:?}\n",
+        prog.nregs, prog.nvars, prog.consts
+    );
+    for (i, inst) in prog.code.iter().enumerate() {
+        out.push_str(&format!("{i:4}  {inst:?}\n"));
+    }
+    Ok(out)
+}

@@ -1,0 +1,763 @@
+//! The exhaustive explorer: state caching at barrier synchronisation points and source-DPOR
+//! with sleep sets inside a barrier interval.
+//!
+//! # Model
+//!
+//! A schedule is a sequence of thread choices; every enabled K-BARRIER fires eagerly right
+//! after the step that enables it (see [`interp::reference`]: a barrier touches no data and,
+//! once enabled, nothing of its group can move until it fires, so this loses no behaviour).
+//! An *event* is one K-STEP of one thread. Its *accesses* are the array elements it actually
+//! read and wrote ([`interp::reference::StepInfo`]); they depend on the values it read.
+//!
+//! Two events are *dependent* iff they belong to the same thread (program order), or they
+//! access a common element and at least one of them writes it, or one of them is a faulting
+//! step (a step that raises a runtime fault ends the whole execution, i.e. disables every
+//! other thread, and its accesses are not known; treating it as dependent with everything is
+//! a conservative over-approximation). Independent adjacent events commute: a step is a
+//! function of its thread's local state and of the values it reads, so if neither event
+//! writes what the other accesses, both orders execute the same steps and reach the same
+//! state; and no step can disable another thread (a thread's status depends only on its own
+//! continuation). Happens-before (HB) is the transitive closure of dependency along the
+//! execution plus, for every K-BARRIER of a group, an edge from every step of the group
+//! before it to every step of the group after it. It is tracked with vector clocks.
+//! Because dependency is computed from the actual accesses of the events of *this*
+//! execution, a step whose reads (and hence control flow, e.g. in a conditional on a racy
+//! value) change when it is reordered is still handled correctly: it is reordered only
+//! after one of its reads, which is dependent with the write it reads from, so any event
+//! whose behaviour could change is HB-after the event it could change with (this is the
+//! standard read/write dependency argument of Nidhugg/GenMC).
+//!
+//! # Partial-order reduction (source-DPOR, Abdulla, Aronis, Jonsson and Sagonas, POPL 2014,
+//! Algorithm 1)
+//!
+//! Depth-first search; each node of the current execution E keeps a backtrack set and a
+//! sleep set. When the next event e′ of thread p is executed, every earlier event e of
+//! another thread that is dependent with e′, not HB-before p's previous events and not
+//! HB-before another event dependent with e′ (an *immediate race* e ⋖ e′) gets a backtrack
+//! point: with E′ the prefix before e and v = notdep(e, E).e′ (the events after e that are
+//! not HB-after it, then e′), if no initial of v (a thread whose first event in v has no
+//! HB-predecessor in v) is already in backtrack(E′), one is added. Sleep sets: after
+//! exploring p from a node, p (with the accesses of its next step) joins the node's sleep
+//! set; a child inherits the sleeping threads whose next step is independent of the event
+//! just executed. A node whose enabled threads are all asleep is abandoned (counted as
+//! pruned). Theorem 7.5 of the paper: for every maximal execution, one Mazurkiewicz
+//! equivalent execution (same events up to swapping adjacent independent ones) is
+//! explored. Equivalent executions reach the same final state, execute the same steps with
+//! the same accesses, and therefore contain the same conflicting pairs: every final store,
+//! every race (Definition 5.2 needs only a conflicting pair with no barrier between, which is
+//! a property of the events and the barrier epochs, not of their order) and every fault of
+//! every execution is found. A race-free kernel has no two dependent events of different
+//! threads in one barrier interval (a dependent pair of different threads in one interval is
+//! exactly a race), so no backtrack point is ever added and each interval is explored along
+//! exactly one execution.
+//!
+//! A faulting step f ends an execution early, so the execution is not maximal: every other
+//! thread enabled where f ran is added to that node's backtrack set (f is dependent with
+//! their next steps, and nothing follows f). An execution cut by the step bound is not
+//! maximal either: the next step of every enabled thread is analysed for races as if it were
+//! executed, which adds the backtrack points a longer execution would have added.
+//! Completeness relative to the naive explorer is exact when no execution reaches the step
+//! bound; beyond the bound (non-termination) nothing is promised except that
+//! non-termination is reported.
+//!
+//! # State caching at barrier synchronisation points
+//!
+//! With one work-group, when K-BARRIER fires every thread is at the barrier or has
+//! terminated, so every step before it is HB-before every step after it, and Definition 5.2
+//! never pairs an access before the barrier with one after it (the race tracker forgets
+//! everything at a barrier). What happens after the barrier is therefore a function of the
+//! state alone (the whole persistent [`State`]: arrays, every thread's variables and
+//! continuation, the epochs), and DPOR never adds a backtrack point across it: each barrier
+//! interval is an independent DPOR problem (*segment*). The explorer keeps the set of
+//! states reached right after a K-BARRIER (and the initial state), compared by full
+//! equality, not only by hash; a state already explored is not explored again (a cache
+//! hit, counted as pruned), since its future — final stores, races, faults — has been
+//! collected once. A state met again while it is still being explored (on the current
+//! execution) is a cycle: that execution can be repeated forever and is reported as
+//! non-terminating. The step bound makes the future depend on the number of steps already
+//! taken; each cache entry records the steps at which it was explored, the longest
+//! remaining execution and whether the bound was hit, and a hit at a different step count
+//! is pruned only if no execution of that future can reach the bound, else explored again.
+//!
+//! With several work-groups a barrier orders only its own group, and accesses of different
+//! groups to a `global` array race whatever barriers lie between them, so there is no
+//! synchronisation point after the start: the whole execution is one DPOR segment with
+//! barrier edges in HB, and there is no state caching.
+
+use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
+use interp::fault::{Fault, FaultKind};
+use interp::race::{conflict, Access, AccessKind, Race};
+use interp::reference::{Elem, State};
+use interp::Launch;
+use lang::ast::Span;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+type ElemKey = (usize, usize, usize);
+type Clock = Arc<[u32]>;
+
+fn key(e: &Elem) -> ElemKey {
+    (e.array, e.instance, e.offset)
+}
+
+/// The accesses of one step (executed or pending).
+#[derive(Clone, Debug)]
+struct Acc {
+    reads: Vec<Elem>,
+    write: Option<Elem>,
+    /// A faulting step: dependent with everything.
+    fault: bool,
+}
+
+impl Acc {
+    fn dependent(&self, other: &Acc) -> bool {
+        if self.fault || other.fault {
+            return true;
+        }
+        let hits = |w: &Option<Elem>, o: &Acc| {
+            w.as_ref().is_some_and(|w| {
+                let k = key(w);
+                o.reads.iter().any(|r| key(r) == k) || o.write.as_ref().is_some_and(|x| key(x) == k)
+            })
+        };
+        hits(&self.write, other) || hits(&other.write, self)
+    }
+}
+
+struct Event {
+    thread: usize,
+    acc: Acc,
+    span: Span,
+    /// The barrier epoch of the thread's group before the step.
+    epoch: u64,
+    /// Vector clock after the event (segment-local event counts per thread).
+    clock: Clock,
+}
+
+struct Sleeper {
+    thread: usize,
+    acc: Acc,
+}
+
+/// What a segment root records about the future of its state.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    on_path: bool,
+    steps_at: u64,
+    /// The longest remaining execution seen from this state.
+    max_len: u64,
+    hit_bound: bool,
+}
+
+struct Node {
+    state: State,
+    /// Index of the first node of this node's segment.
+    seg: usize,
+    enabled: Vec<usize>,
+    backtrack: Vec<usize>,
+    done: Vec<usize>,
+    sleep: Vec<Sleeper>,
+    /// Per-thread vector clocks before the event of this node.
+    clocks: imbl::Vector<Clock>,
+    event: Option<Event>,
+    /// Set on segment roots: what is learnt about the future of `state`.
+    root: Option<Entry>,
+}
+
+struct Dpor<'a, 'p> {
+    launch: &'a Launch,
+    cfg: &'a Config,
+    col: Collector,
+    path: Vec<Node>,
+    choices: Vec<usize>,
+    /// Per element: the events (node index, writes?) of the path that accessed it.
+    index: HashMap<ElemKey, Vec<(usize, bool)>>,
+    /// Node indices of the events of the path.
+    all_events: Vec<usize>,
+    cache: HashMap<State, Entry>,
+    caching: bool,
+    zero: Clock,
+    stop: Option<Incomplete>,
+    /// Something was left unexplored (a state over `max_states`).
+    skipped: bool,
+    progress: Option<ProgressFn<'p>>,
+    ticks: u64,
+}
+
+/// Explores every execution of `launch` up to equivalence (see the module documentation).
+pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) -> Summary {
+    let threads = launch.threads();
+    let mut d = Dpor {
+        launch,
+        cfg,
+        col: Collector::new(Mode::Exhaustive),
+        path: Vec::new(),
+        choices: Vec::new(),
+        index: HashMap::new(),
+        all_events: Vec::new(),
+        cache: HashMap::new(),
+        caching: launch.groups == 1,
+        zero: vec![0u32; threads].into(),
+        stop: None,
+        skipped: false,
+        progress,
+        ticks: 0,
+    };
+    let mut state = State::initial(launch);
+    for b in state.fire_ready_barriers(launch) {
+        if let Some(m) = &b.divergence {
+            d.col.divergence(m, &[]);
+        }
+    }
+    d.col.summary.states = 1;
+    if state.is_final() {
+        d.col.final_store(state.memory(launch), &[]);
+        d.col.summary.complete = 1;
+        return d.col.finish(Verdict::Exhaustive);
+    }
+    d.push_root(state, 0);
+    d.run();
+    let verdict = if d.path.is_empty() && !d.skipped {
+        Verdict::Exhaustive
+    } else {
+        Verdict::Incomplete(d.stop.unwrap_or(Incomplete::Interrupted))
+    };
+    d.col.finish(verdict)
+}
+
+impl Dpor<'_, '_> {
+    fn push_root(&mut self, state: State, steps: u64) {
+        let entry = Entry {
+            on_path: true,
+            steps_at: steps,
+            max_len: 0,
+            hit_bound: false,
+        };
+        if self.caching {
+            self.cache.insert(state.clone(), entry);
+        }
+        let seg = self.path.len();
+        let clocks = (0..self.launch.threads()).map(|_| self.zero.clone()).collect();
+        self.push_node(state, seg, Vec::new(), clocks, Some(entry));
+    }
+
+    fn push_node(
+        &mut self,
+        state: State,
+        seg: usize,
+        sleep: Vec<Sleeper>,
+        clocks: imbl::Vector<Clock>,
+        root: Option<Entry>,
+    ) {
+        let enabled = state.runnable(self.launch);
+        self.path.push(Node {
+            state,
+            seg,
+            enabled,
+            backtrack: Vec::new(),
+            done: Vec::new(),
+            sleep,
+            clocks,
+            event: None,
+            root,
+        });
+    }
+
+    /// A complete execution (or a pruned one standing for a known future) ended with
+    /// `len` steps in all: every segment root on the path learns about it.
+    fn learn(&mut self, len: u64, bounded: bool) {
+        self.col.summary.longest = self.col.summary.longest.max(len);
+        if !self.caching {
+            return;
+        }
+        for n in self.path.iter_mut() {
+            if let Some(e) = &mut n.root {
+                e.max_len = e.max_len.max(len.saturating_sub(e.steps_at));
+                e.hit_bound |= bounded;
+            }
+        }
+    }
+
+    fn complete(&mut self, len: u64, bounded: bool) {
+        self.col.summary.complete += 1;
+        self.learn(len, bounded);
+        self.tick();
+    }
+
+    fn tick(&mut self) {
+        self.ticks += 1;
+        if self.ticks % 32 == 0 {
+            if self.stop.is_none() {
+                self.stop = self.col.stop_reason(self.cfg);
+            }
+            self.col.progress(&mut self.progress, None);
+        }
+    }
+
+    fn run(&mut self) {
+        let mut steps_since_check = 0u32;
+        while let Some(top) = self.path.len().checked_sub(1) {
+            // Coming back from the child: undo the event, put its thread to sleep.
+            if self.path[top].event.is_some() {
+                self.undo(top);
+            }
+            if self.path[top].done.is_empty() && top as u64 >= self.launch.max_steps {
+                self.bound_leaf(top);
+                self.pop();
+                continue;
+            }
+            let Some(p) = self.next_choice(top) else {
+                if self.path[top].done.is_empty() {
+                    // Every enabled thread is asleep: redundant.
+                    self.col.summary.pruned += 1;
+                    self.col.summary.sleep_blocked += 1;
+                    self.tick();
+                }
+                self.pop();
+                continue;
+            };
+            if !self.path[top].done.is_empty() || top == 0 {
+                // A new execution starts here: check the bounds first.
+                if self.stop.is_none() {
+                    if let Some(m) = self.cfg.max_executions {
+                        if self.col.summary.complete >= m {
+                            self.stop = Some(Incomplete::MaxExecutions);
+                        }
+                    }
+                }
+                if self.stop.is_some() {
+                    self.col.summary.cut += 1;
+                    break;
+                }
+            }
+            steps_since_check += 1;
+            if steps_since_check >= 4096 {
+                steps_since_check = 0;
+                if self.stop.is_none() {
+                    self.stop = self.col.stop_reason(self.cfg);
+                }
+                if self.stop.is_some() {
+                    self.col.summary.cut += 1;
+                    break;
+                }
+                self.col.progress(&mut self.progress, None);
+            }
+            self.execute(top, p);
+        }
+    }
+
+    /// The next thread to explore at node `i`, if any (recorded in its backtrack set).
+    fn next_choice(&mut self, i: usize) -> Option<usize> {
+        let node = &self.path[i];
+        let asleep = |t: usize| node.sleep.iter().any(|s| s.thread == t);
+        if node.done.is_empty() && node.backtrack.is_empty() {
+            // Fresh node: keep running the previous thread if possible, else the lowest.
+            let prev = if node.seg < i {
+                self.choices.last().copied()
+            } else {
+                None
+            };
+            let pick = prev
+                .filter(|t| node.enabled.contains(t) && !asleep(*t))
+                .or_else(|| node.enabled.iter().copied().find(|&t| !asleep(t)));
+            if let Some(p) = pick {
+                self.path[i].backtrack.push(p);
+            }
+            return pick;
+        }
+        node.backtrack
+            .iter()
+            .copied()
+            .find(|&t| !node.done.contains(&t) && !asleep(t))
+    }
+
+    fn pop(&mut self) {
+        let node = self.path.pop().expect("node");
+        if let (Some(e), true) = (node.root, self.caching) {
+            self.cache.insert(
+                node.state,
+                Entry {
+                    on_path: false,
+                    ..e
+                },
+            );
+        }
+    }
+
+    fn undo(&mut self, i: usize) {
+        let ev = self.path[i].event.take().expect("event");
+        self.choices.pop();
+        if !ev.acc.fault {
+            self.all_events.pop();
+            for (e, _) in accesses(&ev.acc) {
+                let v = self.index.get_mut(&key(e)).expect("indexed");
+                while v.last().is_some_and(|&(j, _)| j == i) {
+                    v.pop();
+                }
+            }
+        }
+        let node = &mut self.path[i];
+        node.done.push(ev.thread);
+        node.sleep.push(Sleeper {
+            thread: ev.thread,
+            acc: ev.acc,
+        });
+    }
+
+    /// Events of the segment of node `i` dependent with a step `acc` of thread `p` there.
+    fn dependent_events(&self, i: usize, p: usize, acc: &Acc) -> Vec<usize> {
+        let seg = self.path[i].seg;
+        let mut d: Vec<usize> = Vec::new();
+        if acc.fault {
+            for &j in self.all_events.iter().rev() {
+                if j < seg {
+                    break;
+                }
+                if self.event(j).thread != p {
+                    d.push(j);
+                }
+            }
+        } else {
+            for (e, kind) in accesses(acc) {
+                if let Some(v) = self.index.get(&key(e)) {
+                    for &(j, w) in v.iter().rev() {
+                        if j < seg {
+                            break;
+                        }
+                        if (w || kind == AccessKind::Write) && self.event(j).thread != p {
+                            d.push(j);
+                        }
+                    }
+                }
+            }
+            d.sort_unstable();
+            d.dedup();
+        }
+        d
+    }
+
+    fn event(&self, j: usize) -> &Event {
+        self.path[j].event.as_ref().expect("event on the path")
+    }
+
+    fn hb(&self, j: usize, clock: &[u32]) -> bool {
+        let e = self.event(j);
+        clock[e.thread] >= e.clock[e.thread]
+    }
+
+    /// Adds the backtrack points for a step (`acc`) of thread `p` at node `i` and returns its
+    /// dependent events and vector clock.
+    fn analyse(&mut self, i: usize, p: usize, acc: &Acc) -> (Vec<usize>, Clock) {
+        let d = self.dependent_events(i, p, acc);
+        let before = self.path[i].clocks[p].clone();
+        let mut clock: Vec<u32> = before.to_vec();
+        clock[p] += 1;
+        for &j in &d {
+            for (c, x) in clock.iter_mut().zip(self.event(j).clock.iter()) {
+                *c = (*c).max(*x);
+            }
+        }
+        let clock: Clock = clock.into();
+        let candidates: Vec<usize> = d
+            .iter()
+            .copied()
+            .filter(|&j| !self.hb(j, &before))
+            .collect();
+        for &j in &candidates {
+            let immediate = !d
+                .iter()
+                .any(|&k| k != j && k > j && self.hb(j, &self.event(k).clock));
+            if immediate {
+                self.backtrack_for(j, i, p, &clock);
+            }
+        }
+        (d, clock)
+    }
+
+    /// Race e_j ⋖ e′ (e′: thread p's step at node i with clock `clock`): make sure an
+    /// initial of notdep(e_j).e′ is in backtrack(j).
+    fn backtrack_for(&mut self, j: usize, i: usize, p: usize, clock: &[u32]) {
+        let threads = self.launch.threads();
+        let ej = self.event(j);
+        let (tj, cj) = (ej.thread, ej.clock[ej.thread]);
+        // v: the events after e_j not HB-after it, then e′.
+        let mut first: Vec<Option<(u32, usize)>> = vec![None; threads]; // (own index, node)
+        for k in j + 1..i {
+            let ek = self.event(k);
+            if ek.clock[tj] >= cj {
+                continue; // HB-after e_j
+            }
+            if first[ek.thread].is_none() {
+                first[ek.thread] = Some((ek.clock[ek.thread], k));
+            }
+        }
+        let e_clock_own = clock[p];
+        let p_first = first[p].is_none();
+        if p_first {
+            first[p] = Some((e_clock_own, usize::MAX));
+        }
+        let mut initials = Vec::new();
+        for t in 0..threads {
+            let Some((_, k)) = first[t] else { continue };
+            let c: &[u32] = if k == usize::MAX {
+                clock
+            } else {
+                &self.event(k).clock
+            };
+            let initial = (0..threads)
+                .all(|r| r == t || first[r].is_none_or(|(own, _)| c[r] < own));
+            if initial {
+                initials.push(t);
+            }
+        }
+        let node = &mut self.path[j];
+        initials.retain(|t| node.enabled.contains(t));
+        if initials.iter().any(|t| node.backtrack.contains(t)) {
+            return;
+        }
+        let pick = if initials.contains(&p) {
+            Some(p)
+        } else {
+            initials.first().copied()
+        };
+        match pick {
+            Some(t) => node.backtrack.push(t),
+            None => {
+                // Cannot happen (initials are enabled); be conservative anyway.
+                for t in node.enabled.clone() {
+                    if !node.backtrack.contains(&t) {
+                        node.backtrack.push(t);
+                    }
+                }
+            }
+        }
+    }
+
+    fn execute(&mut self, i: usize, p: usize) {
+        let launch = self.launch;
+        let state = self.path[i].state.clone();
+        let group = p / launch.local_size;
+        let epoch = state.epoch(group);
+        self.col.summary.steps += 1;
+        match state.step(launch, p) {
+            Err(fault) => {
+                let acc = Acc {
+                    reads: Vec::new(),
+                    write: None,
+                    fault: true,
+                };
+                let (_, clock) = self.analyse(i, p, &acc);
+                self.choices.push(p);
+                // Nothing follows a fault: every other enabled thread is an alternative.
+                let others: Vec<usize> = self.path[i]
+                    .enabled
+                    .iter()
+                    .copied()
+                    .filter(|&t| t != p)
+                    .collect();
+                let node = &mut self.path[i];
+                for t in others {
+                    if !node.backtrack.contains(&t) {
+                        node.backtrack.push(t);
+                    }
+                }
+                node.event = Some(Event {
+                    thread: p,
+                    acc,
+                    span: fault.span.clone().unwrap_or(0..0),
+                    epoch,
+                    clock,
+                });
+                self.col.fault(fault, &self.choices);
+                self.complete(i as u64 + 1, false);
+            }
+            Ok((mut next, info)) => {
+                let acc = Acc {
+                    reads: info.reads,
+                    write: info.write,
+                    fault: false,
+                };
+                let (d, clock) = self.analyse(i, p, &acc);
+                self.choices.push(p);
+                let ev = Event {
+                    thread: p,
+                    acc,
+                    span: info.span,
+                    epoch,
+                    clock: clock.clone(),
+                };
+                // Races (Definition 5.2) with every dependent event of the segment.
+                let mut races = Vec::new();
+                for &j in &d {
+                    let ej = self.event(j);
+                    for (a, ka) in accesses(&ej.acc) {
+                        for (b, kb) in accesses(&ev.acc) {
+                            if key(a) != key(b)
+                                || (ka == AccessKind::Read && kb == AccessKind::Read)
+                            {
+                                continue;
+                            }
+                            let first = access(launch, ej, ka, j as u64);
+                            let second = access(launch, &ev, kb, i as u64);
+                            if conflict(&first, &second) {
+                                let race = Race {
+                                    array: b.array,
+                                    instance: b.instance,
+                                    index: b.index.clone(),
+                                    first,
+                                    second,
+                                };
+                                races.push(race);
+                            }
+                        }
+                    }
+                }
+                for race in races {
+                    self.col.race(race, &self.choices);
+                }
+                for (e, kind) in accesses(&ev.acc) {
+                    let v = self.index.entry(key(e)).or_default();
+                    if v.last().is_some_and(|&(j, _)| j == i) {
+                        // Read and written by the same step: keep the write.
+                        if kind == AccessKind::Write {
+                            v.last_mut().expect("entry").1 = true;
+                        }
+                    } else {
+                        v.push((i, kind == AccessKind::Write));
+                    }
+                }
+                self.all_events.push(i);
+                // The child's sleep set: sleeping threads independent of this event.
+                let sleep: Vec<Sleeper> = self.path[i]
+                    .sleep
+                    .iter()
+                    .filter(|s| s.thread != p && !s.acc.dependent(&ev.acc))
+                    .map(|s| Sleeper {
+                        thread: s.thread,
+                        acc: s.acc.clone(),
+                    })
+                    .collect();
+                let mut clocks = self.path[i].clocks.clone();
+                clocks.set(p, clock);
+                self.path[i].event = Some(ev);
+                let seg = self.path[i].seg;
+                let fired = next.fire_ready_barriers(launch);
+                for b in &fired {
+                    if let Some(m) = &b.divergence {
+                        self.col.divergence(m, &self.choices);
+                    }
+                    // HB: every step of the group before the barrier precedes every one after.
+                    let range = b.group * launch.local_size..(b.group + 1) * launch.local_size;
+                    let mut join: Vec<u32> = vec![0; launch.threads()];
+                    for t in range.clone() {
+                        for (c, x) in join.iter_mut().zip(clocks[t].iter()) {
+                            *c = (*c).max(*x);
+                        }
+                    }
+                    let join: Clock = join.into();
+                    for t in range {
+                        clocks.set(t, join.clone());
+                    }
+                }
+                let steps = i as u64 + 1;
+                if next.is_final() {
+                    self.col.final_store(next.memory(launch), &self.choices);
+                    self.complete(steps, false);
+                } else if !fired.is_empty() && self.caching {
+                    self.barrier_point(next, steps);
+                } else {
+                    self.push_node(next, seg, sleep, clocks, None);
+                }
+            }
+        }
+    }
+
+    /// A K-BARRIER fired (one work-group): a synchronisation point.
+    fn barrier_point(&mut self, state: State, steps: u64) {
+        match self.cache.get(&state).copied() {
+            Some(e) if e.on_path => {
+                // The execution returns to a state it is exploring: it can cycle forever.
+                self.col.non_terminating(&self.choices);
+                self.col.summary.complete += 1;
+                self.learn(steps, true);
+                self.tick();
+            }
+            Some(e)
+                if e.steps_at == steps
+                    || (!e.hit_bound && steps + e.max_len <= self.launch.max_steps) =>
+            {
+                self.col.summary.pruned += 1;
+                self.col.summary.cache_hits += 1;
+                self.learn(steps + e.max_len, e.hit_bound);
+                self.tick();
+            }
+            Some(_) => self.push_root(state, steps),
+            None => {
+                if let Some(m) = self.cfg.max_states {
+                    if self.col.summary.states >= m {
+                        if self.stop.is_none() {
+                            self.stop = Some(Incomplete::MaxStates);
+                        }
+                        self.col.summary.cut += 1;
+                        self.skipped = true;
+                        return;
+                    }
+                }
+                self.col.summary.states += 1;
+                self.push_root(state, steps);
+            }
+        }
+    }
+
+    /// Node `i` is at the step bound: the execution does not terminate. The pending step of
+    /// every enabled thread is analysed for races as if it were executed.
+    fn bound_leaf(&mut self, i: usize) {
+        let state = self.path[i].state.clone();
+        for t in self.path[i].enabled.clone() {
+            let acc = match state.step(self.launch, t) {
+                Ok((_, info)) => Acc {
+                    reads: info.reads,
+                    write: info.write,
+                    fault: false,
+                },
+                Err(_) => Acc {
+                    reads: Vec::new(),
+                    write: None,
+                    fault: true,
+                },
+            };
+            self.analyse(i, t, &acc);
+        }
+        self.col.fault(
+            Fault {
+                kind: FaultKind::StepBound {
+                    steps: self.launch.max_steps,
+                },
+                thread: None,
+                span: None,
+            },
+            &self.choices,
+        );
+        self.complete(i as u64, true);
+    }
+}
+
+fn accesses(acc: &Acc) -> impl Iterator<Item = (&Elem, AccessKind)> {
+    acc.reads
+        .iter()
+        .map(|e| (e, AccessKind::Read))
+        .chain(acc.write.iter().map(|e| (e, AccessKind::Write)))
+}
+
+fn access(launch: &Launch, ev: &Event, kind: AccessKind, step: u64) -> Access {
+    Access {
+        thread: interp::ThreadId {
+            group: ev.thread / launch.local_size,
+            local: ev.thread % launch.local_size,
+        },
+        kind,
+        span: ev.span.clone(),
+        step,
+        epoch: ev.epoch,
+    }
+}

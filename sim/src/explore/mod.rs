@@ -1,0 +1,461 @@
+//! Schedule exploration: every behaviour the interleaving semantics allows for one launch.
+//!
+//! Four explorers share one result type, [`Summary`]:
+//!
+//! - [`exhaustive`]: every maximal execution up to equivalence, with state caching at
+//!   barrier synchronisation points and source-DPOR with sleep sets inside a barrier
+//!   interval (see [`dpor`] for the algorithm and its soundness argument);
+//! - [`naive`]: plain depth-first search over every interleaving, no reduction and no
+//!   caching: slow, obviously complete, and the oracle the tests compare [`exhaustive`] with;
+//! - [`random`]: N executions with uniformly random choices;
+//! - [`pct`]: N executions under the PCT scheduler of depth d (Burckhardt, Kothari,
+//!   Musuvathi and Nagarakatte, ASPLOS 2010).
+//!
+//! Random and PCT are deterministic for a seed whatever the number of worker threads: the
+//! seed of execution `i` is derived from `(seed, i)` alone ([`execution_seed`]) and the
+//! results are merged in index order.
+//!
+//! What a summary counts:
+//!
+//! - an *execution* is a path of the search from the initial state to a leaf. A *complete*
+//!   execution ends in a final state (every thread terminated), a runtime fault, or the step
+//!   bound (non-termination). A *pruned* one is abandoned as redundant: it reached a barrier
+//!   state already explored (state cache) or every enabled thread was in its sleep set
+//!   (partial-order reduction). A *cut* one was stopped by a bound (`max_executions`,
+//!   `max_states`, timeout, interruption);
+//! - *states*: distinct states (the whole persistent [`State`]) at barrier synchronisation
+//!   points, the initial state included;
+//! - *final stores*: distinct array stores of final states, each with the number of
+//!   complete executions (explored, not pruned) that end in it and the first schedule found;
+//! - *races*: distinct by [`interp::race::RaceKey`] (the pair of statements and access
+//!   kinds), each with the shortest schedule found: the schedule ends with the step that
+//!   completes the race, so replaying it stops at the race;
+//! - *faults*: distinct by kind (with its values) and statement; non-termination (the step
+//!   bound, or a barrier state that repeats along one execution, which can then be repeated
+//!   forever) is counted separately.
+
+pub mod dpor;
+pub mod naive;
+pub mod sample;
+
+use interp::exec::Outcome;
+use interp::fault::{Fault, FaultKind};
+use interp::race::{Race, RaceKey};
+use interp::reference::State;
+use interp::Memory;
+use lang::ast::Span;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub use dpor::exhaustive;
+pub use naive::naive;
+pub use sample::{execution_seed, pct, pct_bound, random};
+
+use crate::schedule::Schedule;
+
+/// Bounds and controls shared by every explorer.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// Stop after this many complete executions.
+    pub max_executions: Option<u64>,
+    /// Stop when more than this many distinct barrier states would be explored.
+    pub max_states: Option<u64>,
+    /// Stop after this much wall-clock time.
+    pub timeout: Option<Duration>,
+    /// Set from elsewhere (a Ctrl-C handler) to stop cleanly.
+    pub interrupt: Option<Arc<AtomicBool>>,
+    /// Worker threads for random and PCT (0 or 1: the calling thread).
+    pub jobs: usize,
+}
+
+/// Why an exploration did not cover everything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Incomplete {
+    MaxExecutions,
+    MaxStates,
+    Timeout,
+    Interrupted,
+    /// Random sampling: never a proof of absence.
+    Random,
+    /// PCT sampling: a probabilistic guarantee only.
+    Pct,
+}
+
+impl Incomplete {
+    pub fn name(self) -> &'static str {
+        match self {
+            Incomplete::MaxExecutions => "max-executions",
+            Incomplete::MaxStates => "max-states",
+            Incomplete::Timeout => "timeout",
+            Incomplete::Interrupted => "interrupted",
+            Incomplete::Random => "random sampling",
+            Incomplete::Pct => "pct sampling",
+        }
+    }
+}
+
+/// The verdict that ends every summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every execution, up to equivalence, was explored.
+    Exhaustive,
+    Incomplete(Incomplete),
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Verdict::Exhaustive => f.write_str("EXHAUSTIVE"),
+            Verdict::Incomplete(r) => write!(f, "INCOMPLETE ({})", r.name()),
+        }
+    }
+}
+
+/// Which explorer produced a summary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Exhaustive,
+    Naive,
+    Random { n: u64, seed: u64 },
+    Pct { n: u64, depth: u32, seed: u64 },
+}
+
+/// A distinct final array store.
+#[derive(Clone, Debug)]
+pub struct FinalStore {
+    pub memory: Memory,
+    /// Complete executions (explored, not pruned) that end in it.
+    pub count: u64,
+    /// The first schedule found that reaches it.
+    pub schedule: Schedule,
+}
+
+/// A distinct race with the shortest schedule found that completes it.
+#[derive(Clone, Debug)]
+pub struct FoundRace {
+    pub race: Race,
+    pub schedule: Schedule,
+}
+
+/// A distinct runtime fault.
+#[derive(Clone, Debug)]
+pub struct FoundFault {
+    pub fault: Fault,
+    pub count: u64,
+    /// The shortest schedule found that ends in the fault (its last step faults).
+    pub schedule: Schedule,
+}
+
+/// A distinct barrier divergence message.
+#[derive(Clone, Debug)]
+pub struct FoundDivergence {
+    pub message: String,
+    pub schedule: Schedule,
+}
+
+/// Parameters of a PCT run, for the probabilistic bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PctInfo {
+    pub depth: u32,
+    /// Threads of the launch (n).
+    pub threads: u64,
+    /// The largest number of steps of an execution (k).
+    pub max_steps: u64,
+    /// The guaranteed lower bound 1/(n·k^(d−1)) on the probability that one execution
+    /// finds a given bug of depth d.
+    pub bound: f64,
+}
+
+/// What an exploration found.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub mode: Mode,
+    pub verdict: Verdict,
+    pub complete: u64,
+    /// Executions pruned as redundant: barrier-state cache hits plus sleep-set blocked ones.
+    pub pruned: u64,
+    /// Of the pruned: those that reached an already explored barrier state.
+    pub cache_hits: u64,
+    /// Of the pruned: those where every enabled thread was asleep.
+    pub sleep_blocked: u64,
+    /// Executions stopped by a bound.
+    pub cut: u64,
+    /// Distinct states at barrier synchronisation points (the initial state included).
+    pub states: u64,
+    pub finals: Vec<FinalStore>,
+    pub races: Vec<FoundRace>,
+    pub faults: Vec<FoundFault>,
+    /// Executions that hit the step bound or entered a barrier-state cycle.
+    pub non_terminating: u64,
+    pub non_terminating_schedule: Option<Schedule>,
+    pub divergences: Vec<FoundDivergence>,
+    /// K-STEPs executed by the explorer (pruned and replayed prefixes included).
+    pub steps: u64,
+    /// The longest execution seen (in steps).
+    pub longest: u64,
+    pub elapsed: Duration,
+    pub pct: Option<PctInfo>,
+}
+
+impl Summary {
+    pub fn new(mode: Mode) -> Summary {
+        Summary {
+            mode,
+            verdict: Verdict::Exhaustive,
+            complete: 0,
+            pruned: 0,
+            cache_hits: 0,
+            sleep_blocked: 0,
+            cut: 0,
+            states: 0,
+            finals: Vec::new(),
+            races: Vec::new(),
+            faults: Vec::new(),
+            non_terminating: 0,
+            non_terminating_schedule: None,
+            divergences: Vec::new(),
+            steps: 0,
+            longest: 0,
+            elapsed: Duration::ZERO,
+            pct: None,
+        }
+    }
+
+    /// No race, fault, divergence or non-termination was found.
+    pub fn is_clean(&self) -> bool {
+        self.races.is_empty()
+            && self.faults.is_empty()
+            && self.divergences.is_empty()
+            && self.non_terminating == 0
+    }
+
+    pub fn executions(&self) -> u64 {
+        self.complete + self.pruned + self.cut
+    }
+
+    /// Complete executions per second.
+    pub fn rate(&self) -> f64 {
+        let s = self.elapsed.as_secs_f64();
+        if s > 0.0 {
+            self.executions() as f64 / s
+        } else {
+            0.0
+        }
+    }
+
+    /// The set of race keys (for comparisons).
+    pub fn race_keys(&self) -> std::collections::HashSet<RaceKey> {
+        self.races.iter().map(|r| r.race.key()).collect()
+    }
+
+    /// The set of fault keys (kind and statement) for comparisons.
+    pub fn fault_keys(&self) -> std::collections::BTreeSet<String> {
+        self.faults
+            .iter()
+            .map(|f| format!("{:?}@{:?}", f.fault.kind, f.fault.span))
+            .collect()
+    }
+
+    /// The set of final memories (for comparisons).
+    pub fn final_memories(&self) -> std::collections::HashSet<Memory> {
+        self.finals.iter().map(|f| f.memory.clone()).collect()
+    }
+}
+
+/// Progress snapshot for a progress bar.
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    pub executions: u64,
+    pub states: u64,
+    pub races: u64,
+    pub elapsed: Duration,
+    /// For sampling: the number of executions asked for.
+    pub total: Option<u64>,
+}
+
+/// Called now and then (at most every 100 ms) with the progress made.
+pub type ProgressFn<'a> = &'a mut dyn FnMut(&Progress);
+
+/// Collects findings in discovery order, deduplicated by key.
+pub(crate) struct Collector {
+    pub summary: Summary,
+    finals: HashMap<Memory, usize>,
+    races: HashMap<RaceKey, usize>,
+    faults: HashMap<(FaultKind, Option<Span>), usize>,
+    divergences: HashMap<String, usize>,
+    start: Instant,
+    last_progress: Instant,
+}
+
+impl Collector {
+    pub fn new(mode: Mode) -> Collector {
+        let now = Instant::now();
+        Collector {
+            summary: Summary::new(mode),
+            finals: HashMap::new(),
+            races: HashMap::new(),
+            faults: HashMap::new(),
+            divergences: HashMap::new(),
+            start: now,
+            last_progress: now,
+        }
+    }
+
+    /// Checks the timeout and the interrupt flag.
+    pub fn stop_reason(&self, cfg: &Config) -> Option<Incomplete> {
+        if let Some(flag) = &cfg.interrupt {
+            if flag.load(Ordering::Relaxed) {
+                return Some(Incomplete::Interrupted);
+            }
+        }
+        if let Some(t) = cfg.timeout {
+            if self.start.elapsed() >= t {
+                return Some(Incomplete::Timeout);
+            }
+        }
+        None
+    }
+
+    pub fn progress(&mut self, f: &mut Option<ProgressFn<'_>>, total: Option<u64>) {
+        let Some(f) = f else { return };
+        if self.last_progress.elapsed() < Duration::from_millis(100) {
+            return;
+        }
+        self.last_progress = Instant::now();
+        let s = &self.summary;
+        f(&Progress {
+            executions: s.executions(),
+            states: s.states,
+            races: s.races.len() as u64,
+            elapsed: self.start.elapsed(),
+            total,
+        });
+    }
+
+    pub fn race(&mut self, race: Race, choices: &[usize]) {
+        let key = race.key();
+        match self.races.get(&key) {
+            Some(&i) => {
+                let r = &mut self.summary.races[i];
+                if (choices.len() as u64) < r.schedule.len() {
+                    r.race = race;
+                    r.schedule = Schedule::from_choices(choices);
+                }
+            }
+            None => {
+                self.races.insert(key, self.summary.races.len());
+                self.summary.races.push(FoundRace {
+                    race,
+                    schedule: Schedule::from_choices(choices),
+                });
+            }
+        }
+    }
+
+    pub fn final_store(&mut self, memory: Memory, choices: &[usize]) {
+        self.final_store_n(memory, 1, || Schedule::from_choices(choices));
+    }
+
+    fn final_store_n(&mut self, memory: Memory, n: u64, schedule: impl FnOnce() -> Schedule) {
+        match self.finals.get(&memory) {
+            Some(&i) => self.summary.finals[i].count += n,
+            None => {
+                self.finals.insert(memory.clone(), self.summary.finals.len());
+                self.summary.finals.push(FinalStore {
+                    memory,
+                    count: n,
+                    schedule: schedule(),
+                });
+            }
+        }
+    }
+
+    /// A runtime fault (or the step bound) ended an execution.
+    pub fn fault(&mut self, fault: Fault, choices: &[usize]) {
+        if let FaultKind::StepBound { .. } = fault.kind {
+            self.non_terminating(choices);
+            return;
+        }
+        let key = (fault.kind.clone(), fault.span.clone());
+        match self.faults.get(&key) {
+            Some(&i) => {
+                let f = &mut self.summary.faults[i];
+                f.count += 1;
+                if (choices.len() as u64) < f.schedule.len() {
+                    f.schedule = Schedule::from_choices(choices);
+                    f.fault = fault;
+                }
+            }
+            None => {
+                self.faults.insert(key, self.summary.faults.len());
+                self.summary.faults.push(FoundFault {
+                    fault,
+                    count: 1,
+                    schedule: Schedule::from_choices(choices),
+                });
+            }
+        }
+    }
+
+    pub fn non_terminating(&mut self, choices: &[usize]) {
+        let s = &mut self.summary;
+        s.non_terminating += 1;
+        if s
+            .non_terminating_schedule
+            .as_ref()
+            .is_none_or(|old| (choices.len() as u64) < old.len())
+        {
+            s.non_terminating_schedule = Some(Schedule::from_choices(choices));
+        }
+    }
+
+    pub fn divergence(&mut self, message: &str, choices: &[usize]) {
+        if !self.divergences.contains_key(message) {
+            self.divergences
+                .insert(message.to_string(), self.summary.divergences.len());
+            self.summary.divergences.push(FoundDivergence {
+                message: message.to_string(),
+                schedule: Schedule::from_choices(choices),
+            });
+        }
+    }
+
+    /// Merges one whole execution (random and PCT).
+    pub fn outcome(&mut self, out: Outcome) {
+        let s = &mut self.summary;
+        s.steps += out.steps;
+        s.longest = s.longest.max(out.steps);
+        s.complete += 1;
+        for d in &out.divergences {
+            if let Some(m) = &d.divergence {
+                self.divergence(m, &out.choices);
+            }
+        }
+        for race in out.races {
+            // The schedule up to the step that completed the race.
+            let upto = (race.second.step as usize + 1).min(out.choices.len());
+            self.race(race, &out.choices[..upto]);
+        }
+        match out.fault {
+            Some(f) => self.fault(f, &out.choices),
+            None if !out.stopped => self.final_store(out.memory, &out.choices),
+            None => {}
+        }
+    }
+
+    pub fn finish(mut self, verdict: Verdict) -> Summary {
+        self.summary.verdict = verdict;
+        self.summary.elapsed = self.start.elapsed();
+        self.summary
+    }
+}
+
+/// The hash of a state, as used for the barrier-state cache (for diagnostics).
+pub fn state_hash(state: &State) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    state.hash(&mut h);
+    h.finish()
+}

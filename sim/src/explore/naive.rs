@@ -1,0 +1,135 @@
+//! The naive explorer: depth-first search over every interleaving, with no reduction and no
+//! caching. At every state each runnable thread is tried in turn; enabled barriers fire
+//! eagerly (as everywhere in ksim), races are found by the interpreter's own
+//! [`RaceTracker`], cloned at every branch. Exponential, and for that reason obviously
+//! complete: it is the oracle that [`super::exhaustive`] is tested against.
+
+use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
+use interp::fault::{Fault, FaultKind};
+use interp::race::{Access, AccessKind, RaceTracker};
+use interp::reference::State;
+use interp::Launch;
+
+struct Naive<'a, 'p> {
+    launch: &'a Launch,
+    cfg: &'a Config,
+    col: Collector,
+    choices: Vec<usize>,
+    stop: Option<Incomplete>,
+    progress: Option<ProgressFn<'p>>,
+    ticks: u64,
+}
+
+/// Explores every interleaving of `launch` (bounded by `cfg`).
+pub fn naive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) -> Summary {
+    let mut n = Naive {
+        launch,
+        cfg,
+        col: Collector::new(Mode::Naive),
+        choices: Vec::new(),
+        stop: None,
+        progress,
+        ticks: 0,
+    };
+    let mut state = State::initial(launch);
+    let mut tracker = RaceTracker::new(launch.groups);
+    n.barriers(&mut state, &mut tracker);
+    n.col.summary.states = 1;
+    n.dfs(state, tracker);
+    let verdict = match n.stop {
+        None => Verdict::Exhaustive,
+        Some(r) => Verdict::Incomplete(r),
+    };
+    n.col.finish(verdict)
+}
+
+impl Naive<'_, '_> {
+    fn barriers(&mut self, state: &mut State, tracker: &mut RaceTracker) {
+        for b in state.fire_ready_barriers(self.launch) {
+            tracker.barrier();
+            if let Some(d) = &b.divergence {
+                self.col.divergence(d, &self.choices);
+            }
+        }
+    }
+
+    fn leaf_done(&mut self) {
+        let s = &mut self.col.summary;
+        s.complete += 1;
+        s.longest = s.longest.max(self.choices.len() as u64);
+        if self.stop.is_none() {
+            if let Some(m) = self.cfg.max_executions {
+                if s.complete >= m {
+                    self.stop = Some(Incomplete::MaxExecutions);
+                }
+            }
+        }
+        self.ticks += 1;
+        if self.ticks % 64 == 0 && self.stop.is_none() {
+            self.stop = self.col.stop_reason(self.cfg);
+            self.col.progress(&mut self.progress, None);
+        }
+    }
+
+    fn dfs(&mut self, state: State, tracker: RaceTracker) {
+        let runnable = state.runnable(self.launch);
+        if runnable.is_empty() {
+            self.col.final_store(state.memory(self.launch), &self.choices);
+            self.leaf_done();
+            return;
+        }
+        if self.choices.len() as u64 >= self.launch.max_steps {
+            self.col.fault(
+                Fault {
+                    kind: FaultKind::StepBound {
+                        steps: self.launch.max_steps,
+                    },
+                    thread: None,
+                    span: None,
+                },
+                &self.choices,
+            );
+            self.leaf_done();
+            return;
+        }
+        for &t in &runnable {
+            if self.stop.is_some() {
+                self.col.summary.cut += 1;
+                return;
+            }
+            self.col.summary.steps += 1;
+            self.choices.push(t);
+            match state.step(self.launch, t) {
+                Err(f) => {
+                    self.col.fault(f, &self.choices);
+                    self.leaf_done();
+                }
+                Ok((mut next, info)) => {
+                    let mut tr = tracker.clone();
+                    let epoch = state.epoch(info.thread.group);
+                    let step = self.choices.len() as u64 - 1;
+                    let accesses = info
+                        .reads
+                        .iter()
+                        .map(|e| (e, AccessKind::Read))
+                        .chain(info.write.iter().map(|e| (e, AccessKind::Write)));
+                    for (e, kind) in accesses {
+                        let a = Access {
+                            thread: info.thread,
+                            kind,
+                            span: info.span.clone(),
+                            step,
+                            epoch,
+                        };
+                        for race in tr.access(e.array, e.instance, e.offset, &e.index, a) {
+                            self.col.race(race, &self.choices);
+                        }
+                    }
+                    self.barriers(&mut next, &mut tr);
+                    self.dfs(next, tr);
+                }
+            }
+            self.choices.pop();
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! Race reports: one JSON file per distinct race, enough to re-run the exact execution.
+//!
+//! ```json
+//! {
+//!   "format": "ksim-race-report",
+//!   "format_version": 1,
+//!   "ksim_version": "0.1.0",
+//!   "source_hash": "fnv1a64:5f1c2d3e4a5b6c7d",   // FNV-1a 64 of the kernel file's bytes
+//!   "kernel": "kogge_stone_racy",
+//!   "kernel_path": "examples/kogge_stone_racy.ksim", // as given on the command line
+//!   "launch": {                                     // the launch options as given
+//!     "defines": [["n", "4"]], "groups": null, "local_size": null,
+//!     "monoid": "int-add", "inputs": [["in", "iota"]], "max_steps": 104000
+//!   },
+//!   "resolved": { "groups": 1, "local_size": 4, "params": {"n": 4}, ... },
+//!   "race": { "array": "out", "index": [1], "first": {...}, "second": {...},
+//!             "key": {"first": {"span": [s, e], "kind": "read"}, "second": {...}} },
+//!   "schedule": { "runs": [[0, 2], [1, 5], ...] },  // ends with the step completing the race
+//!   "found_by": "exhaustive"
+//! }
+//! ```
+//!
+//! `max_steps` is the bound the explorer actually used, so a replay runs under the same
+//! launch. The source hash is FNV-1a (64-bit, offset basis 0xcbf29ce484222325, prime
+//! 0x100000001b3) over the raw bytes of the kernel file, printed as 16 hex digits: stable
+//! across platforms and ksim versions, no dependency. Reports are written atomically (a
+//! temporary file, then a rename) by the command line.
+
+use crate::schedule::Schedule;
+use interp::race::{AccessKind, RaceKey};
+use interp::{LaunchOptions, Monoid};
+use serde::{Deserialize, Serialize};
+
+pub const FORMAT: &str = "ksim-race-report";
+pub const FORMAT_VERSION: u32 = 1;
+
+/// FNV-1a, 64 bits.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// The source hash stored in reports: `fnv1a64:` and 16 hex digits.
+pub fn source_hash(text: &str) -> String {
+    format!("fnv1a64:{:016x}", fnv1a64(text.as_bytes()))
+}
+
+/// The launch options as the user gave them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchSpec {
+    pub defines: Vec<(String, String)>,
+    pub groups: Option<usize>,
+    pub local_size: Option<usize>,
+    pub monoid: String,
+    pub inputs: Vec<(String, String)>,
+    pub max_steps: u64,
+}
+
+impl LaunchSpec {
+    pub fn from_options(o: &LaunchOptions, max_steps: u64) -> LaunchSpec {
+        LaunchSpec {
+            defines: o.defines.clone(),
+            groups: o.groups,
+            local_size: o.local_size,
+            monoid: o.monoid.name().to_string(),
+            inputs: o.inputs.clone(),
+            max_steps,
+        }
+    }
+
+    pub fn options(&self) -> Result<LaunchOptions, String> {
+        let monoid: Monoid = self.monoid.parse()?;
+        Ok(LaunchOptions {
+            defines: self.defines.clone(),
+            groups: self.groups,
+            local_size: self.local_size,
+            monoid,
+            inputs: self.inputs.clone(),
+            max_steps: Some(self.max_steps),
+        })
+    }
+}
+
+/// One side of a race key.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeySide {
+    pub span: (usize, usize),
+    /// `read` or `write`.
+    pub kind: String,
+}
+
+/// A [`RaceKey`] in JSON.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeySpec {
+    pub first: KeySide,
+    pub second: KeySide,
+}
+
+fn kind_name(k: AccessKind) -> &'static str {
+    match k {
+        AccessKind::Read => "read",
+        AccessKind::Write => "write",
+    }
+}
+
+impl KeySpec {
+    pub fn from_key(k: &RaceKey) -> KeySpec {
+        KeySpec {
+            first: KeySide {
+                span: (k.0.start, k.0.end),
+                kind: kind_name(k.1).into(),
+            },
+            second: KeySide {
+                span: (k.2.start, k.2.end),
+                kind: kind_name(k.3).into(),
+            },
+        }
+    }
+
+    pub fn to_key(&self) -> RaceKey {
+        let kind = |s: &str| {
+            if s == "write" {
+                AccessKind::Write
+            } else {
+                AccessKind::Read
+            }
+        };
+        (
+            self.first.span.0..self.first.span.1,
+            kind(&self.first.kind),
+            self.second.span.0..self.second.span.1,
+            kind(&self.second.kind),
+        )
+    }
+
+    /// A short stable name for file names.
+    pub fn tag(&self) -> String {
+        let text = format!(
+            "{}-{}-{}-{}-{}-{}",
+            self.first.span.0,
+            self.first.span.1,
+            self.first.kind,
+            self.second.span.0,
+            self.second.span.1,
+            self.second.kind
+        );
+        format!("{:08x}", fnv1a64(text.as_bytes()) as u32)
+    }
+}
+
+/// A race report (see the module documentation for the format).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RaceReport {
+    pub format: String,
+    pub format_version: u32,
+    pub ksim_version: String,
+    pub source_hash: String,
+    pub kernel: String,
+    pub kernel_path: String,
+    pub launch: LaunchSpec,
+    /// The resolved launch (sizes, parameters), for people reading the report.
+    pub resolved: serde_json::Value,
+    /// The race: elements, both accesses (thread, group, kind, span, step, epoch), and its
+    /// `key` (the pair of statements and kinds).
+    pub race: serde_json::Value,
+    pub schedule: Schedule,
+    pub found_by: String,
+}
+
+impl RaceReport {
+    /// The race key stored under `race.key`.
+    pub fn key(&self) -> Option<RaceKey> {
+        let k: KeySpec = serde_json::from_value(self.race.get("key")?.clone()).ok()?;
+        Some(k.to_key())
+    }
+
+    /// `race-KERNEL-LINE1-LINE2-TAG.json`.
+    pub fn file_name(&self, line1: usize, line2: usize) -> String {
+        let tag = self
+            .race
+            .get("key")
+            .and_then(|k| serde_json::from_value::<KeySpec>(k.clone()).ok())
+            .map(|k| k.tag())
+            .unwrap_or_default();
+        format!("race-{}-L{line1}-L{line2}-{tag}.json", self.kernel)
+    }
+
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("JSON");
+        s.push('\n');
+        s
+    }
+
+    /// Parses a report, checking its format.
+    pub fn parse(text: &str) -> Result<RaceReport, String> {
+        let r: RaceReport =
+            serde_json::from_str(text).map_err(|e| format!("not a ksim race report: {e}"))?;
+        if r.format != FORMAT {
+            return Err(format!("not a ksim race report (format `{}`)", r.format));
+        }
+        if r.format_version > FORMAT_VERSION {
+            return Err(format!(
+                "race report format version {} is newer than this ksim understands ({FORMAT_VERSION})",
+                r.format_version
+            ));
+        }
+        Ok(r)
+    }
+}

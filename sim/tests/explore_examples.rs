@@ -1,0 +1,102 @@
+//! The exhaustive explorer on the examples: Lemma 5.4 on race-free kernels (one execution,
+//! one final store), and agreement with the naive explorer on racy ones.
+
+use interp::{Launch, LaunchOptions};
+use sim::explore::{exhaustive, naive, Config, Summary, Verdict};
+use std::sync::Arc;
+
+fn launch(file: &str, n: usize) -> Launch {
+    let path = format!("{}/../examples/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("example");
+    let k = lang::parse::parse(&text)
+        .and_then(|k| lang::check::check(&k))
+        .expect("valid kernel");
+    let mut opts = LaunchOptions {
+        defines: vec![("n".into(), n.to_string())],
+        ..Default::default()
+    };
+    if k.array("in").is_some() {
+        opts.inputs.push(("in".into(), "iota".into()));
+    }
+    if k.array("array").is_some() {
+        opts.inputs.push(("array".into(), "iota".into()));
+    }
+    opts.max_steps = Some(100_000);
+    Launch::new(Arc::new(k), &opts).expect("launch")
+}
+
+fn same(a: &Summary, b: &Summary) {
+    assert_eq!(a.final_memories(), b.final_memories(), "final stores");
+    assert_eq!(a.race_keys(), b.race_keys(), "races");
+    assert_eq!(a.fault_keys(), b.fault_keys(), "faults");
+    assert_eq!(a.non_terminating > 0, b.non_terminating > 0, "non-termination");
+}
+
+#[test]
+fn kogge_stone_n8_is_one_execution() {
+    let s = exhaustive(&launch("kogge_stone.ksim", 8), &Config::default(), None);
+    assert_eq!(s.verdict, Verdict::Exhaustive);
+    assert!(s.races.is_empty());
+    assert_eq!(s.finals.len(), 1);
+    assert_eq!(s.complete, 1, "{s:?}");
+    assert_eq!(s.pruned, 0);
+}
+
+#[test]
+fn race_free_examples_explore_one_execution() {
+    for f in [
+        "kogge_stone.ksim",
+        "sklansky.ksim",
+        "brent_kung.ksim",
+        "blelloch.ksim",
+        "blelloch_tree1d.ksim",
+        "blelloch_tree2d.ksim",
+        "stream_compaction.ksim",
+        "left_rotation.ksim",
+        "sequential_scan.ksim",
+        "scan_off_by_one.ksim",
+        "blelloch_commuted.ksim",
+    ] {
+        for n in [2, 4, 8] {
+            let s = exhaustive(&launch(f, n), &Config::default(), None);
+            assert_eq!(s.verdict, Verdict::Exhaustive, "{f} n={n}");
+            assert!(s.races.is_empty(), "{f} n={n}");
+            assert_eq!(s.finals.len(), 1, "{f} n={n}");
+            assert_eq!((s.complete, s.pruned), (1, 0), "{f} n={n}");
+        }
+    }
+}
+
+#[test]
+fn kogge_stone_racy_n4_matches_naive() {
+    let l = launch("kogge_stone_racy.ksim", 4);
+    let e = exhaustive(&l, &Config::default(), None);
+    let n = naive(&l, &Config::default(), None);
+    assert_eq!(e.verdict, Verdict::Exhaustive);
+    assert_eq!(n.verdict, Verdict::Exhaustive);
+    assert!(!e.races.is_empty());
+    assert!(e.finals.len() > 1);
+    same(&e, &n);
+    assert!(e.complete < n.complete, "{} vs {}", e.complete, n.complete);
+}
+
+#[test]
+fn racy_examples_match_naive_at_small_n() {
+    for (f, n) in [
+        ("kogge_stone_racy.ksim", 2),
+        ("blelloch_missing_barrier.ksim", 2),
+        ("blelloch_missing_barrier.ksim", 4),
+    ] {
+        let l = launch(f, n);
+        let e = exhaustive(&l, &Config::default(), None);
+        let cfg = Config {
+            max_executions: Some(2_000_000),
+            ..Default::default()
+        };
+        let nv = naive(&l, &cfg, None);
+        if nv.verdict != Verdict::Exhaustive {
+            continue;
+        }
+        same(&e, &nv);
+    }
+}

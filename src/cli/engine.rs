@@ -1,0 +1,70 @@
+//! Choosing the engine that runs a launch along the canonical schedule: the fast executor
+//! where it supports the launch, else the reference semantics. Both give the same memory,
+//! races (by statement pair) and faults; the differential tests check it.
+
+use interp::exec::{run_canonical, Outcome};
+use interp::fast::{self, FastOptions};
+use interp::{Fault, Launch, Memory, Race};
+
+/// What the canonical execution of a launch found, whichever engine ran it.
+pub struct Simulated {
+    pub memory: Memory,
+    /// One race per distinct pair of statements, with how many conflicting pairs the fast
+    /// executor counted (1 for the reference semantics, which stops counting at the first).
+    pub races: Vec<(Race, u64)>,
+    pub fault: Option<Fault>,
+    pub steps: u64,
+    /// Barrier intervals executed (summed over work-groups); known to the fast executor.
+    pub intervals: Option<u64>,
+    /// Outcome of the reference semantics, when it ran (it also knows divergence).
+    pub reference: Option<Outcome>,
+    pub engine: &'static str,
+}
+
+/// Runs `launch` on the fast executor (with race tracking) or, where it does not support
+/// the launch (the list monoid), on the reference semantics.
+pub fn simulate(launch: &Launch, jobs: usize) -> Simulated {
+    match fast::run(
+        launch,
+        &FastOptions {
+            jobs,
+            track_races: true,
+        },
+    ) {
+        Ok(out) => Simulated {
+            memory: out.memory,
+            races: out.races.into_iter().map(|r| (r.race, r.count)).collect(),
+            fault: out.fault,
+            steps: out.steps,
+            intervals: Some(out.intervals),
+            reference: None,
+            engine: "fast",
+        },
+        Err(_) => reference(launch),
+    }
+}
+
+/// The reference semantics along the canonical schedule.
+pub fn reference(launch: &Launch) -> Simulated {
+    let out = run_canonical(launch);
+    Simulated {
+        memory: out.memory.clone(),
+        races: out.races.iter().map(|r| (r.clone(), 1)).collect(),
+        fault: out.fault.clone(),
+        steps: out.steps,
+        intervals: None,
+        reference: Some(out),
+        engine: "reference",
+    }
+}
+
+impl Simulated {
+    pub fn is_clean(&self) -> bool {
+        self.races.is_empty()
+            && self.fault.is_none()
+            && self
+                .reference
+                .as_ref()
+                .is_none_or(|o| o.divergences.is_empty())
+    }
+}
