@@ -372,6 +372,7 @@ fn progress(total: u64, quiet: bool) -> indicatif::ProgressBar {
 fn print_summary(rows: &[BenchRow], files: &[PathBuf]) {
     let labels: Vec<String> = files.iter().map(|f| label(f)).collect();
     let mut sizes: Vec<u64> = rows.iter().map(|r| r.size).collect();
+    sizes.sort_unstable();
     sizes.dedup();
     print!("{:>10}", "size");
     for l in &labels {
