@@ -3,12 +3,15 @@
 //! ```text
 //! cargo run --release -p interp --example fast_bench            # full table
 //! cargo run --release -p interp --example fast_bench -- ks 20   # one kernel, n = 2^20
+//! cargo run --release -p interp --example fast_bench -- ks 20 t2   # ... tracked, 2 workers
+//! cargo run --release -p interp --example fast_bench -- native  # plain Rust loops
 //! ```
 //!
-//! Prints, per kernel and size: wall time of `fast::run` (median of a few runs) with race
-//! tracking on 1 and 2 workers, without race tracking on 1 and 2 workers, thread-steps per
-//! second, and the peak resident memory of the process during the run (VmHWM from
-//! /proc/self/status, reset before each run through /proc/self/clear_refs).
+//! Prints, per kernel and size: wall time and CPU time (user + system, all workers) of
+//! `fast::run` (median of a few runs) with race tracking on 1 and 2 workers, without race
+//! tracking on 1 and 2 workers, thread-steps per second (steps / wall), and the peak
+//! resident memory (VmHWM from /proc/self/status) of a fresh process that builds the launch
+//! (input included) and runs it: every configuration runs in its own child process.
 
 use interp::fast::{self, FastOptions};
 use interp::{Launch, LaunchOptions, Monoid};
@@ -55,6 +58,55 @@ fn launch(src: &str, n: usize) -> Launch {
     Launch::new(Arc::new(kernel), &opts).expect("launch")
 }
 
+/// The floor: the same scans as plain Rust loops at n = 2^20 (int addition): a sequential
+/// inclusive scan, and Kogge-Stone's rounds with a copy per round (what the kernel computes).
+fn native() {
+    let n = 1usize << 20;
+    let input: Vec<i32> = (0..n as i32).map(|i| i.wrapping_mul(7919) % 100).collect();
+    let t = Instant::now();
+    let mut out = input.clone();
+    for i in 1..n {
+        out[i] = out[i].wrapping_add(out[i - 1]);
+    }
+    let seq = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let mut ks = input.clone();
+    let mut tmp = vec![0i32; n];
+    let mut offset = 1;
+    while offset < n {
+        tmp[..offset].copy_from_slice(&ks[..offset]);
+        for i in offset..n {
+            tmp[i] = ks[i - offset].wrapping_add(ks[i]);
+        }
+        std::mem::swap(&mut ks, &mut tmp);
+        offset *= 2;
+    }
+    let kst = t.elapsed().as_secs_f64();
+    assert_eq!(ks, out);
+    println!(
+        "native Rust at n = 2^20: sequential scan {:.2} ms, Kogge-Stone rounds {:.2} ms",
+        seq * 1e3,
+        kst * 1e3
+    );
+}
+
+/// One configuration in this (fresh) process: prints `wall cpu steps intervals races MiB`.
+fn child(args: &[String]) {
+    let (name, e, cfg, reps) = (&args[0], &args[1], &args[2], &args[3]);
+    let n = 1usize << e.parse::<u32>().expect("exponent");
+    let l = launch(&source(name), n);
+    let m = measure(
+        &l,
+        cfg[1..].parse().expect("jobs"),
+        cfg.starts_with('t'),
+        reps.parse().expect("reps"),
+    );
+    println!(
+        "{} {} {} {} {} {}",
+        m.secs, m.cpu, m.steps, m.intervals, m.races, m.hwm_mib
+    );
+}
+
 fn vm_hwm_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
@@ -62,10 +114,6 @@ fn vm_hwm_kib() -> u64 {
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
-}
-
-fn reset_hwm() {
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
 /// User + system CPU time of the process so far, in seconds.
@@ -92,9 +140,7 @@ fn measure(l: &Launch, jobs: usize, track: bool, reps: usize) -> Measure {
     let mut times = Vec::new();
     let mut cpus = Vec::new();
     let mut last = None;
-    let mut hwm = 0;
     for _ in 0..reps {
-        reset_hwm();
         let c = cpu_secs();
         let t = Instant::now();
         let out = fast::run(
@@ -107,7 +153,6 @@ fn measure(l: &Launch, jobs: usize, track: bool, reps: usize) -> Measure {
         .expect("supported");
         times.push(t.elapsed().as_secs_f64());
         cpus.push(cpu_secs() - c);
-        hwm = hwm.max(vm_hwm_kib());
         assert!(out.fault.is_none(), "{:?}", out.fault);
         last = Some(out);
     }
@@ -120,12 +165,15 @@ fn measure(l: &Launch, jobs: usize, track: bool, reps: usize) -> Measure {
         steps: out.steps,
         intervals: out.intervals,
         races: out.races.len(),
-        hwm_mib: hwm as f64 / 1024.0,
+        hwm_mib: vm_hwm_kib() as f64 / 1024.0,
     }
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--child") {
+        return child(&args[1..]);
+    }
     let kernels: Vec<(&str, &str)> = vec![
         ("ks", "kogge_stone"),
         ("bk", "brent_kung"),
@@ -145,17 +193,43 @@ fn main() {
         ),
         _ => (kernels[..3].to_vec(), vec![10, 14, 18, 20]),
     };
+    if args.first().map(String::as_str) == Some("native") {
+        return native();
+    }
+    if args.is_empty() {
+        native();
+    }
     println!(
         "kernel       n        steps      intervals  mode            jobs  wall(ms)  cpu(ms)  Msteps/s  peak RSS(MiB)  races"
     );
     for (_, name) in selected {
-        let src = source(name);
         for &e in &sizes {
-            let n = 1usize << e;
-            let l = launch(&src, n);
             let reps = if e <= 14 { 7 } else { 3 };
             for &(track, jobs) in &configs {
-                let m = measure(&l, jobs, track, reps);
+                let exe = std::env::current_exe().expect("own path");
+                let out = std::process::Command::new(exe)
+                    .args([
+                        "--child",
+                        name,
+                        &e.to_string(),
+                        &format!("{}{jobs}", if track { 't' } else { 'n' }),
+                        &reps.to_string(),
+                    ])
+                    .output()
+                    .expect("child runs");
+                let line = String::from_utf8_lossy(&out.stdout);
+                let f: Vec<f64> = line
+                    .split_whitespace()
+                    .map(|x| x.parse().expect("child output"))
+                    .collect();
+                let m = Measure {
+                    secs: f[0],
+                    cpu: f[1],
+                    steps: f[2] as u64,
+                    intervals: f[3] as u64,
+                    races: f[4] as usize,
+                    hwm_mib: f[5],
+                };
                 println!(
                     "{name:<12} 2^{e:<6} {:<10} {:<10} {:<15} {jobs:<5} {:>8.1}  {:>7.0}  {:>8.1}  {:>13.1}  {}",
                     m.steps,

@@ -71,11 +71,19 @@ pub fn run(
         stopped: false,
     };
     loop {
-        for b in state.fire_ready_barriers(launch) {
-            tracker.barrier();
-            obs.barrier(&b);
-            if b.divergence.is_some() {
-                out.divergences.push(b);
+        // Fire barriers until none is enabled: a group may go from one barrier straight
+        // to the next.
+        loop {
+            let fired = state.fire_ready_barriers(launch);
+            if fired.is_empty() {
+                break;
+            }
+            for b in fired {
+                tracker.barrier();
+                obs.barrier(&b);
+                if b.divergence.is_some() {
+                    out.divergences.push(b);
+                }
             }
         }
         let runnable = state.runnable(launch);

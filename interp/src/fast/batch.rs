@@ -136,6 +136,9 @@ pub(crate) fn exec_batch(
             add(&mut groups, b.pc[l], 1 << l);
         }
     }
+    // A lane looping longer than this hands the interval to the sequential path, so that a
+    // batch of looping lanes costs at most about one budget of steps in total.
+    let lane_cap = (budget / W as u64).max(1 << 16).min(budget);
     let mut at_barrier: u64 = 0;
     while !groups.is_empty() {
         let k = (0..groups.len()).min_by_key(|&k| groups[k].0).unwrap();
@@ -146,9 +149,15 @@ pub(crate) fn exec_batch(
             pc += 1;
             match inst {
                 Inst::Mov { d, a } => un!(m, d, a, |x| x),
-                Inst::Add { d, a, b } => bin!(m, d, a, b, |x, y| (x as u32).wrapping_add(y as u32) as u64),
-                Inst::Sub { d, a, b } => bin!(m, d, a, b, |x, y| (x as u32).wrapping_sub(y as u32) as u64),
-                Inst::Mul { d, a, b } => bin!(m, d, a, b, |x, y| (x as u32).wrapping_mul(y as u32) as u64),
+                Inst::Add { d, a, b } => {
+                    bin!(m, d, a, b, |x, y| (x as u32).wrapping_add(y as u32) as u64)
+                }
+                Inst::Sub { d, a, b } => {
+                    bin!(m, d, a, b, |x, y| (x as u32).wrapping_sub(y as u32) as u64)
+                }
+                Inst::Mul { d, a, b } => {
+                    bin!(m, d, a, b, |x, y| (x as u32).wrapping_mul(y as u32) as u64)
+                }
                 Inst::And { d, a, b } => bin!(m, d, a, b, |x, y| x & y),
                 Inst::Or { d, a, b } => bin!(m, d, a, b, |x, y| x | y),
                 Inst::Xor { d, a, b } => bin!(m, d, a, b, |x, y| x ^ y),
@@ -208,12 +217,28 @@ pub(crate) fn exec_batch(
                         return Err(());
                     }
                 }
-                Inst::LtI { d, a, b } => bin!(m, d, a, b, |x, y| ((x as u32 as i32) < (y as u32 as i32)) as u64),
-                Inst::LeI { d, a, b } => bin!(m, d, a, b, |x, y| ((x as u32 as i32) <= (y as u32 as i32)) as u64),
+                Inst::LtI { d, a, b } => bin!(m, d, a, b, |x, y| ((x as u32 as i32)
+                    < (y as u32 as i32))
+                    as u64),
+                Inst::LeI { d, a, b } => bin!(m, d, a, b, |x, y| ((x as u32 as i32)
+                    <= (y as u32 as i32))
+                    as u64),
                 Inst::LtU { d, a, b } => bin!(m, d, a, b, |x, y| (x < y) as u64),
                 Inst::LeU { d, a, b } => bin!(m, d, a, b, |x, y| (x <= y) as u64),
-                Inst::MinI { d, a, b } => bin!(m, d, a, b, |x, y| if (x as u32 as i32) < (y as u32 as i32) { x } else { y }),
-                Inst::MaxI { d, a, b } => bin!(m, d, a, b, |x, y| if (x as u32 as i32) < (y as u32 as i32) { y } else { x }),
+                Inst::MinI { d, a, b } => bin!(m, d, a, b, |x, y| if (x as u32 as i32)
+                    < (y as u32 as i32)
+                {
+                    x
+                } else {
+                    y
+                }),
+                Inst::MaxI { d, a, b } => bin!(m, d, a, b, |x, y| if (x as u32 as i32)
+                    < (y as u32 as i32)
+                {
+                    y
+                } else {
+                    x
+                }),
                 Inst::MinU { d, a, b } => bin!(m, d, a, b, |x, y| if x < y { x } else { y }),
                 Inst::MaxU { d, a, b } => bin!(m, d, a, b, |x, y| if x < y { y } else { x }),
                 Inst::AddF { d, a, b } => bin!(m, d, a, b, |x, y| fb(f(x) + f(y))),
@@ -242,7 +267,11 @@ pub(crate) fn exec_batch(
                 Inst::F2U { d, a } => un!(m, d, a, |x| f(x) as u32 as u64),
                 Inst::Log2 { d, a, signed, to } => un!(m, d, a, |x| {
                     let v = idx(x, signed);
-                    let lg = if v <= 0 { 0 } else { 63 - v.leading_zeros() as i64 } as i32;
+                    let lg = if v <= 0 {
+                        0
+                    } else {
+                        63 - v.leading_zeros() as i64
+                    } as i32;
                     match to {
                         Repr::F32 => fb(lg as f32),
                         Repr::Bool => (lg != 0) as u64,
@@ -268,7 +297,8 @@ pub(crate) fn exec_batch(
                                 x as usize
                             }
                             Some(j) => {
-                                let (x, y) = (idx(r!(i, l), s.signed[0]), idx(r!(j, l), s.signed[1]));
+                                let (x, y) =
+                                    (idx(r!(i, l), s.signed[0]), idx(r!(j, l), s.signed[1]));
                                 let (d0, d1) = (view.dims[0] as u64, view.dims[1] as u64);
                                 if x < 0 || x as u64 >= d0 || y < 0 || y as u64 >= d1 {
                                     bad = true;
@@ -307,7 +337,8 @@ pub(crate) fn exec_batch(
                                 x as usize
                             }
                             Some(j) => {
-                                let (x, y) = (idx(r!(i, l), s.signed[0]), idx(r!(j, l), s.signed[1]));
+                                let (x, y) =
+                                    (idx(r!(i, l), s.signed[0]), idx(r!(j, l), s.signed[1]));
                                 let (d0, d1) = (view.dims[0] as u64, view.dims[1] as u64);
                                 if x < 0 || x as u64 >= d0 || y < 0 || y as u64 >= d1 {
                                     bad = true;
@@ -335,7 +366,7 @@ pub(crate) fn exec_batch(
                     let mut over = false;
                     lanes!(m, |l| {
                         b.steps[l] += steps as u64;
-                        over |= b.steps[l] > budget;
+                        over |= b.steps[l] > lane_cap;
                     });
                     if over {
                         return Err(());
@@ -395,7 +426,8 @@ pub(crate) fn exec_batch(
                     }
                     let taken = m & !go;
                     if st != 0 || sf != 0 {
-                        lanes!(m, |l| b.steps[l] += if go >> l & 1 != 0 { sf } else { st } as u64);
+                        lanes!(m, |l| b.steps[l] +=
+                            if go >> l & 1 != 0 { sf } else { st } as u64);
                     }
                     if taken == 0 {
                         continue; // everyone falls through: keep going

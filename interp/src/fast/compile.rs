@@ -34,86 +34,357 @@ pub(crate) const NO_SITE: u32 = u32::MAX;
 /// [`Program::sites`]; jump targets are instruction indices.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Inst {
-    Mov { d: Reg, a: Reg },
+    Mov {
+        d: Reg,
+        a: Reg,
+    },
     // 32-bit wrapping arithmetic, identical on int and uint bit patterns.
-    Add { d: Reg, a: Reg, b: Reg },
-    Sub { d: Reg, a: Reg, b: Reg },
-    Mul { d: Reg, a: Reg, b: Reg },
-    And { d: Reg, a: Reg, b: Reg },
-    Or { d: Reg, a: Reg, b: Reg },
-    Xor { d: Reg, a: Reg, b: Reg },
-    Eq { d: Reg, a: Reg, b: Reg },
-    Ne { d: Reg, a: Reg, b: Reg },
-    DivI { d: Reg, a: Reg, b: Reg, site: u32 },
-    RemI { d: Reg, a: Reg, b: Reg, site: u32 },
-    DivU { d: Reg, a: Reg, b: Reg, site: u32 },
-    RemU { d: Reg, a: Reg, b: Reg, site: u32 },
-    ShlI { d: Reg, a: Reg, b: Reg, site: u32 },
-    ShrI { d: Reg, a: Reg, b: Reg, site: u32 },
-    ShlU { d: Reg, a: Reg, b: Reg, site: u32 },
-    ShrU { d: Reg, a: Reg, b: Reg, site: u32 },
-    LtI { d: Reg, a: Reg, b: Reg },
-    LeI { d: Reg, a: Reg, b: Reg },
-    LtU { d: Reg, a: Reg, b: Reg },
-    LeU { d: Reg, a: Reg, b: Reg },
-    MinI { d: Reg, a: Reg, b: Reg },
-    MaxI { d: Reg, a: Reg, b: Reg },
-    MinU { d: Reg, a: Reg, b: Reg },
-    MaxU { d: Reg, a: Reg, b: Reg },
-    AddF { d: Reg, a: Reg, b: Reg },
-    SubF { d: Reg, a: Reg, b: Reg },
-    MulF { d: Reg, a: Reg, b: Reg },
-    DivF { d: Reg, a: Reg, b: Reg },
-    LtF { d: Reg, a: Reg, b: Reg },
-    LeF { d: Reg, a: Reg, b: Reg },
-    EqF { d: Reg, a: Reg, b: Reg },
-    NeF { d: Reg, a: Reg, b: Reg },
+    Add {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Sub {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Mul {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    And {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Or {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Xor {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Eq {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Ne {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    DivI {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        site: u32,
+    },
+    RemI {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        site: u32,
+    },
+    DivU {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        site: u32,
+    },
+    RemU {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        site: u32,
+    },
+    ShlI {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        site: u32,
+    },
+    ShrI {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        site: u32,
+    },
+    ShlU {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        site: u32,
+    },
+    ShrU {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        site: u32,
+    },
+    LtI {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    LeI {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    LtU {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    LeU {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    MinI {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    MaxI {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    MinU {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    MaxU {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    AddF {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    SubF {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    MulF {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    DivF {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    LtF {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    LeF {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    EqF {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    NeF {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
     /// `min(a, b)` on floats: `a < b ? a : b`.
-    MinF { d: Reg, a: Reg, b: Reg },
+    MinF {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
     /// `max(a, b)` on floats: `a < b ? b : a`.
-    MaxF { d: Reg, a: Reg, b: Reg },
-    CombIv { d: Reg, a: Reg, b: Reg },
-    CombV1 { d: Reg, a: Reg, b: Reg },
-    CombV2 { d: Reg, a: Reg, b: Reg },
+    MaxF {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    CombIv {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    CombV1 {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    CombV2 {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
     /// 32-bit wrapping negation (int and uint).
-    Neg { d: Reg, a: Reg },
-    NegF { d: Reg, a: Reg },
+    Neg {
+        d: Reg,
+        a: Reg,
+    },
+    NegF {
+        d: Reg,
+        a: Reg,
+    },
     /// 32-bit bitwise not.
-    BitNot { d: Reg, a: Reg },
+    BitNot {
+        d: Reg,
+        a: Reg,
+    },
     /// `d = (a == 0)`: `!` on int/uint/bool.
-    IsZ { d: Reg, a: Reg },
+    IsZ {
+        d: Reg,
+        a: Reg,
+    },
     /// `d = (a != 0)`: truth of int/uint/bool, conversion to bool.
-    NeZ { d: Reg, a: Reg },
-    IsZF { d: Reg, a: Reg },
-    NeZF { d: Reg, a: Reg },
-    I2F { d: Reg, a: Reg },
-    U2F { d: Reg, a: Reg },
-    F2I { d: Reg, a: Reg },
-    F2U { d: Reg, a: Reg },
+    NeZ {
+        d: Reg,
+        a: Reg,
+    },
+    IsZF {
+        d: Reg,
+        a: Reg,
+    },
+    NeZF {
+        d: Reg,
+        a: Reg,
+    },
+    I2F {
+        d: Reg,
+        a: Reg,
+    },
+    U2F {
+        d: Reg,
+        a: Reg,
+    },
+    F2I {
+        d: Reg,
+        a: Reg,
+    },
+    F2U {
+        d: Reg,
+        a: Reg,
+    },
     /// `log2`; `signed`: the operand is an int (else a uint; other operands were replaced by
     /// a zero register); the result is converted to `to`.
-    Log2 { d: Reg, a: Reg, signed: bool, to: Repr },
-    Load { d: Reg, i: Reg, site: u32 },
-    Load2 { d: Reg, i: Reg, j: Reg, site: u32 },
-    Store { i: Reg, v: Reg, site: u32 },
-    Store2 { i: Reg, j: Reg, v: Reg, site: u32 },
+    Log2 {
+        d: Reg,
+        a: Reg,
+        signed: bool,
+        to: Repr,
+    },
+    Load {
+        d: Reg,
+        i: Reg,
+        site: u32,
+    },
+    Load2 {
+        d: Reg,
+        i: Reg,
+        j: Reg,
+        site: u32,
+    },
+    Store {
+        i: Reg,
+        v: Reg,
+        site: u32,
+    },
+    Store2 {
+        i: Reg,
+        j: Reg,
+        v: Reg,
+        site: u32,
+    },
     /// Forward jump adding `steps`.
-    Jump { t: u32, steps: u16 },
+    Jump {
+        t: u32,
+        steps: u16,
+    },
     /// Loop back-edge adding `steps` and checking the budget.
-    Loop { t: u32, steps: u16 },
+    Loop {
+        t: u32,
+        steps: u16,
+    },
     /// Jump when `c` is zero (false); `st`/`sf`: steps added when the jump is taken / not.
-    Jz { c: Reg, t: u32, st: u16, sf: u16 },
+    Jz {
+        c: Reg,
+        t: u32,
+        st: u16,
+        sf: u16,
+    },
     /// Jump when `c` is non-zero (true).
-    Jnz { c: Reg, t: u32, st: u16, sf: u16 },
+    Jnz {
+        c: Reg,
+        t: u32,
+        st: u16,
+        sf: u16,
+    },
     /// Fused `if`/`while` condition `a < b` (int): jump to `t` when false.
-    JnLtI { a: Reg, b: Reg, t: u32, st: u16, sf: u16 },
-    JnLeI { a: Reg, b: Reg, t: u32, st: u16, sf: u16 },
-    JnLtU { a: Reg, b: Reg, t: u32, st: u16, sf: u16 },
-    JnLeU { a: Reg, b: Reg, t: u32, st: u16, sf: u16 },
-    JnEq { a: Reg, b: Reg, t: u32, st: u16, sf: u16 },
-    JnNe { a: Reg, b: Reg, t: u32, st: u16, sf: u16 },
-    Barrier { steps: u16 },
-    Halt { steps: u16 },
+    JnLtI {
+        a: Reg,
+        b: Reg,
+        t: u32,
+        st: u16,
+        sf: u16,
+    },
+    JnLeI {
+        a: Reg,
+        b: Reg,
+        t: u32,
+        st: u16,
+        sf: u16,
+    },
+    JnLtU {
+        a: Reg,
+        b: Reg,
+        t: u32,
+        st: u16,
+        sf: u16,
+    },
+    JnLeU {
+        a: Reg,
+        b: Reg,
+        t: u32,
+        st: u16,
+        sf: u16,
+    },
+    JnEq {
+        a: Reg,
+        b: Reg,
+        t: u32,
+        st: u16,
+        sf: u16,
+    },
+    JnNe {
+        a: Reg,
+        b: Reg,
+        t: u32,
+        st: u16,
+        sf: u16,
+    },
+    Barrier {
+        steps: u16,
+    },
+    Halt {
+        steps: u16,
+    },
 }
 
 const _: () = assert!(std::mem::size_of::<Inst>() == 16);
@@ -592,7 +863,7 @@ impl Compiler<'_> {
                     op,
                     BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
                 )
-                && !(r == Repr::Bool && !matches!(op, BinOp::Eq | BinOp::Ne));
+                && (r != Repr::Bool || matches!(op, BinOp::Eq | BinOp::Ne));
             if fused {
                 // Sites of the condition belong to the statement counted by this jump.
                 self.pre = base - 1;
@@ -602,16 +873,76 @@ impl Compiler<'_> {
                 let signed = r == Repr::I32;
                 let t = 0;
                 let inst = match (op, signed) {
-                    (BinOp::Lt, true) => Inst::JnLtI { a: ra, b: rb, t, st, sf },
-                    (BinOp::Le, true) => Inst::JnLeI { a: ra, b: rb, t, st, sf },
-                    (BinOp::Gt, true) => Inst::JnLtI { a: rb, b: ra, t, st, sf },
-                    (BinOp::Ge, true) => Inst::JnLeI { a: rb, b: ra, t, st, sf },
-                    (BinOp::Lt, false) => Inst::JnLtU { a: ra, b: rb, t, st, sf },
-                    (BinOp::Le, false) => Inst::JnLeU { a: ra, b: rb, t, st, sf },
-                    (BinOp::Gt, false) => Inst::JnLtU { a: rb, b: ra, t, st, sf },
-                    (BinOp::Ge, false) => Inst::JnLeU { a: rb, b: ra, t, st, sf },
-                    (BinOp::Eq, _) => Inst::JnEq { a: ra, b: rb, t, st, sf },
-                    (BinOp::Ne, _) => Inst::JnNe { a: ra, b: rb, t, st, sf },
+                    (BinOp::Lt, true) => Inst::JnLtI {
+                        a: ra,
+                        b: rb,
+                        t,
+                        st,
+                        sf,
+                    },
+                    (BinOp::Le, true) => Inst::JnLeI {
+                        a: ra,
+                        b: rb,
+                        t,
+                        st,
+                        sf,
+                    },
+                    (BinOp::Gt, true) => Inst::JnLtI {
+                        a: rb,
+                        b: ra,
+                        t,
+                        st,
+                        sf,
+                    },
+                    (BinOp::Ge, true) => Inst::JnLeI {
+                        a: rb,
+                        b: ra,
+                        t,
+                        st,
+                        sf,
+                    },
+                    (BinOp::Lt, false) => Inst::JnLtU {
+                        a: ra,
+                        b: rb,
+                        t,
+                        st,
+                        sf,
+                    },
+                    (BinOp::Le, false) => Inst::JnLeU {
+                        a: ra,
+                        b: rb,
+                        t,
+                        st,
+                        sf,
+                    },
+                    (BinOp::Gt, false) => Inst::JnLtU {
+                        a: rb,
+                        b: ra,
+                        t,
+                        st,
+                        sf,
+                    },
+                    (BinOp::Ge, false) => Inst::JnLeU {
+                        a: rb,
+                        b: ra,
+                        t,
+                        st,
+                        sf,
+                    },
+                    (BinOp::Eq, _) => Inst::JnEq {
+                        a: ra,
+                        b: rb,
+                        t,
+                        st,
+                        sf,
+                    },
+                    (BinOp::Ne, _) => Inst::JnNe {
+                        a: ra,
+                        b: rb,
+                        t,
+                        st,
+                        sf,
+                    },
                     _ => unreachable!(),
                 };
                 let at = self.here();
@@ -759,9 +1090,19 @@ impl Compiler<'_> {
                 self.code.push(Inst::NeZ { d, a: ta });
                 let j = self.here();
                 self.code.push(if and {
-                    Inst::Jz { c: d, t: 0, st: 0, sf: 0 }
+                    Inst::Jz {
+                        c: d,
+                        t: 0,
+                        st: 0,
+                        sf: 0,
+                    }
                 } else {
-                    Inst::Jnz { c: d, t: 0, st: 0, sf: 0 }
+                    Inst::Jnz {
+                        c: d,
+                        t: 0,
+                        st: 0,
+                        sf: 0,
+                    }
                 });
                 let tb = self.truth(b)?;
                 self.code.push(Inst::NeZ { d, a: tb });
@@ -783,7 +1124,12 @@ impl Compiler<'_> {
                 let d = self.temp();
                 let tc = self.truth(c)?;
                 let jz = self.here();
-                self.code.push(Inst::Jz { c: tc, t: 0, st: 0, sf: 0 });
+                self.code.push(Inst::Jz {
+                    c: tc,
+                    t: 0,
+                    st: 0,
+                    sf: 0,
+                });
                 self.next_temp = d as u32 + 1;
                 let ra = self.expr(a)?;
                 self.code.push(Inst::Mov { d, a: ra });

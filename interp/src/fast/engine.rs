@@ -24,6 +24,18 @@ const LOCKSTEP_MIN_THREADS: usize = 4 * W;
 /// Intervals with fewer active threads than this run as one chunk, without rayon.
 const PAR_MIN_THREADS: usize = 4096;
 
+/// [`PAR_MIN_THREADS`], or the value of the environment variable `KSIM_FAST_PAR_MIN` (a
+/// testing knob: the differential tests use it to exercise parallel chunks on small groups).
+fn par_min_threads() -> usize {
+    static V: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *V.get_or_init(|| {
+        std::env::var("KSIM_FAST_PAR_MIN")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(PAR_MIN_THREADS)
+    })
+}
+
 /// Copies a few words (a thread's variables) without a call to `memcpy`.
 #[inline(always)]
 fn copy(dst: &mut [u64], src: &[u64]) {
@@ -138,7 +150,8 @@ impl<'a> Engine<'a> {
             mem.push(v);
         }
         let threads_in_pool = rayon::current_num_threads();
-        let speculate = !full_exact && (opts.track_races || launch.local_size >= LOCKSTEP_MIN_THREADS);
+        let speculate =
+            !full_exact && (opts.track_races || launch.local_size >= LOCKSTEP_MIN_THREADS);
         let wsh = (0..narr)
             .map(|a| {
                 if speculate && prog.written[a] {
@@ -208,9 +221,7 @@ impl<'a> Engine<'a> {
                 .collect();
             let history = (0..k.arrays.len())
                 .map(|a| {
-                    self.full_exact
-                        && self.launch.groups > 1
-                        && k.arrays[a].space == Space::Global
+                    self.full_exact && self.launch.groups > 1 && k.arrays[a].space == Space::Global
                 })
                 .collect();
             self.tracker = Some(Tracker::new(&lens, shape, history, self.prog.spans.clone()));
@@ -287,8 +298,7 @@ impl<'a> Engine<'a> {
                 self.intervals += 1;
                 let remaining = self.launch.max_steps.saturating_sub(self.steps);
                 let track = self.opts.track_races;
-                let speculate = !self.full_exact
-                    && (track || l >= LOCKSTEP_MIN_THREADS);
+                let speculate = !self.full_exact && (track || l >= LOCKSTEP_MIN_THREADS);
                 let mut res = None;
                 if speculate && skip > 0 {
                     skip -= 1;
@@ -380,10 +390,7 @@ impl<'a> Engine<'a> {
                     return Interval::Stop(
                         Fault {
                             kind: kind.clone(),
-                            thread: Some(ThreadId {
-                                group,
-                                local: *tid,
-                            }),
+                            thread: Some(ThreadId { group, local: *tid }),
                             span: Some(self.prog.spans[site.stmt as usize].clone()),
                         },
                         self.steps + at,
@@ -445,14 +452,18 @@ impl<'a> Engine<'a> {
                         use_marks: !self.full_exact,
                         xconflict: false,
                     };
-                    let e = exec(self.prog, &views, &mut regs, &mut pc, &mut steps, budget, &mut pol);
+                    let e = exec(
+                        self.prog, &views, &mut regs, &mut pc, &mut steps, budget, &mut pol,
+                    );
                     if pol.xconflict {
                         out = Some(Interval::Restart);
                         break;
                     }
                     e
                 } else {
-                    exec(self.prog, &views, &mut regs, &mut pc, &mut steps, budget, &mut Plain)
+                    exec(
+                        self.prog, &views, &mut regs, &mut pc, &mut steps, budget, &mut Plain,
+                    )
                 };
                 match exit {
                     Exit::Barrier => {
@@ -462,7 +473,8 @@ impl<'a> Engine<'a> {
                     }
                     Exit::Done => st[0] = DONE,
                     Exit::Fault { kind, site } => {
-                        let before = (cum + steps).wrapping_add(self.prog.sites[site as usize].pre as i64 as u64);
+                        let before = (cum + steps)
+                            .wrapping_add(self.prog.sites[site as usize].pre as i64 as u64);
                         if let Some(t) = tracker.as_mut() {
                             t.fault_at(self.steps + before);
                         }
@@ -515,10 +527,10 @@ impl<'a> Engine<'a> {
         let stamp = self.stamp;
         let l = self.launch.local_size;
         let s = self.stride;
-        let nchunks = if l < PAR_MIN_THREADS || self.threads_in_pool <= 1 {
+        let nchunks = if l < par_min_threads() || self.threads_in_pool <= 1 {
             1
         } else {
-            (self.threads_in_pool * 8).min(l / 1024).max(1)
+            (self.threads_in_pool * 8).min(l / W).max(1)
         };
         let csize = l.div_ceil(nchunks).next_multiple_of(W);
         let nchunks = l.div_ceil(csize);
@@ -574,7 +586,15 @@ impl<'a> Engine<'a> {
                     conflict: &conflict,
                     xconflict: &xconflict,
                 };
-                let exit = exec(self.prog, &views, &mut sc.regs, &mut pc, &mut steps, budget, &mut pol);
+                let exit = exec(
+                    self.prog,
+                    &views,
+                    &mut sc.regs,
+                    &mut pc,
+                    &mut steps,
+                    budget,
+                    &mut pol,
+                );
                 match exit {
                     Exit::Barrier => {
                         nx[0] = pc as u64;
@@ -583,7 +603,8 @@ impl<'a> Engine<'a> {
                     }
                     Exit::Done => nx[0] = DONE,
                     Exit::Fault { kind, site } => {
-                        let before = (cum + steps).wrapping_add(self.prog.sites[site as usize].pre as i64 as u64);
+                        let before = (cum + steps)
+                            .wrapping_add(self.prog.sites[site as usize].pre as i64 as u64);
                         sc.halt = Some(Halt::Fault {
                             tid: t,
                             kind,
@@ -608,7 +629,10 @@ impl<'a> Engine<'a> {
         let run_batches = |c: usize, sc: &mut Scratch, cur: &[u64], next: &mut [u64]| {
             let first = c * csize;
             let mut cum = 0u64;
-            let mut b = sc.batch.take().unwrap_or_else(|| Batch::new(self.prog.nregs));
+            let mut b = sc
+                .batch
+                .take()
+                .unwrap_or_else(|| Batch::new(self.prog.nregs));
             for &(r, v) in &self.prog.consts {
                 b.regs[r as usize * W..(r as usize + 1) * W].fill(v);
             }

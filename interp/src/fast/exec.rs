@@ -33,7 +33,10 @@ pub(crate) enum Exit {
     Barrier,
     Done,
     /// A runtime fault in the statement of `site`, within the step budget.
-    Fault { kind: FaultKind, site: u32 },
+    Fault {
+        kind: FaultKind,
+        site: u32,
+    },
     /// The step budget would be exceeded.
     Budget,
     /// The policy asked to stop (a conflict in speculative mode, a cross-group conflict).
@@ -50,13 +53,7 @@ pub(crate) struct Who {
 /// Memory semantics of a run. `steps` is the thread's step counter; the access is at the
 /// thread's step `steps + site.pre` of the interval.
 pub(crate) trait Policy {
-    fn load(
-        &mut self,
-        view: &ArrView,
-        site: &Site,
-        off: usize,
-        steps: u64,
-    ) -> Result<u64, ()>;
+    fn load(&mut self, view: &ArrView, site: &Site, off: usize, steps: u64) -> Result<u64, ()>;
     fn store(
         &mut self,
         view: &ArrView,
@@ -181,9 +178,12 @@ pub(crate) fn exec<P: Policy>(
             Inst::DivI { d, a, b, site } | Inst::RemI { d, a, b, site } => {
                 let (x, y) = (r!(a) as u32 as i32, r!(b) as u32 as i32);
                 if y == 0 {
-                    fault!(site, FaultKind::DivisionByZero {
-                        dividend: Value::Int(x).to_string()
-                    });
+                    fault!(
+                        site,
+                        FaultKind::DivisionByZero {
+                            dividend: Value::Int(x).to_string()
+                        }
+                    );
                 }
                 let v = if matches!(inst, Inst::DivI { .. }) {
                     x.wrapping_div(y)
@@ -195,11 +195,18 @@ pub(crate) fn exec<P: Policy>(
             Inst::DivU { d, a, b, site } | Inst::RemU { d, a, b, site } => {
                 let (x, y) = (r!(a) as u32, r!(b) as u32);
                 if y == 0 {
-                    fault!(site, FaultKind::DivisionByZero {
-                        dividend: Value::Uint(x).to_string()
-                    });
+                    fault!(
+                        site,
+                        FaultKind::DivisionByZero {
+                            dividend: Value::Uint(x).to_string()
+                        }
+                    );
                 }
-                let v = if matches!(inst, Inst::DivU { .. }) { x / y } else { x % y };
+                let v = if matches!(inst, Inst::DivU { .. }) {
+                    x / y
+                } else {
+                    x % y
+                };
                 r!(d) = v as u64;
             }
             Inst::ShlI { d, a, b, site } | Inst::ShrI { d, a, b, site } => {
@@ -207,7 +214,11 @@ pub(crate) fn exec<P: Policy>(
                 if !(0..32).contains(&y) {
                     fault!(site, FaultKind::ShiftRange { count: y as i64 });
                 }
-                let v = if matches!(inst, Inst::ShlI { .. }) { x << y } else { x >> y };
+                let v = if matches!(inst, Inst::ShlI { .. }) {
+                    x << y
+                } else {
+                    x >> y
+                };
                 r!(d) = v as u32 as u64;
             }
             Inst::ShlU { d, a, b, site } | Inst::ShrU { d, a, b, site } => {
@@ -215,7 +226,11 @@ pub(crate) fn exec<P: Policy>(
                 if y >= 32 {
                     fault!(site, FaultKind::ShiftRange { count: y as i64 });
                 }
-                let v = if matches!(inst, Inst::ShlU { .. }) { x << y } else { x >> y };
+                let v = if matches!(inst, Inst::ShlU { .. }) {
+                    x << y
+                } else {
+                    x >> y
+                };
                 r!(d) = v as u64;
             }
             Inst::LtI { d, a, b } => r!(d) = ((r!(a) as u32 as i32) < (r!(b) as u32 as i32)) as u64,
@@ -226,11 +241,19 @@ pub(crate) fn exec<P: Policy>(
             Inst::LeU { d, a, b } => r!(d) = (r!(a) <= r!(b)) as u64,
             Inst::MinI { d, a, b } => {
                 let (x, y) = (r!(a), r!(b));
-                r!(d) = if (x as u32 as i32) < (y as u32 as i32) { x } else { y };
+                r!(d) = if (x as u32 as i32) < (y as u32 as i32) {
+                    x
+                } else {
+                    y
+                };
             }
             Inst::MaxI { d, a, b } => {
                 let (x, y) = (r!(a), r!(b));
-                r!(d) = if (x as u32 as i32) < (y as u32 as i32) { y } else { x };
+                r!(d) = if (x as u32 as i32) < (y as u32 as i32) {
+                    y
+                } else {
+                    x
+                };
             }
             Inst::MinU { d, a, b } => {
                 let (x, y) = (r!(a), r!(b));
@@ -272,7 +295,11 @@ pub(crate) fn exec<P: Policy>(
             Inst::F2U { d, a } => r!(d) = f(r!(a)) as u32 as u64,
             Inst::Log2 { d, a, signed, to } => {
                 let v = idx(r!(a), signed);
-                let l = if v <= 0 { 0 } else { 63 - v.leading_zeros() as i64 } as i32;
+                let l = if v <= 0 {
+                    0
+                } else {
+                    63 - v.leading_zeros() as i64
+                } as i32;
                 r!(d) = match to {
                     Repr::F32 => fb(l as f32),
                     Repr::Bool => (l != 0) as u64,

@@ -75,22 +75,27 @@
 //!
 //! * **plain sequential** (no race tracking, one worker or few threads): threads in `tid`
 //!   order, in place — the canonical schedule itself.
-//! * **speculative parallel** (race tracking, or several workers): the threads are split
-//!   into contiguous chunks run in parallel (rayon, a pool of `jobs` workers), each thread
-//!   against the shared memory, new thread states written to a second buffer. Every write
-//!   marks the element in a *writer shadow* word (`stamp << 32 | tid`, swapped atomically);
-//!   a second writer of the same interval is a conflict and does not write, so each element
-//!   is written only by its first writer, which saved the interval-start value in an undo
-//!   log. Reads are logged per chunk and validated after all chunks finished: a read of an
-//!   element carrying another thread's mark of this interval is a conflict. If no conflict
-//!   was found, no element written in the interval was accessed by two threads, so every read
-//!   returned the interval-start value or the thread's own write: each thread behaved exactly
-//!   as it does running alone from the interval-start memory. By induction on `tid`, so does
-//!   each thread in the canonical interval (a thread could only see a lower thread's write by
-//!   reading an element that thread wrote — a conflict), so the canonical interval performs
-//!   the same accesses (hence is race-free) and ends in the same memory and thread states.
-//!   Contrapositively, when the canonical interval has a conflict the speculative run flags
-//!   one (it may also flag spurious ones after diverging; that costs time, not precision).
+//! * **speculative parallel** (race tracking, or groups of at least 256 threads): the
+//!   threads are split into contiguous chunks run in parallel (rayon, a pool of `jobs`
+//!   workers; one chunk below 4096 threads), and each chunk runs its threads in lock-step
+//!   batches of 64 ([`batch`]: one instruction dispatch for every lane at the same program
+//!   counter, divergent lanes scheduled by smallest program counter), each thread against
+//!   the shared memory, new thread states written to a second buffer. Every write marks the
+//!   element in a *writer shadow* word (`stamp << 32 | tid`, swapped atomically); a second
+//!   writer of the same interval is a conflict and does not write, so each element is
+//!   written only by its first writer, which saved the interval-start value in an undo log.
+//!   Reads (of arrays that some statement writes) are logged per chunk and validated after
+//!   all chunks finished: a read of an element carrying another thread's mark of this
+//!   interval is a conflict. If no conflict was found, no element written in the interval was
+//!   accessed by two threads, so every read returned the interval-start value or the
+//!   thread's own write, whatever the interleaving of lanes and chunks: each thread behaved
+//!   exactly as it does running alone from the interval-start memory. By induction on `tid`,
+//!   so does each thread in the canonical interval (a thread could only see a lower thread's
+//!   write by reading an element that thread wrote — a conflict), so the canonical interval
+//!   performs the same accesses (hence is race-free) and ends in the same memory and thread
+//!   states. Contrapositively, when the canonical interval has a conflict the speculative
+//!   run flags one (it may also flag spurious ones after diverging; that costs time, not
+//!   precision). A fault or a thread over the step budget also abandons the speculation.
 //!   Then memory is restored from the undo log, the new states are dropped, and the interval
 //!   is run again by
 //! * **exact sequential**: the canonical schedule in place with an exact tracker
@@ -99,10 +104,12 @@
 //!   speculation the following intervals of the group run sequentially for a while
 //!   (exponential back-off), since racy kernels tend to race in every interval.
 //!
-//! A fault or step-bound stop found during speculation is accepted only after a clean
-//! validation (all threads before the stopping one then behaved canonically), and is placed
-//! in canonical order by per-chunk step prefix sums. The outcome is therefore identical
-//! whatever `jobs` is: memory, races and their order, faults, steps and intervals.
+//! The outcome is therefore identical whatever `jobs` is: memory, races and their order,
+//! faults, steps and intervals. (The scalar speculative path, thread by thread, is kept
+//! behind `LOCKSTEP = false` in `engine.rs`; there a fault or step-bound stop is accepted
+//! after a clean validation and placed in canonical order by per-chunk step prefix sums.)
+//! The environment variable `KSIM_FAST_PAR_MIN` lowers the 4096-thread chunking threshold;
+//! it is a testing knob (the differential tests exercise parallel chunks with it).
 //!
 //! **Cross-group races.** Groups run one after another, so a group's reads of earlier groups'
 //! writes never make the canonical run diverge; but they are races. With race tracking and
@@ -122,8 +129,12 @@
 //! | group marks | 8 | written `global` arrays, when tracking races with more than one group |
 //! | exact tracker lists | 8 (+80 per live access class) | every array, only once some interval needed exact tracking |
 //!
-//! Transient per interval: 12 bytes per logged read (of written arrays), 16 bytes per element
+//! Transient per interval: 8 bytes per logged read (of written arrays), 16 bytes per element
 //! written (undo); per thread of a group: `2 × 8 × (1 + variables)` bytes of saved states.
+//! For Kogge-Stone at n = 2^20 (two arrays, two variables) that is 16 MiB of memory, 8 MiB
+//! of writer shadow (only `out` is written), 48 MiB of thread states and up to 24 MiB of
+//! logs; the launch's initial values and the returned [`Memory`] (as `Value`s, 24 bytes per
+//! element) come on top.
 //! Nothing is hashed on the hot path; the exact tracker's race-key map is touched only when
 //! a race is found.
 
@@ -150,7 +161,7 @@ pub struct FastOptions {
 
 /// One distinct race (by [`Race::key`]) with the number of conflicting pairs of accesses
 /// that share its key.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct RaceCount {
     /// The first instance found, in canonical order.
     pub race: Race,
@@ -160,7 +171,7 @@ pub struct RaceCount {
 }
 
 /// The result of a fast run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct FastOutcome {
     /// The final store (unspecified after a fault).
     pub memory: Memory,

@@ -160,7 +160,11 @@ impl Exact<'_> {
                     site.arr,
                     view.abs_base + off,
                     site.stmt,
-                    if write { AccessKind::Write } else { AccessKind::Read },
+                    if write {
+                        AccessKind::Write
+                    } else {
+                        AccessKind::Read
+                    },
                     self.who,
                     step,
                     self.epoch,
@@ -183,7 +187,14 @@ impl Policy for Exact<'_> {
     }
 
     #[inline(always)]
-    fn store(&mut self, view: &ArrView, site: &Site, off: usize, v: u64, steps: u64) -> Result<(), ()> {
+    fn store(
+        &mut self,
+        view: &ArrView,
+        site: &Site,
+        off: usize,
+        v: u64,
+        steps: u64,
+    ) -> Result<(), ()> {
         if !self.access(view, site, off, steps, true) {
             return Err(());
         }
@@ -401,10 +412,9 @@ impl Tracker {
             let race = Race {
                 array: a,
                 instance: if is_local { abs / len } else { 0 },
-                index: if d1 > 0 {
-                    vec![elem / d1, elem % d1]
-                } else {
-                    vec![elem]
+                index: match elem.checked_div(d1) {
+                    Some(row) => vec![row, elem % d1],
+                    None => vec![elem],
                 },
                 first,
                 second,
