@@ -26,6 +26,11 @@ enum Command {
     Run(cli::run::RunArgs),
     /// Run a kernel and print every step with the rule that fired.
     Trace(cli::run::TraceArgs),
+    /// Explore the schedules of a launch: exhaustively (state caching + partial-order
+    /// reduction), at random, or with PCT; every race is written as a replayable report.
+    Explore(cli::explore::ExploreArgs),
+    /// Re-run the schedule of a race report and stop at the race.
+    Replay(cli::explore::ReplayArgs),
     /// Decide race-freedom for one input with the fast executor (one canonical execution
     /// suffices; see `interp::fast`).
     Races(cli::races::RacesArgs),
@@ -51,6 +56,8 @@ fn main() {
         Command::Check(a) => cli::run::check(a),
         Command::Run(a) => cli::run::run(a),
         Command::Trace(a) => cli::run::trace(a),
+        Command::Explore(a) => cli::explore::explore(a),
+        Command::Replay(a) => cli::explore::replay(a),
         Command::Races(a) => cli::races::races(a),
         Command::Gpu(a) => cli::gpu::gpu(a),
         Command::Plot(a) => cli::gpu::plot(a),

@@ -2,6 +2,7 @@
 
 pub mod common;
 pub mod engine;
+pub mod explore;
 pub mod gpu;
 pub mod races;
 pub mod run;

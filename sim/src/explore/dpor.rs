@@ -54,8 +54,9 @@
 //! A faulting step f ends an execution early, so the execution is not maximal: every other
 //! thread enabled where f ran is added to that node's backtrack set (f is dependent with
 //! their next steps, and nothing follows f). An execution cut by the step bound is not
-//! maximal either: the next step of every enabled thread is analysed for races as if it were
-//! executed, which adds the backtrack points a longer execution would have added.
+//! maximal either: every enabled thread is run alone from the cut (up to its next barrier,
+//! its end, a fault, or 10 000 steps) and each of those steps is analysed for races as if it
+//! came next, which adds the backtrack points a longer execution would have added.
 //! Completeness relative to the naive explorer is exact when no execution reaches the step
 //! bound; beyond the bound (non-termination) nothing is promised except that
 //! non-termination is reported.
@@ -94,6 +95,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 type ElemKey = (usize, usize, usize);
+
+/// How far a thread is run alone at the step bound to look for races (see `bound_leaf`).
+const SOLO_STEPS: usize = 10_000;
 type Clock = Arc<[u32]>;
 
 fn key(e: &Elem) -> ElemKey {
@@ -204,7 +208,7 @@ pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>
         ticks: 0,
     };
     let mut state = State::initial(launch);
-    for b in state.fire_ready_barriers(launch) {
+    for b in super::fire_all(&mut state, launch) {
         if let Some(m) = &b.divergence {
             d.col.divergence(m, &[]);
         }
@@ -641,7 +645,7 @@ impl Dpor<'_, '_> {
                 clocks.set(p, clock);
                 self.path[i].event = Some(ev);
                 let seg = self.path[i].seg;
-                let fired = next.fire_ready_barriers(launch);
+                let fired = super::fire_all(&mut next, launch);
                 for b in &fired {
                     if let Some(m) = &b.divergence {
                         self.col.divergence(m, &self.choices);
@@ -709,24 +713,39 @@ impl Dpor<'_, '_> {
         }
     }
 
-    /// Node `i` is at the step bound: the execution does not terminate. The pending step of
-    /// every enabled thread is analysed for races as if it were executed.
+    /// Node `i` is at the step bound: the execution does not terminate. It is not maximal,
+    /// so the races a longer execution would have revealed are looked for: every enabled
+    /// thread is run alone from here (until it blocks, terminates, faults or has taken
+    /// [`SOLO_STEPS`] steps) and each of its steps is analysed as if it came next.
     fn bound_leaf(&mut self, i: usize) {
         let state = self.path[i].state.clone();
         for t in self.path[i].enabled.clone() {
-            let acc = match state.step(self.launch, t) {
-                Ok((_, info)) => Acc {
-                    reads: info.reads,
-                    write: info.write,
-                    fault: false,
-                },
-                Err(_) => Acc {
-                    reads: Vec::new(),
-                    write: None,
-                    fault: true,
-                },
-            };
-            self.analyse(i, t, &acc);
+            let mut s = state.clone();
+            for _ in 0..SOLO_STEPS {
+                if s.status(self.launch, t) != interp::reference::ThreadStatus::Runnable {
+                    break;
+                }
+                match s.step(self.launch, t) {
+                    Ok((next, info)) => {
+                        let acc = Acc {
+                            reads: info.reads,
+                            write: info.write,
+                            fault: false,
+                        };
+                        self.analyse(i, t, &acc);
+                        s = next;
+                    }
+                    Err(_) => {
+                        let acc = Acc {
+                            reads: Vec::new(),
+                            write: None,
+                            fault: true,
+                        };
+                        self.analyse(i, t, &acc);
+                        break;
+                    }
+                }
+            }
         }
         self.col.fault(
             Fault {

@@ -46,11 +46,10 @@ use interp::Memory;
 use lang::ast::Span;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use dpor::exhaustive;
-pub use naive::naive;
+pub use naive::{enumerate, naive};
 pub use sample::{execution_seed, pct, pct_bound, random};
 
 use crate::schedule::Schedule;
@@ -65,7 +64,7 @@ pub struct Config {
     /// Stop after this much wall-clock time.
     pub timeout: Option<Duration>,
     /// Set from elsewhere (a Ctrl-C handler) to stop cleanly.
-    pub interrupt: Option<Arc<AtomicBool>>,
+    pub interrupt: Option<&'static AtomicBool>,
     /// Worker threads for random and PCT (0 or 1: the calling thread).
     pub jobs: usize,
 }
@@ -449,6 +448,20 @@ impl Collector {
         self.summary.verdict = verdict;
         self.summary.elapsed = self.start.elapsed();
         self.summary
+    }
+}
+
+/// Fires enabled barriers until none is enabled: after a K-BARRIER the threads of the
+/// group may all wait at another barrier (`barrier(); barrier();`), which is then enabled
+/// too. (A single [`State::fire_ready_barriers`] fires each group at most once.)
+pub fn fire_all(state: &mut State, launch: &interp::Launch) -> Vec<interp::reference::BarrierInfo> {
+    let mut all = Vec::new();
+    loop {
+        let fired = state.fire_ready_barriers(launch);
+        if fired.is_empty() {
+            return all;
+        }
+        all.extend(fired);
     }
 }
 

@@ -45,7 +45,7 @@ pub fn naive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) ->
 
 impl Naive<'_, '_> {
     fn barriers(&mut self, state: &mut State, tracker: &mut RaceTracker) {
-        for b in state.fire_ready_barriers(self.launch) {
+        for b in super::fire_all(state, self.launch) {
             tracker.barrier();
             if let Some(d) = &b.divergence {
                 self.col.divergence(d, &self.choices);
@@ -131,5 +131,129 @@ impl Naive<'_, '_> {
             }
             self.choices.pop();
         }
+    }
+}
+
+/// One access remembered by [`enumerate`]: element, thread, kind, statement, epoch. The set
+/// of these since the last barrier (all of them with several groups) is exactly what the
+/// race tracker keeps, so (state, accesses) determines every future race.
+type Remembered = ((usize, usize, usize), (usize, usize), AccessKind, (usize, usize), u64);
+
+/// An independent enumeration for larger kernels: explicit-state search over the whole
+/// state graph, every (state, accesses still able to race) pair explored once. No
+/// partial-order reduction and no happens-before reasoning: it finds every reachable final
+/// store, race key and fault, like [`naive`], in time proportional to the number of
+/// reachable states instead of interleavings. Meant for terminating kernels (the step bound
+/// is checked per path, but a memoised state is not re-explored with a different step
+/// count).
+pub fn enumerate(launch: &Launch, cfg: &Config) -> Summary {
+    let mut n = Naive {
+        launch,
+        cfg,
+        col: Collector::new(Mode::Naive),
+        choices: Vec::new(),
+        stop: None,
+        progress: None,
+        ticks: 0,
+    };
+    let mut state = State::initial(launch);
+    let mut tracker = RaceTracker::new(launch.groups);
+    n.barriers(&mut state, &mut tracker);
+    let mut seen = std::collections::HashSet::new();
+    enum_dfs(&mut n, &mut seen, state, tracker, imbl::OrdSet::new());
+    n.col.summary.states = seen.len() as u64;
+    let verdict = match n.stop {
+        None => Verdict::Exhaustive,
+        Some(r) => Verdict::Incomplete(r),
+    };
+    n.col.finish(verdict)
+}
+
+fn enum_dfs(
+    n: &mut Naive<'_, '_>,
+    seen: &mut std::collections::HashSet<(State, imbl::OrdSet<Remembered>)>,
+    state: State,
+    tracker: RaceTracker,
+    mem: imbl::OrdSet<Remembered>,
+) {
+    if !seen.insert((state.clone(), mem.clone())) {
+        n.col.summary.pruned += 1;
+        return;
+    }
+    let runnable = state.runnable(n.launch);
+    if runnable.is_empty() {
+        n.col.final_store(state.memory(n.launch), &n.choices);
+        n.leaf_done();
+        return;
+    }
+    if n.choices.len() as u64 >= n.launch.max_steps {
+        n.col.fault(
+            Fault {
+                kind: FaultKind::StepBound {
+                    steps: n.launch.max_steps,
+                },
+                thread: None,
+                span: None,
+            },
+            &n.choices,
+        );
+        n.leaf_done();
+        return;
+    }
+    for &t in &runnable {
+        if n.stop.is_some() {
+            n.col.summary.cut += 1;
+            return;
+        }
+        n.col.summary.steps += 1;
+        n.choices.push(t);
+        match state.step(n.launch, t) {
+            Err(f) => {
+                n.col.fault(f, &n.choices);
+                n.leaf_done();
+            }
+            Ok((mut next, info)) => {
+                let mut tr = tracker.clone();
+                let mut m = mem.clone();
+                let epoch = state.epoch(info.thread.group);
+                let step = n.choices.len() as u64 - 1;
+                let accesses = info
+                    .reads
+                    .iter()
+                    .map(|e| (e, AccessKind::Read))
+                    .chain(info.write.iter().map(|e| (e, AccessKind::Write)));
+                for (e, kind) in accesses {
+                    m.insert((
+                        (e.array, e.instance, e.offset),
+                        (info.thread.group, info.thread.local),
+                        kind,
+                        (info.span.start, info.span.end),
+                        epoch,
+                    ));
+                    let a = Access {
+                        thread: info.thread,
+                        kind,
+                        span: info.span.clone(),
+                        step,
+                        epoch,
+                    };
+                    for race in tr.access(e.array, e.instance, e.offset, &e.index, a) {
+                        n.col.race(race, &n.choices);
+                    }
+                }
+                let fired = super::fire_all(&mut next, n.launch);
+                for b in &fired {
+                    tr.barrier();
+                    if let Some(d) = &b.divergence {
+                        n.col.divergence(d, &n.choices);
+                    }
+                }
+                if !fired.is_empty() && n.launch.groups == 1 {
+                    m = imbl::OrdSet::new();
+                }
+                enum_dfs(n, seen, next, tr, m);
+            }
+        }
+        n.choices.pop();
     }
 }
