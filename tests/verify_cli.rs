@@ -22,11 +22,17 @@ fn stderr(o: &Output) -> String {
 #[test]
 fn kogge_stone_2_20_verifies() {
     let start = Instant::now();
-    let o = ksim(&["verify-scan", "examples/kogge_stone.ksim", "-D", "n=1048576"]);
+    let o = ksim(&[
+        "verify-scan",
+        "examples/kogge_stone.ksim",
+        "-D",
+        "n=1048576",
+    ]);
     let wall = start.elapsed();
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     assert!(
-        stdout(&o).starts_with("verified: generic inclusive prefix sum of length 1048576 (1 test, "),
+        stdout(&o)
+            .starts_with("verified: generic inclusive prefix sum of length 1048576 (1 test, "),
         "{}",
         stdout(&o)
     );
@@ -52,10 +58,18 @@ fn every_correct_example_verifies_from_the_command_line() {
             args.push("--exclusive");
         }
         let o = ksim(&args);
-        assert_eq!(o.status.code(), Some(0), "{file}: {}{}", stdout(&o), stderr(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{file}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
         let kind = if excl { "exclusive" } else { "inclusive" };
         assert!(
-            stdout(&o).contains(&format!("verified: generic {kind} prefix sum of length 1024")),
+            stdout(&o).contains(&format!(
+                "verified: generic {kind} prefix sum of length 1024"
+            )),
             "{file}: {}",
             stdout(&o)
         );
@@ -144,9 +158,18 @@ fn kogge_stone_racy_names_the_race() {
 
 #[test]
 fn usage_errors_exit_2() {
-    let o = ksim(&["verify-scan", "examples/stream_compaction.ksim", "-D", "n=8"]);
+    let o = ksim(&[
+        "verify-scan",
+        "examples/stream_compaction.ksim",
+        "-D",
+        "n=8",
+    ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("not the generic type `T`"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not the generic type `T`"),
+        "{}",
+        stderr(&o)
+    );
     let o = ksim(&[
         "verify-scan",
         "examples/kogge_stone.ksim",
@@ -208,7 +231,9 @@ fn voigtlaender_alone_finds_the_commuted_operands() {
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
     assert!(
-        out.contains("f2 test (i = 1): with voigt2 on input [0 1 2 0 0 0 0 0], out[3] is 1, expected 2"),
+        out.contains(
+            "f2 test (i = 1): with voigt2 on input [0 1 2 0 0 0 0 0], out[3] is 1, expected 2"
+        ),
         "{out}"
     );
 }
@@ -268,4 +293,33 @@ fn json_output() {
     assert_eq!(doc["verdict"], "verified");
     assert_eq!(doc["interval"]["engine"], "fast");
     assert!(doc["voigtlaender"].is_null());
+}
+
+#[test]
+fn faults_exit_1_with_the_fault() {
+    let dir = std::env::temp_dir().join(format!("ksim-verify-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("oob.ksim");
+    std::fs::write(
+        &file,
+        "kernel oob(const local T in[n], local T out[n]) launch(groups = 1, local_size = n) {\n\
+         \x20   out[tid + 1] = in[tid];\n}\n",
+    )
+    .unwrap();
+    let path = file.display().to_string();
+    for method in ["interval", "voigtlaender"] {
+        let o = ksim(&["verify-scan", &path, "-D", "n=8", "--method", method]);
+        assert_eq!(o.status.code(), Some(1), "{method}");
+        assert!(
+            stdout(&o).contains("runtime fault: out-of-bounds access out[8]"),
+            "{method}: {}",
+            stdout(&o)
+        );
+        assert!(
+            stderr(&o).contains("out-of-bounds access out[8]"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

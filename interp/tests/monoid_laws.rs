@@ -35,7 +35,15 @@ fn ternary() -> impl Strategy<Value = Value> {
 fn laws(m: Monoid, a: &Value, b: &Value, c: &Value) -> Result<(), TestCaseError> {
     let ab_c = m.combine(&m.combine(a, b), c);
     let a_bc = m.combine(a, &m.combine(b, c));
-    prop_assert_eq!(ab_c, a_bc, "{} is not associative on {}, {}, {}", m, a, b, c);
+    prop_assert_eq!(
+        ab_c,
+        a_bc,
+        "{} is not associative on {}, {}, {}",
+        m,
+        a,
+        b,
+        c
+    );
     let id = m.identity();
     prop_assert_eq!(&m.combine(&id, a), a, "1 ⊕ x != x in {}", m);
     prop_assert_eq!(&m.combine(a, &id), a, "x ⊕ 1 != x in {}", m);

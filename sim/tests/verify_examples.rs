@@ -33,7 +33,11 @@ fn verifies_up_to_2_16(name: &str, kind: ScanKind) {
     for e in 1..=16 {
         let n = 1usize << e;
         let r = test(name, n, kind);
-        assert!(r.verdict.is_verified(), "{name} at n = {n}: {:?}", r.verdict);
+        assert!(
+            r.verdict.is_verified(),
+            "{name} at n = {n}: {:?}",
+            r.verdict
+        );
         assert_eq!(
             r.engine,
             sim::verify::Engine::Fast,
@@ -174,8 +178,7 @@ fn racy_examples_are_rejected_with_the_race() {
 
 #[test]
 fn non_generic_kernels_are_refused() {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/stream_compaction.ksim");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/stream_compaction.ksim");
     let text = std::fs::read_to_string(path).unwrap();
     let kernel = lang::check::check(&lang::parse::parse(&text).unwrap()).unwrap();
     let opts = LaunchOptions {

@@ -119,8 +119,7 @@ fn the_tests_pin_down_every_short_word() {
                 };
                 for w in &words {
                     let is_right = w.len() == want.len()
-                        && w
-                            .iter()
+                        && w.iter()
                             .zip(&want)
                             .all(|(s, j)| matches!(s, Sym::In(x) if x == j));
                     let passes = tests(n).all(|t| {
@@ -156,8 +155,7 @@ fn load_source(
 }
 
 fn example(name: &str) -> String {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../examples/{name}.ksim"));
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../examples/{name}.ksim"));
     std::fs::read_to_string(path).unwrap()
 }
 
@@ -219,14 +217,8 @@ fn blelloch_commuted_fails_an_f2_test_only() {
     assert_eq!(r.failing, Some(VoigtTest::F2 { i: 1 }));
     // And every f1 test passes.
     for t in tests(8).filter(|t| matches!(t, VoigtTest::F1 { .. })) {
-        let (result, _) = sim::verify::voigtlaender::run_test(
-            &launch,
-            &arrays,
-            ScanKind::Exclusive,
-            t,
-            false,
-            1,
-        );
+        let (result, _) =
+            sim::verify::voigtlaender::run_test(&launch, &arrays, ScanKind::Exclusive, t, false, 1);
         assert!(result.is_ok(), "{t}");
     }
 }

@@ -263,7 +263,7 @@ impl Ctx<'_> {
                 self.print_races(races);
             }
             Verdict::Fault(f) => {
-                println!("not verified: the interval test run stopped with a runtime fault");
+                println!("not verified: the interval test run stopped with a runtime fault: {f}");
                 eprint!("{}", render_fault(self.src, self.base, f));
             }
             Verdict::Wrong(ce) => {
@@ -402,7 +402,7 @@ impl Ctx<'_> {
             }
             Some(Verdict::Fault(f)) => {
                 println!(
-                    "not verified: {} stopped with a runtime fault",
+                    "not verified: {} stopped with a runtime fault: {f}",
                     r.failing.map(|t| t.to_string()).unwrap_or_default()
                 );
                 eprint!("{}", render_fault(self.src, self.base, f));

@@ -123,7 +123,10 @@ fn small_failing_size(
         defines.push((size.name.clone(), v.to_string()));
         if let Some((launch, arrays)) = len_at(&defines) {
             if arrays.n <= DEMO_MAX
-                && matches!(interval_test(&launch, &arrays, kind).verdict, Verdict::Wrong(_))
+                && matches!(
+                    interval_test(&launch, &arrays, kind).verdict,
+                    Verdict::Wrong(_)
+                )
             {
                 return Some((defines, true));
             }

@@ -347,7 +347,10 @@ fn span_text(a: u32, b: u32) -> String {
 /// `in[a] ⊕ ... ⊕ in[b]` for every monoid; `⊤` a sum that is not contiguous.)
 pub fn explain(ce: &Counterexample) -> String {
     let (Value::Interval(expected), Value::Interval(found)) = (&ce.expected, &ce.found) else {
-        return format!("out[{}] is {}, expected {}", ce.index, ce.found, ce.expected);
+        return format!(
+            "out[{}] is {}, expected {}",
+            ce.index, ce.found, ce.expected
+        );
     };
     match (expected, found) {
         (_, Interval::Top) => "⊤: the kernel combined values that are not adjacent \
@@ -358,7 +361,10 @@ pub fn explain(ce: &Counterexample) -> String {
             "the identity: the empty sum, no input at all".to_string()
         }
         (Interval::Id, Interval::Range(a, b)) => {
-            format!("{}, but an exclusive prefix sum starts with the identity", span_text(*a, *b))
+            format!(
+                "{}, but an exclusive prefix sum starts with the identity",
+                span_text(*a, *b)
+            )
         }
         (Interval::Range(_, k), Interval::Range(a, b)) => {
             let mut what = vec![span_text(*a, *b)];

@@ -361,7 +361,11 @@ pub fn run_tests(
 pub fn describe_failure(test: VoigtTest, n: usize, ce: &Counterexample) -> String {
     let input = test.input(n);
     let shown: String = if n <= 32 {
-        input.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ")
+        input
+            .iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
     } else {
         match test {
             VoigtTest::F1 { k, i } => format!("0^{i} 1 0^{} 2^{}", k - i, n - 1 - k),
