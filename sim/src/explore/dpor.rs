@@ -75,7 +75,10 @@
 //! hit, counted as pruned), since its future — final stores, races, faults — has been
 //! collected once. A state met again while it is still being explored (on the current
 //! execution) is a cycle: that execution can be repeated forever and is reported as
-//! non-terminating. The step bound makes the future depend on the number of steps already
+//! non-terminating. (Today a [`State`] includes the barrier epochs, which grow along an
+//! execution, so such cycles are found by the step bound instead; an epoch-free state key
+//! in `interp` would make the cycle check effective and let equal states reached after
+//! different numbers of barriers share their cache entry.) The step bound makes the future depend on the number of steps already
 //! taken; each cache entry records the steps at which it was explored, the longest
 //! remaining execution and whether the bound was hit, and a hit at a different step count
 //! is pruned only if no execution of that future can reach the bound, else explored again.
@@ -290,7 +293,7 @@ impl Dpor<'_, '_> {
 
     fn tick(&mut self) {
         self.ticks += 1;
-        if self.ticks % 32 == 0 {
+        if self.ticks.is_multiple_of(32) {
             if self.stop.is_none() {
                 self.stop = self.col.stop_reason(self.cfg);
             }

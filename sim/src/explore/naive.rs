@@ -65,7 +65,7 @@ impl Naive<'_, '_> {
             }
         }
         self.ticks += 1;
-        if self.ticks % 64 == 0 && self.stop.is_none() {
+        if self.ticks.is_multiple_of(64) && self.stop.is_none() {
             self.stop = self.col.stop_reason(self.cfg);
             self.col.progress(&mut self.progress, None);
         }
