@@ -149,7 +149,16 @@ fn replay_refuses_a_changed_kernel_unless_forced() {
     std::fs::write(&kernel, &racy).unwrap();
     let o = ksim_in(
         &dir,
-        &["explore", "--exhaustive", "k.ksim", "-D", "n=4", "--input", "in=iota", "-q"],
+        &[
+            "explore",
+            "--exhaustive",
+            "k.ksim",
+            "-D",
+            "n=4",
+            "--input",
+            "in=iota",
+            "-q",
+        ],
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let report = std::fs::read_dir(dir.join("ksim-reports"))
@@ -209,9 +218,22 @@ fn random_is_deterministic_and_independent_of_jobs() {
 fn pct_is_deterministic_and_prints_its_bound() {
     let args = |jobs: &'static str| {
         vec![
-            "explore", "--pct", "300", "--depth", "2", "--seed", "11",
-            "examples/kogge_stone_racy.ksim", "-D", "n=4", "--input", "in=iota",
-            "--no-reports", "--jobs", jobs, "--json",
+            "explore",
+            "--pct",
+            "300",
+            "--depth",
+            "2",
+            "--seed",
+            "11",
+            "examples/kogge_stone_racy.ksim",
+            "-D",
+            "n=4",
+            "--input",
+            "in=iota",
+            "--no-reports",
+            "--jobs",
+            jobs,
+            "--json",
         ]
     };
     let a = json(&ksim(&args("1")));
@@ -241,11 +263,28 @@ fn max_executions_makes_the_run_incomplete() {
         "--no-reports",
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert_eq!(last_line(&o), "INCOMPLETE (max-executions)", "{}", stdout(&o));
-    assert!(stdout(&o).contains("executions: 10 complete"), "{}", stdout(&o));
+    assert_eq!(
+        last_line(&o),
+        "INCOMPLETE (max-executions)",
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains("executions: 10 complete"),
+        "{}",
+        stdout(&o)
+    );
     let s = ksim(&[
-        "explore", "--exhaustive", "examples/kogge_stone_racy.ksim", "-D", "n=8",
-        "--input", "in=iota", "--max-states", "5", "--no-reports",
+        "explore",
+        "--exhaustive",
+        "examples/kogge_stone_racy.ksim",
+        "-D",
+        "n=8",
+        "--input",
+        "in=iota",
+        "--max-states",
+        "5",
+        "--no-reports",
     ]);
     assert_eq!(last_line(&s), "INCOMPLETE (max-states)", "{}", stdout(&s));
 }
@@ -253,8 +292,15 @@ fn max_executions_makes_the_run_incomplete() {
 #[test]
 fn json_summary_of_exhaustive_matches_text() {
     let o = ksim(&[
-        "explore", "--exhaustive", "examples/kogge_stone_racy.ksim", "-D", "n=4",
-        "--input", "in=iota", "--no-reports", "--json",
+        "explore",
+        "--exhaustive",
+        "examples/kogge_stone_racy.ksim",
+        "-D",
+        "n=4",
+        "--input",
+        "in=iota",
+        "--no-reports",
+        "--json",
     ]);
     assert_eq!(o.status.code(), Some(1));
     let j = json(&o);
@@ -280,7 +326,15 @@ fn non_termination_and_faults_are_reported() {
     .unwrap();
     let o = ksim_in(
         &dir,
-        &["explore", "--exhaustive", "spin.ksim", "--max-steps", "200", "--json", "--no-reports"],
+        &[
+            "explore",
+            "--exhaustive",
+            "spin.ksim",
+            "--max-steps",
+            "200",
+            "--json",
+            "--no-reports",
+        ],
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let j = json(&o);
@@ -295,7 +349,14 @@ fn non_termination_and_faults_are_reported() {
 fn usage_errors_exit_2() {
     let o = ksim(&["explore", "examples/kogge_stone.ksim", "-D", "n=4"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    let o = ksim(&["explore", "--pct", "5", "examples/kogge_stone.ksim", "-D", "n=4"]);
+    let o = ksim(&[
+        "explore",
+        "--pct",
+        "5",
+        "examples/kogge_stone.ksim",
+        "-D",
+        "n=4",
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let o = ksim(&["replay", "/nonexistent/report.json"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));

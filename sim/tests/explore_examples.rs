@@ -29,7 +29,11 @@ fn same(a: &Summary, b: &Summary) {
     assert_eq!(a.final_memories(), b.final_memories(), "final stores");
     assert_eq!(a.race_keys(), b.race_keys(), "races");
     assert_eq!(a.fault_keys(), b.fault_keys(), "faults");
-    assert_eq!(a.non_terminating > 0, b.non_terminating > 0, "non-termination");
+    assert_eq!(
+        a.non_terminating > 0,
+        b.non_terminating > 0,
+        "non-termination"
+    );
 }
 
 #[test]
@@ -98,7 +102,10 @@ fn racy_examples_match_an_independent_enumeration() {
 
 #[test]
 fn small_racy_examples_match_naive() {
-    for (f, n) in [("kogge_stone_racy.ksim", 2), ("blelloch_missing_barrier.ksim", 2)] {
+    for (f, n) in [
+        ("kogge_stone_racy.ksim", 2),
+        ("blelloch_missing_barrier.ksim", 2),
+    ] {
         let l = launch(f, n);
         let e = exhaustive(&l, &Config::default(), None);
         let nv = naive(&l, &Config::default(), None);

@@ -41,7 +41,12 @@ impl Gen {
     }
     fn expr(&mut self) -> String {
         match self.rng.random_range(0..7) {
-            0 => format!("{}[{}] + {}", self.arr(), self.idx(), self.pick(&["x", "y", "1"])),
+            0 => format!(
+                "{}[{}] + {}",
+                self.arr(),
+                self.idx(),
+                self.pick(&["x", "y", "1"])
+            ),
             1 => "x + 1".into(),
             2 => format!("{}[{}] * 2", self.arr(), self.idx()),
             3 => "tid".into(),
@@ -55,7 +60,12 @@ impl Gen {
             0 => format!("tid < {}", self.rng.random_range(1..4)),
             1 => format!("{}[{}] > x", self.arr(), self.idx()),
             2 => "x == 0".into(),
-            _ => format!("{}[{}] == {}", self.arr(), self.idx(), self.rng.random_range(0..3)),
+            _ => format!(
+                "{}[{}] == {}",
+                self.arr(),
+                self.idx(),
+                self.rng.random_range(0..3)
+            ),
         }
     }
     fn stmts(&mut self, depth: u32, out: &mut String) {
@@ -163,14 +173,28 @@ fn check(seed: u64) -> Result<(), TestCaseError> {
     prop_assume!(nv.verdict == Verdict::Exhaustive);
     let ex = exhaustive(&l, &Config::default(), None);
     prop_assert_eq!(ex.verdict, Verdict::Exhaustive);
-    prop_assert_eq!(ex.final_memories(), nv.final_memories(), "final stores\n{}", src);
+    prop_assert_eq!(
+        ex.final_memories(),
+        nv.final_memories(),
+        "final stores\n{}",
+        src
+    );
     prop_assert_eq!(ex.race_keys(), nv.race_keys(), "races\n{}", src);
     prop_assert_eq!(ex.fault_keys(), nv.fault_keys(), "faults\n{}", src);
-    prop_assert_eq!(ex.non_terminating > 0, nv.non_terminating > 0, "non-termination\n{}", src);
+    prop_assert_eq!(
+        ex.non_terminating > 0,
+        nv.non_terminating > 0,
+        "non-termination\n{}",
+        src
+    );
     prop_assert!(ex.complete <= nv.complete);
     // Every race's schedule replays to the race.
     for r in &ex.races {
-        let (out, inf) = sim::run(&l, &Scheduler::Replay(r.schedule.clone()), &mut interp::exec::Quiet);
+        let (out, inf) = sim::run(
+            &l,
+            &Scheduler::Replay(r.schedule.clone()),
+            &mut interp::exec::Quiet,
+        );
         prop_assert!(
             inf.as_ref().is_none_or(|i| i.thread.is_none()),
             "infeasible replay {:?}\n{}",
@@ -186,7 +210,11 @@ fn check(seed: u64) -> Result<(), TestCaseError> {
     }
     // First schedules of final stores reach them.
     for f in &ex.finals {
-        let (out, _) = sim::run(&l, &Scheduler::Replay(f.schedule.clone()), &mut interp::exec::Quiet);
+        let (out, _) = sim::run(
+            &l,
+            &Scheduler::Replay(f.schedule.clone()),
+            &mut interp::exec::Quiet,
+        );
         prop_assert_eq!(&out.memory, &f.memory, "final store schedule\n{}", src);
     }
     let _ = Schedule::default();

@@ -145,7 +145,9 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
     }
     let timeout = match args.timeout {
         Some(t) if !(t > 0.0 && t.is_finite()) => {
-            return Err(Failure::usage("--timeout must be a positive number of seconds"))
+            return Err(Failure::usage(
+                "--timeout must be a positive number of seconds",
+            ))
         }
         Some(t) => Some(Duration::from_secs_f64(t)),
         None => None,
@@ -199,11 +201,8 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
             }
         }
     };
-    let progress: Option<explore::ProgressFn<'_>> = if show {
-        Some(&mut on_progress)
-    } else {
-        None
-    };
+    let progress: Option<explore::ProgressFn<'_>> =
+        if show { Some(&mut on_progress) } else { None };
     let summary = if args.exhaustive {
         explore::exhaustive(&launch, &cfg, progress)
     } else if let Some(n) = args.random {
@@ -227,7 +226,11 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
     } else {
         write_reports(args, &src, &launch, &summary)?
     };
-    let code = if summary.is_clean() { EXIT_OK } else { EXIT_FOUND };
+    let code = if summary.is_clean() {
+        EXIT_OK
+    } else {
+        EXIT_FOUND
+    };
     if args.json {
         let doc = summary_json(&src, &launch, &summary, &reports);
         println!("{}", serde_json::to_string_pretty(&doc).expect("JSON"));
@@ -303,7 +306,13 @@ fn short_schedule(s: &Schedule, max: usize) -> String {
         .runs
         .iter()
         .take(max)
-        .map(|&(t, n)| if n == 1 { format!("{t}") } else { format!("{t}×{n}") })
+        .map(|&(t, n)| {
+            if n == 1 {
+                format!("{t}")
+            } else {
+                format!("{t}×{n}")
+            }
+        })
         .collect();
     if s.runs.len() > max {
         parts.push(format!("... ({} runs in all)", s.runs.len()));
@@ -316,7 +325,10 @@ fn short_schedule(s: &Schedule, max: usize) -> String {
 }
 
 fn values(v: &[interp::Value]) -> String {
-    v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ")
+    v.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn array_label(launch: &Launch, a: usize, inst: usize) -> String {
@@ -403,8 +415,7 @@ fn print_summary(src: &Source, launch: &Launch, s: &Summary, reports: &[Option<S
     for a in 0..k.arrays.len() {
         for inst in 0..launch.instances(a) {
             let first = &s.finals.first().map(|f| &f.memory.arrays[a][inst]);
-            if s
-                .finals
+            if s.finals
                 .iter()
                 .all(|f| Some(&f.memory.arrays[a][inst]) == *first)
             {
@@ -486,7 +497,9 @@ fn print_summary(src: &Source, launch: &Launch, s: &Summary, reports: &[Option<S
                 src.location(r.race.second.span.start),
                 src.statement(&r.race.second.span),
                 r.schedule.len(),
-                path.as_ref().map(|p| format!("; report {p}")).unwrap_or_default()
+                path.as_ref()
+                    .map(|p| format!("; report {p}"))
+                    .unwrap_or_default()
             );
         }
         match race_changes_result(s) {
@@ -722,7 +735,13 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
         .races
         .iter()
         .find(|r| Some(r.key()) == want)
-        .or_else(|| if want.is_none() { out.races.first() } else { None });
+        .or_else(|| {
+            if want.is_none() {
+                out.races.first()
+            } else {
+                None
+            }
+        });
     match hit {
         Some(r) => {
             eprint!(
@@ -731,7 +750,10 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
                     &src,
                     &launch,
                     r,
-                    &[format!("reproduced at step {} of the recorded schedule", r.second.step)]
+                    &[format!(
+                        "reproduced at step {} of the recorded schedule",
+                        r.second.step
+                    )]
                 )
             );
             println!(

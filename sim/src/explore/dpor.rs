@@ -244,7 +244,9 @@ impl Dpor<'_, '_> {
             self.cache.insert(state.clone(), entry);
         }
         let seg = self.path.len();
-        let clocks = (0..self.launch.threads()).map(|_| self.zero.clone()).collect();
+        let clocks = (0..self.launch.threads())
+            .map(|_| self.zero.clone())
+            .collect();
         self.push_node(state, seg, Vec::new(), clocks, Some(entry));
     }
 
@@ -511,8 +513,8 @@ impl Dpor<'_, '_> {
             } else {
                 &self.event(k).clock
             };
-            let initial = (0..threads)
-                .all(|r| r == t || first[r].is_none_or(|(own, _)| c[r] < own));
+            let initial =
+                (0..threads).all(|r| r == t || first[r].is_none_or(|(own, _)| c[r] < own));
             if initial {
                 initials.push(t);
             }

@@ -361,7 +361,8 @@ impl Collector {
         match self.finals.get(&memory) {
             Some(&i) => self.summary.finals[i].count += n,
             None => {
-                self.finals.insert(memory.clone(), self.summary.finals.len());
+                self.finals
+                    .insert(memory.clone(), self.summary.finals.len());
                 self.summary.finals.push(FinalStore {
                     memory,
                     count: n,
@@ -401,8 +402,7 @@ impl Collector {
     pub fn non_terminating(&mut self, choices: &[usize]) {
         let s = &mut self.summary;
         s.non_terminating += 1;
-        if s
-            .non_terminating_schedule
+        if s.non_terminating_schedule
             .as_ref()
             .is_none_or(|old| (choices.len() as u64) < old.len())
         {

@@ -74,7 +74,8 @@ impl Naive<'_, '_> {
     fn dfs(&mut self, state: State, tracker: RaceTracker) {
         let runnable = state.runnable(self.launch);
         if runnable.is_empty() {
-            self.col.final_store(state.memory(self.launch), &self.choices);
+            self.col
+                .final_store(state.memory(self.launch), &self.choices);
             self.leaf_done();
             return;
         }
@@ -137,7 +138,13 @@ impl Naive<'_, '_> {
 /// One access remembered by [`enumerate`]: element, thread, kind, statement, epoch. The set
 /// of these since the last barrier (all of them with several groups) is exactly what the
 /// race tracker keeps, so (state, accesses) determines every future race.
-type Remembered = ((usize, usize, usize), (usize, usize), AccessKind, (usize, usize), u64);
+type Remembered = (
+    (usize, usize, usize),
+    (usize, usize),
+    AccessKind,
+    (usize, usize),
+    u64,
+);
 
 /// An independent enumeration for larger kernels: explicit-state search over the whole
 /// state graph, every (state, accesses still able to race) pair explored once. No

@@ -56,7 +56,11 @@ pub fn random(
         Incomplete::Random,
         |i| {
             let mut rng = StdRng::seed_from_u64(execution_seed(seed, i));
-            exec::run(launch, |_, r| Some(r[rng.random_range(0..r.len())]), &mut Quiet)
+            exec::run(
+                launch,
+                |_, r| Some(r[rng.random_range(0..r.len())]),
+                &mut Quiet,
+            )
         },
     )
 }
