@@ -6,7 +6,7 @@
 //! cargo run --release -p sim --example explore_bench [-- NAIVE_CAP SECONDS]
 //! ```
 //!
-//! Prints a Markdown table (kept in docs/performance-explore.md). Inputs: `in=iota`
+//! Prints a Markdown table (kept in docs/performance.md). Inputs: `in=iota`
 //! (`array=iota` for left_rotation), default monoid int-add, max steps 100 000.
 
 use interp::{Launch, LaunchOptions};
