@@ -6,7 +6,9 @@ use std::process::Command;
 
 fn run(engine: &str, file: &str, input: &str) -> (Option<i32>, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_ksim"))
-        .args(["run", file, "-D", "n=256", "--input", input, "--engine", engine])
+        .args([
+            "run", file, "-D", "n=256", "--input", input, "--engine", engine,
+        ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("NO_COLOR", "1")
         .output()
@@ -32,7 +34,11 @@ fn fast_and_reference_engines_print_the_same_for_every_example() {
         let file = path.to_str().unwrap();
         let src = std::fs::read_to_string(&path).unwrap();
         // left_rotation keeps the paper's single array `array`.
-        let input = if src.contains(" in[") { "in=random:5" } else { "array=iota" };
+        let input = if src.contains(" in[") {
+            "in=random:5"
+        } else {
+            "array=iota"
+        };
         let fast = run("fast", file, input);
         let reference = run("reference", file, input);
         assert_eq!(fast, reference, "{file}");

@@ -353,7 +353,11 @@ fn ints_wrap_as_on_devices() {
 
 #[test]
 fn consecutive_barriers_fire_one_after_the_other() {
-    let l = launch("kernel k(local int a[4]) { barrier(); barrier(); a[tid] = 1; }", 1, 4);
+    let l = launch(
+        "kernel k(local int a[4]) { barrier(); barrier(); a[tid] = 1; }",
+        1,
+        4,
+    );
     let out = run_canonical(&l);
     assert_eq!(out.steps, 4);
     assert_eq!(ints(&l, &out.memory, "a"), vec![1, 1, 1, 1]);

@@ -6,8 +6,6 @@ pub mod report;
 pub mod schedule;
 pub mod verify;
 
-pub use explore::{
-    exhaustive, naive, pct, random, Config, Incomplete, Mode, Summary, Verdict,
-};
+pub use explore::{exhaustive, naive, pct, random, Config, Incomplete, Mode, Summary, Verdict};
 pub use report::RaceReport;
 pub use schedule::{run, Infeasible, Schedule, Scheduler};
