@@ -7,7 +7,7 @@
 
 use crate::fault::{Fault, FaultKind};
 use crate::launch::{Launch, Memory};
-use crate::race::{Access, AccessKind, Race, RaceTracker};
+use crate::race::{Race, RaceTracker};
 use crate::reference::{BarrierInfo, State, StepInfo};
 use serde::Serialize;
 
@@ -113,22 +113,8 @@ pub fn run(
                 obs.step(&state, &info);
                 out.choices.push(t);
                 let epoch = state.epoch(info.thread.group);
-                let access = |kind| Access {
-                    thread: info.thread,
-                    kind,
-                    span: info.span.clone(),
-                    step: out.steps,
-                    epoch,
-                };
-                let accesses = info
-                    .reads
-                    .iter()
-                    .map(|e| (e, AccessKind::Read))
-                    .chain(info.write.iter().map(|e| (e, AccessKind::Write)));
-                for (e, kind) in accesses {
-                    for race in
-                        tracker.access(e.array, e.instance, e.offset, &e.index, access(kind))
-                    {
+                for (e, access) in info.accesses(out.steps, epoch) {
+                    for race in tracker.access(e.array, e.instance, e.offset, &e.index, access) {
                         obs.race(&race);
                         if !out.races.iter().any(|r| r.key() == race.key()) {
                             out.races.push(race);

@@ -22,6 +22,7 @@ use crate::eval::{eval, eval_index, offset, Env};
 use crate::fault::{Fault, FaultKind, ThreadId};
 use crate::launch::{Launch, Memory};
 use crate::monoid::Monoid;
+use crate::race::{Access, AccessKind};
 use crate::value::Value;
 use lang::ast::Span;
 use lang::core::{ArrayId, Builtin, ParamId, StmtKind, VarId};
@@ -95,6 +96,25 @@ pub struct StepInfo {
     pub var_change: Option<(VarId, Value, Value)>,
     /// For S-ARRAY: the old and new value of the element written.
     pub elem_change: Option<(Value, Value)>,
+}
+
+impl StepInfo {
+    /// The step's accesses (reads, then the write) as Definition 5.2 sees them, for a step
+    /// taken at position `step` of the execution in barrier epoch `epoch` of its group.
+    pub fn accesses(&self, step: u64, epoch: u64) -> impl Iterator<Item = (&Elem, Access)> + '_ {
+        let reads = self.reads.iter().map(|e| (e, AccessKind::Read));
+        let write = self.write.iter().map(|e| (e, AccessKind::Write));
+        reads.chain(write).map(move |(e, kind)| {
+            let access = Access {
+                thread: self.thread,
+                kind,
+                span: self.span.clone(),
+                step,
+                epoch,
+            };
+            (e, access)
+        })
+    }
 }
 
 /// A K-BARRIER application.

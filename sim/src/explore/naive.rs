@@ -6,7 +6,7 @@
 
 use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
 use interp::fault::{Fault, FaultKind};
-use interp::race::{Access, AccessKind, RaceTracker};
+use interp::race::{AccessKind, RaceTracker};
 use interp::reference::State;
 use interp::Launch;
 
@@ -109,19 +109,7 @@ impl Naive<'_, '_> {
                     let mut tr = tracker.clone();
                     let epoch = state.epoch(info.thread.group);
                     let step = self.choices.len() as u64 - 1;
-                    let accesses = info
-                        .reads
-                        .iter()
-                        .map(|e| (e, AccessKind::Read))
-                        .chain(info.write.iter().map(|e| (e, AccessKind::Write)));
-                    for (e, kind) in accesses {
-                        let a = Access {
-                            thread: info.thread,
-                            kind,
-                            span: info.span.clone(),
-                            step,
-                            epoch,
-                        };
+                    for (e, a) in info.accesses(step, epoch) {
                         for race in tr.access(e.array, e.instance, e.offset, &e.index, a) {
                             self.col.race(race, &self.choices);
                         }
@@ -224,26 +212,14 @@ fn enum_dfs(
                 let mut m = mem.clone();
                 let epoch = state.epoch(info.thread.group);
                 let step = n.choices.len() as u64 - 1;
-                let accesses = info
-                    .reads
-                    .iter()
-                    .map(|e| (e, AccessKind::Read))
-                    .chain(info.write.iter().map(|e| (e, AccessKind::Write)));
-                for (e, kind) in accesses {
+                for (e, a) in info.accesses(step, epoch) {
                     m.insert((
                         (e.array, e.instance, e.offset),
                         (info.thread.group, info.thread.local),
-                        kind,
+                        a.kind,
                         (info.span.start, info.span.end),
                         epoch,
                     ));
-                    let a = Access {
-                        thread: info.thread,
-                        kind,
-                        span: info.span.clone(),
-                        step,
-                        epoch,
-                    };
                     for race in tr.access(e.array, e.instance, e.offset, &e.index, a) {
                         n.col.race(race, &n.choices);
                     }
