@@ -196,6 +196,12 @@ fn check(seed: u64) -> Result<(), TestCaseError> {
         prop_assert_eq!(out.steps, reference.steps, "steps; {}", ctx);
         let races: Vec<_> = out.races.iter().map(|r| r.race.clone()).collect();
         prop_assert_eq!(&races, &reference.races, "races; {}", ctx);
+        prop_assert_eq!(
+            &out.divergences,
+            &reference.divergences,
+            "divergence; {}",
+            ctx
+        );
         let plain = fast::run(
             &l,
             &FastOptions {
@@ -205,6 +211,12 @@ fn check(seed: u64) -> Result<(), TestCaseError> {
         )
         .expect("supported");
         prop_assert_eq!(&plain.fault, &reference.fault, "fault untracked; {}", ctx);
+        prop_assert_eq!(
+            &plain.divergences,
+            &reference.divergences,
+            "divergence untracked; {}",
+            ctx
+        );
         if reference.fault.is_none() {
             prop_assert_eq!(
                 &plain.memory,

@@ -239,3 +239,11 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     })
 }
+
+/// The one-line report of a divergent barrier, the same from every command and engine.
+pub fn divergence_message(d: &interp::reference::BarrierInfo) -> String {
+    format!(
+        "barrier divergence: {} (the paper's K-BARRIER still fires; on a device this is undefined)",
+        d.divergence.as_deref().unwrap_or("")
+    )
+}

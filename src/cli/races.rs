@@ -35,13 +35,14 @@ pub fn races(args: &RacesArgs) -> CmdResult {
             "intervals": sim.intervals,
             "steps": sim.steps,
             "seconds": elapsed.as_secs_f64(),
-            "race_free": sim.races.is_empty() && sim.fault.is_none(),
+            "race_free": sim.races.is_empty() && sim.fault.is_none() && sim.divergences.is_empty(),
             "races": sim.races.iter().map(|(r, n)| {
                 let mut v = race_json(&launch, r);
                 v["count"] = json!(n);
                 v
             }).collect::<Vec<_>>(),
             "fault": sim.fault,
+            "divergences": sim.divergences,
         });
         println!("{}", serde_json::to_string_pretty(&doc).expect("JSON"));
         return Ok(code);
@@ -53,6 +54,9 @@ pub fn races(args: &RacesArgs) -> CmdResult {
     if let Some(f) = &sim.fault {
         eprint!("{}", render_fault(&src, &launch, f));
     }
+    for d in &sim.divergences {
+        eprintln!("{}", divergence_message(d));
+    }
     let intervals = sim
         .intervals
         .map(|k| format!(", {k} barrier intervals"))
@@ -63,10 +67,14 @@ pub fn races(args: &RacesArgs) -> CmdResult {
         sim.steps,
         elapsed.as_secs_f64()
     );
-    match (&sim.fault, sim.races.len()) {
-        (Some(_), _) => println!("no verdict: the execution faulted ({summary})"),
-        (None, 0) => println!("race-free for this input ({summary})"),
-        (None, k) => println!("{k} distinct race(s) ({summary})"),
+    match (&sim.fault, sim.races.len(), sim.divergences.len()) {
+        (Some(_), _, _) => println!("no verdict: the execution faulted ({summary})"),
+        (None, 0, 0) => println!("race-free for this input ({summary})"),
+        (None, 0, d) => {
+            println!("no race, but {d} divergent barrier(s): undefined on a device ({summary})")
+        }
+        (None, k, 0) => println!("{k} distinct race(s) ({summary})"),
+        (None, k, d) => println!("{k} distinct race(s) and {d} divergent barrier(s) ({summary})"),
     }
     Ok(code)
 }

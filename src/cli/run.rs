@@ -95,7 +95,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub schedule: ScheduleArgs,
     /// `reference`: the small-step semantics, any schedule. `fast`: the fast executor
-    /// (canonical schedule only; same memory, races and faults, no divergence check).
+    /// (canonical schedule only; same memory, races, faults and divergence).
     #[arg(long, value_enum, default_value = "reference")]
     pub engine: Engine,
     /// Threads for the fast executor (0: all cores).
@@ -169,7 +169,7 @@ fn fast_outcome(launch: &Launch, jobs: usize) -> Result<Outcome, Failure> {
         memory: out.memory,
         races: out.races.into_iter().map(|r| r.race).collect(),
         fault: out.fault,
-        divergences: Vec::new(),
+        divergences: out.divergences,
         steps: out.steps,
         choices: Vec::new(),
         stopped: false,
@@ -237,10 +237,7 @@ pub fn report_findings(
         eprint!("{}", render_fault(src, launch, f));
     }
     for d in &out.divergences {
-        eprintln!(
-            "barrier divergence: {} (the paper's K-BARRIER still fires; on a device this is undefined)",
-            d.divergence.as_deref().unwrap_or("")
-        );
+        eprintln!("{}", divergence_message(d));
     }
     if let Some(i) = infeasible {
         eprintln!("schedule not followed: {}", i.reason);

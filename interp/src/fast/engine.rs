@@ -10,6 +10,7 @@ use super::shadow::{validate, Exact, ReadRec, Spec, Tracker, UndoRec};
 use super::{FastOptions, FastOutcome, RaceCount, Unsupported};
 use crate::fault::{Fault, FaultKind, ThreadId};
 use crate::launch::{Launch, Memory};
+use crate::reference::BarrierInfo;
 use lang::ast::Space;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -285,6 +286,7 @@ impl<'a> Engine<'a> {
         let mut cur = vec![0u64; l * s];
         let mut next = vec![0u64; l * s];
         let mut fault = None;
+        let mut divergences = Vec::new();
         'groups: for g in 0..self.launch.groups {
             for t in 0..l {
                 cur[t * s] = 0;
@@ -328,6 +330,13 @@ impl<'a> Engine<'a> {
                             break;
                         }
                         epoch += 1;
+                        if let Some(d) = divergence(&cur, s, g, at_barrier) {
+                            divergences.push(BarrierInfo {
+                                group: g,
+                                epoch,
+                                divergence: Some(d),
+                            });
+                        }
                     }
                     Interval::Stop(f, steps) => {
                         self.steps = steps;
@@ -351,6 +360,7 @@ impl<'a> Engine<'a> {
             memory,
             races,
             fault,
+            divergences,
             intervals: self.intervals,
             steps: self.steps,
         })
@@ -791,4 +801,27 @@ impl<'a> Engine<'a> {
             at_barrier,
         })
     }
+}
+
+/// Barrier divergence at the end of an interval in which `at_barrier` threads of group `g`
+/// stopped at a barrier: the same judgement, in the same words, as the reference
+/// semantics' K-BARRIER ([`crate::reference::State::fire_barrier`]). The group's saved
+/// thread states `cur` (stride `s`) hold `DONE` for a terminated thread and, for a waiting
+/// one, the program counter just past its `barrier()` instruction, which identifies the
+/// barrier statement.
+fn divergence(cur: &[u64], s: usize, g: usize, at_barrier: usize) -> Option<String> {
+    let threads = cur.len() / s;
+    let terminated = threads - at_barrier;
+    if terminated > 0 {
+        return Some(format!(
+            "{at_barrier} thread(s) of group {g} wait at a barrier while {terminated} have terminated"
+        ));
+    }
+    let places: std::collections::BTreeSet<u64> = cur.iter().step_by(s).copied().collect();
+    (places.len() > 1).then(|| {
+        format!(
+            "threads of group {g} wait at {} different barrier() statements",
+            places.len()
+        )
+    })
 }

@@ -6,7 +6,9 @@
 //! then K-BARRIER fires (when all threads of the group are at a barrier or terminated and at
 //! least one is at a barrier). It returns the final memory, every data race of that
 //! execution (Definition 5.2), deduplicated by [`RaceKey`](crate::race::RaceKey) with counts,
-//! the first fault, and the numbers of K-STEP applications and barrier intervals.
+//! the first fault, every barrier that fired divergently (judged exactly as the reference
+//! semantics' K-BARRIER judges it), and the numbers of K-STEP applications and barrier
+//! intervals.
 //!
 //! # Why one schedule decides race-freedom (and the final store) for this input
 //!
@@ -148,6 +150,7 @@ mod shadow;
 use crate::fault::Fault;
 use crate::launch::{Launch, Memory};
 use crate::race::Race;
+use crate::reference::BarrierInfo;
 use std::fmt;
 
 /// Options of a fast run.
@@ -178,6 +181,9 @@ pub struct FastOutcome {
     /// Races in the order their first instance was found (empty unless tracked).
     pub races: Vec<RaceCount>,
     pub fault: Option<Fault>,
+    /// Barriers that fired without every thread of the group waiting at the same barrier
+    /// statement, as the reference semantics reports them ([`crate::exec::Outcome`]).
+    pub divergences: Vec<BarrierInfo>,
     /// Barrier intervals executed, summed over groups.
     pub intervals: u64,
     /// K-STEP rule applications (up to the fault; `max_steps` at the step bound).

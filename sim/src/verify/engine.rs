@@ -39,8 +39,8 @@ pub struct Execution {
     pub races: Vec<Race>,
     /// The fault that stopped the execution, if any (including the step bound).
     pub fault: Option<Fault>,
-    /// Number of barriers that fired with the threads of a group at different barriers
-    /// (reported by the reference semantics only; 0 from the fast executor).
+    /// Number of barriers that fired divergently (threads of a group at different barriers,
+    /// or some terminated while others wait); both engines report them.
     pub divergences: usize,
     /// Number of K-STEP applications.
     pub steps: u64,
@@ -68,7 +68,7 @@ pub fn execute(launch: &Launch, races: bool, jobs: usize) -> Execution {
             memory: out.memory,
             races: out.races.into_iter().map(|r| r.race).collect(),
             fault: out.fault,
-            divergences: 0,
+            divergences: out.divergences.len(),
             steps: out.steps,
             engine: Engine::Fast,
         },
