@@ -3,7 +3,6 @@
 //! then a rename), so an interrupted benchmark never leaves a truncated CSV.
 
 use std::fmt;
-use std::io::Write;
 use std::path::Path;
 
 /// The CSV header line.
@@ -66,30 +65,7 @@ pub fn to_csv(rows: &[BenchRow]) -> String {
 
 /// Writes `rows` to `path` atomically.
 pub fn write_csv(rows: &[BenchRow], path: &Path) -> std::io::Result<()> {
-    write_atomic(path, to_csv(rows).as_bytes())
-}
-
-/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    files::write_atomic(path, to_csv(rows).as_bytes())
 }
 
 /// Splits one CSV line (RFC 4180 quoting; no embedded newlines).
@@ -166,8 +142,8 @@ pub fn parse_csv(text: &str) -> Result<Vec<BenchRow>, CsvError> {
 
 /// Reads a CSV file written by [`write_csv`].
 pub fn read_csv(path: &Path) -> Result<Vec<BenchRow>, CsvError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CsvError(format!("cannot read {}: {e}", path.display())))?;
+    let text =
+        files::read_to_string(path, files::TEXT_LIMIT).map_err(|e| CsvError(e.to_string()))?;
     parse_csv(&text)
 }
 

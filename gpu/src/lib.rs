@@ -34,7 +34,7 @@ pub use emit::{emit, emit_with, EmitError, EmitOptions, Emitted};
 pub use pipeline::{
     compare_pipeline, run_pipeline, simulate, Pipeline, PipelineMemory, PipelineRun, StageError,
 };
-pub use plot::{plot, plot_with, Metric, PlotError, PlotOptions};
+pub use plot::{plot, plot_format, plot_with, Metric, PlotError, PlotFormat, PlotOptions};
 pub use runtime::{
     bench, devices, open, run, Device, DeviceInfo, DeviceRun, GpuError, Timing, DEVICE_ENV,
     NO_PLATFORM,

@@ -60,6 +60,12 @@ impl fmt::Display for PlotError {
 
 impl std::error::Error for PlotError {}
 
+impl From<std::io::Error> for PlotError {
+    fn from(e: std::io::Error) -> PlotError {
+        PlotError(format!("cannot write the plot: {e}"))
+    }
+}
+
 /// One plotted line: per size, (mean, min, max) in nanoseconds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Series {
@@ -117,51 +123,51 @@ pub fn plot(rows: &[BenchRow], path: &Path) -> Result<(), PlotError> {
     plot_with(rows, path, &PlotOptions::default())
 }
 
-/// Draws `rows` to `path` (`.png` or `.svg`).
-pub fn plot_with(rows: &[BenchRow], path: &Path, opts: &PlotOptions) -> Result<(), PlotError> {
-    if rows.is_empty() {
-        return Err(PlotError("nothing to plot: no benchmark rows".into()));
-    }
-    register_fonts();
+/// The image format of a plot file, from its extension: `.png` or `.svg`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlotFormat {
+    Png,
+    Svg,
+}
+
+/// The format `path` asks for, or why it cannot be drawn; checked before any benchmark
+/// runs, so that a bad `--plot` name does not waste a sweep.
+pub fn plot_format(path: &Path) -> Result<PlotFormat, PlotError> {
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_lowercase())
         .unwrap_or_default();
-    let size = opts.size.unwrap_or((1024, 640));
-    // Draw to a temporary file beside the target, then rename (atomic like the CSV).
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp.{ext}", std::process::id()));
-    let drawn = match ext.as_str() {
-        "png" => {
-            let root = BitMapBackend::new(&tmp, size).into_drawing_area();
-            draw(root, rows, opts)
-        }
-        "svg" => {
-            let root = SVGBackend::new(&tmp, size).into_drawing_area();
-            draw(root, rows, opts)
-        }
-        _ => {
-            return Err(PlotError(format!(
-                "cannot plot to {}: the file name must end in .png or .svg",
-                path.display()
-            )))
-        }
-    };
-    let result = drawn.and_then(|()| {
-        std::fs::rename(&tmp, path)
-            .map_err(|e| PlotError(format!("cannot write {}: {e}", path.display())))
-    });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    match ext.as_str() {
+        "png" => Ok(PlotFormat::Png),
+        "svg" => Ok(PlotFormat::Svg),
+        _ => Err(PlotError(format!(
+            "cannot plot to {}: the file name must end in .png or .svg",
+            path.display()
+        ))),
     }
-    result
+}
+
+/// Draws `rows` to `path` (`.png` or `.svg`), atomically: a reader never sees half a
+/// picture and a failed drawing leaves the old file in place.
+pub fn plot_with(rows: &[BenchRow], path: &Path, opts: &PlotOptions) -> Result<(), PlotError> {
+    let format = plot_format(path)?;
+    if rows.is_empty() {
+        return Err(PlotError("nothing to plot: no benchmark rows".into()));
+    }
+    register_fonts();
+    let size = opts.size.unwrap_or((1024, 640));
+    let suffix = match format {
+        PlotFormat::Png => ".png",
+        PlotFormat::Svg => ".svg",
+    };
+    files::write_atomic_via(path, suffix, |tmp| match format {
+        PlotFormat::Png => draw(
+            BitMapBackend::new(tmp, size).into_drawing_area(),
+            rows,
+            opts,
+        ),
+        PlotFormat::Svg => draw(SVGBackend::new(tmp, size).into_drawing_area(), rows, opts),
+    })
 }
 
 /// The time unit that makes `max_ns` read well.

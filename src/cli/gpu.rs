@@ -185,11 +185,29 @@ fn scan_pipeline(
 }
 
 fn size_param(defines: &[(String, String)]) -> Result<usize, Failure> {
-    defines
+    let n = defines
         .iter()
         .find(|(k, _)| k == "n")
         .and_then(|(_, v)| v.parse().ok())
-        .ok_or_else(|| Failure::usage("the scan pipeline needs -D n=N (a power of two >= 2)"))
+        .ok_or_else(|| Failure::usage("the scan pipeline needs -D n=N (a power of two >= 2)"))?;
+    checked_scan_size(n)
+}
+
+/// The scan pipeline's size, refused up front when it is not a power of two >= 2 or is
+/// larger than ksim simulates ([`interp::launch::MAX_ELEMENTS`]).
+fn checked_scan_size(n: u64) -> Result<usize, Failure> {
+    if n < 2 || !n.is_power_of_two() {
+        return Err(Failure::usage(format!(
+            "the scan pipeline needs n a power of two >= 2 (got {n})"
+        )));
+    }
+    if n > interp::launch::MAX_ELEMENTS as u64 {
+        return Err(Failure::usage(format!(
+            "the scan pipeline with n = {n} is larger than ksim supports ({} elements)",
+            interp::launch::MAX_ELEMENTS
+        )));
+    }
+    Ok(n as usize)
 }
 
 /// The simulator's memory for a launch, or why it cannot be compared.
@@ -210,8 +228,8 @@ fn simulated_memory(launch: &Launch) -> Result<Memory, String> {
 
 fn compare(args: &CompareArgs) -> CmdResult {
     if let Some(storage) = scan_storage(&args.launch.file)? {
-        let device = open(&args.device)?;
         let n = size_param(&args.launch.define)?;
+        let device = open(&args.device)?;
         let input = args
             .launch
             .input
@@ -254,11 +272,22 @@ fn compare(args: &CompareArgs) -> CmdResult {
     let device = open(&args.device)?;
     let run = gpu::run(&launch, &device, args.repeat).map_err(gpu_failure)?;
     let cmp = gpu::compare(&sim.memory, &run.memory, &launch, args.limit);
-    Ok(report(
+    let code = report(
         &cmp,
         &device,
         &format!("simulator: {} executor", sim.engine),
-    ))
+    );
+    if sim.races.is_empty() {
+        Ok(code)
+    } else {
+        // The simulated store is one of several a racy kernel can end in: a match or a
+        // mismatch says nothing about the device, and the race itself is the finding.
+        eprintln!(
+            "the simulator found {} race(s): the comparison is not meaningful for a racy kernel",
+            sim.races.len()
+        );
+        Ok(EXIT_FOUND)
+    }
 }
 
 fn report(cmp: &gpu::Comparison, device: &Device, what: &str) -> i32 {
@@ -298,31 +327,56 @@ fn sweep(defines: &[String]) -> Result<(String, Vec<u64>, Vec<(String, String)>)
     Ok((name, sizes, fixed))
 }
 
-fn bench(args: &BenchArgs) -> CmdResult {
+/// One kernel at one size, ready to run on the device.
+enum BenchJob {
+    Pipeline(Pipeline),
+    Kernel(Launch),
+}
+
+/// Checks the output files of `bench` before anything runs: a plot needs a `.png`/`.svg`
+/// name, and every output needs a directory where files can be created.
+fn check_outputs(args: &BenchArgs) -> Result<(), Failure> {
     if args.csv.is_none() && args.plot.is_none() {
         return Err(Failure::usage("bench needs --csv FILE and/or --plot FILE"));
     }
+    if let Some(plot) = &args.plot {
+        gpu::plot_format(plot).map_err(|e| Failure::usage(e.0))?;
+    }
+    for out in args.csv.iter().chain(&args.plot) {
+        let dir = out
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        files::ensure_writable_dir(dir)
+            .map_err(|e| Failure::usage(format!("cannot write `{}`: {e}", out.display())))?;
+    }
+    Ok(())
+}
+
+/// Builds every (kernel, size) of the sweep and checks it before the first timed run: the
+/// launch is valid, its work-group fits the device, and the simulator found its execution
+/// defined (no fault, no divergence, termination): an out-of-bounds access or a divergent
+/// barrier on a device corrupts memory, crashes or hangs.
+fn bench_jobs(
+    args: &BenchArgs,
+    device: &Device,
+) -> Result<(String, Vec<(String, u64, BenchJob)>), Failure> {
     let (param, sizes, fixed) = sweep(&args.define)?;
-    let device = open(&args.device)?;
-    let total = (args.files.len() * sizes.len()) as u64;
-    let bar = progress(total, args.quiet);
-    let mut rows: Vec<BenchRow> = Vec::new();
+    let max_group = device.info.max_work_group_size;
+    let mut jobs = Vec::new();
     for file in &args.files {
         let label = label(file);
         for &size in &sizes {
-            bar.set_message(format!("{label} {param}={size}"));
-            let timings = match scan_storage(file)? {
+            let job = match scan_storage(file)? {
                 Some(storage) => {
-                    let p = scan_pipeline(
+                    let n = checked_scan_size(size)?;
+                    BenchJob::Pipeline(scan_pipeline(
                         storage,
-                        size as usize,
+                        n,
                         &args.input,
                         interp::Monoid::IntAdd,
-                        &device,
-                    )?;
-                    let run = gpu::run_pipeline(&p, &device, args.warmup + args.repeat.max(1))
-                        .map_err(gpu_failure)?;
-                    run.timings[args.warmup..].to_vec()
+                        device,
+                    )?)
                 }
                 None => {
                     let mut defines = fixed.clone();
@@ -337,24 +391,80 @@ fn bench(args: &BenchArgs) -> CmdResult {
                         max_steps: None,
                     };
                     let (_, launch) = la.launch()?;
-                    gpu::bench(&launch, &device, args.warmup, args.repeat).map_err(gpu_failure)?
+                    if launch.local_size > max_group {
+                        return Err(Failure::usage(format!(
+                            "{label} with {param}={size}: work-groups of {} threads are more than \
+                             the device's maximum of {max_group}; nothing was run (lower the sweep)",
+                            launch.local_size
+                        )));
+                    }
+                    let sim = simulate(&launch, 0);
+                    if let Some(f) = &sim.fault {
+                        return Err(Failure::usage(format!(
+                            "{label} with {param}={size}: the simulator found {f}; nothing was run \
+                             (an undefined kernel must not run on a device)"
+                        )));
+                    }
+                    if let Some(d) = sim.divergences.first() {
+                        return Err(Failure::usage(format!(
+                            "{label} with {param}={size}: {}; nothing was run",
+                            divergence_message(d)
+                        )));
+                    }
+                    BenchJob::Kernel(launch)
                 }
             };
-            rows.extend(gpu::rows_for(&label, size, &device.info.name, &timings));
-            bar.inc(1);
+            jobs.push((label.clone(), size, job));
         }
     }
+    Ok((param, jobs))
+}
+
+fn bench(args: &BenchArgs) -> CmdResult {
+    check_outputs(args)?;
+    let device = open(&args.device)?;
+    let (param, jobs) = bench_jobs(args, &device)?;
+    let bar = progress(jobs.len() as u64, args.quiet);
+    let mut rows: Vec<BenchRow> = Vec::new();
+    let mut failed = None;
+    for (label, size, job) in &jobs {
+        bar.set_message(format!("{label} {param}={size}"));
+        let timings = match job {
+            BenchJob::Pipeline(p) => {
+                gpu::run_pipeline(p, &device, args.warmup + args.repeat.max(1))
+                    .map(|run| run.timings[args.warmup..].to_vec())
+            }
+            BenchJob::Kernel(launch) => gpu::bench(launch, &device, args.warmup, args.repeat),
+        };
+        match timings {
+            Ok(t) => rows.extend(gpu::rows_for(label, *size, &device.info.name, &t)),
+            Err(e) => {
+                failed = Some(format!("{label} with {param}={size}: {e}"));
+                break;
+            }
+        }
+        bar.inc(1);
+    }
     bar.finish_and_clear();
-    print_summary(&rows, &args.files);
-    if let Some(csv) = &args.csv {
-        gpu::write_csv(&rows, csv)
-            .map_err(|e| Failure::usage(format!("cannot write `{}`: {e}", csv.display())))?;
-        println!("wrote {}", csv.display());
+    // What was measured is kept, even when a later run failed.
+    if !rows.is_empty() {
+        print_summary(&rows, &args.files);
+        if let Some(csv) = &args.csv {
+            gpu::write_csv(&rows, csv)
+                .map_err(|e| Failure::usage(format!("cannot write `{}`: {e}", csv.display())))?;
+            println!("wrote {}", csv.display());
+        }
+        if let Some(out) = &args.plot {
+            draw(&rows, out, args.metric)?;
+        }
     }
-    if let Some(out) = &args.plot {
-        draw(&rows, out, args.metric)?;
+    match failed {
+        Some(why) => Err(Failure::usage(format!(
+            "the device failed on {why}; the {} timings measured before are kept",
+            rows.len()
+        ))),
+        None => Ok(EXIT_OK),
     }
-    Ok(EXIT_OK)
 }
 
 fn label(file: &Path) -> String {
