@@ -109,16 +109,40 @@ fn corner_cases_use_helpers() {
 
 #[test]
 fn scan_pipeline_kernels_emit() {
-    for s in [gpu::Storage::Tree1d, gpu::Storage::Tree2d] {
+    // 64 elements, blocks of 16 (8 work-items, two elements each): scan(64) in 4 groups,
+    // scan(4) of the block sums in 1 group, then add(64). The tree storage decides the
+    // shape of the local array: a heap of 2b elements (1D) or (log2 b + 1) rows of b (2D).
+    for (s, tree) in [
+        (
+            gpu::Storage::Tree1d,
+            ["__local T tree[32];", "__local T tree[8];"],
+        ),
+        (gpu::Storage::Tree2d, ["local x[5][16]", "local x[3][4]"]),
+    ] {
         let input: Vec<_> = (0..64).map(interp::Value::Int).collect();
         let p = gpu::scan_pipeline(s, input, 8, Monoid::IntAdd).unwrap();
-        // 64 elements, 16 per group: scan(64) -> scan(4) then add(64).
-        assert_eq!(p.stages.len(), 3);
-        for st in &p.stages {
+        let stages: Vec<(String, usize, usize)> = p
+            .stages
+            .iter()
+            .map(|st| {
+                let l = &st.launch;
+                (l.kernel.name.clone(), l.groups, l.local_size)
+            })
+            .collect();
+        let scan = format!("scan_blocks_{}", s.name());
+        assert_eq!(
+            stages,
+            [
+                (scan.clone(), 4, 8),
+                (scan.clone(), 1, 2),
+                ("add_sums".to_string(), 4, 8)
+            ],
+            "{s:?}"
+        );
+        for (st, want) in p.stages.iter().zip(tree) {
             let src = gpu::emit(&st.launch).unwrap();
-            if st.launch.kernel.name.starts_with("scan_blocks") {
-                println!("{src}");
-            }
+            assert!(src.contains(&format!("void {scan}(")), "{src}");
+            assert!(src.contains(want), "{s:?}: `{want}` in\n{src}");
         }
     }
 }

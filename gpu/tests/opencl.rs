@@ -8,21 +8,39 @@ use gpu::{compare, device_or_skip, run, Storage};
 use interp::{Monoid, Value};
 
 #[test]
-fn no_platform_error_is_the_install_hint() {
-    // Whatever the machine has, the error text for a missing platform is fixed.
-    assert_eq!(
-        gpu::GpuError::NoPlatform.to_string(),
-        "no OpenCL platform found: install pocl-opencl-icd (CPU) or your GPU driver's OpenCL ICD"
-    );
-    match gpu::devices() {
-        Ok(list) => {
-            assert!(!list.is_empty());
-            for d in &list {
-                println!("{d}");
-            }
+fn a_loader_without_platforms_gives_the_install_hint() {
+    // The ICD loader reads its platforms from $OCL_ICD_VENDORS: an empty directory is a
+    // machine with the loader but no OpenCL implementation. Run in a child process, since
+    // the loader reads the variable once per process.
+    if let Ok(expect_none) = std::env::var("KSIM_OPENCL_CHILD") {
+        match gpu::devices() {
+            Err(e) => assert_eq!(e, gpu::GpuError::NoPlatform, "{e}"),
+            Ok(list) => assert!(expect_none != "1", "devices found: {list:?}"),
         }
-        Err(e) => assert_eq!(e, gpu::GpuError::NoPlatform, "{e}"),
+        let err = gpu::open(None).err().map(|e| e.to_string());
+        if expect_none == "1" {
+            let msg = err.expect("no device without a platform");
+            assert!(msg.contains("install pocl-opencl-icd"), "{msg}");
+        }
+        return;
     }
+    let empty = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "a_loader_without_platforms_gives_the_install_hint",
+            "--exact",
+            "--nocapture",
+        ])
+        .env("OCL_ICD_VENDORS", empty.path())
+        .env("KSIM_OPENCL_CHILD", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -112,16 +130,48 @@ fn work_group_too_large_is_refused() {
 }
 
 #[test]
-fn build_errors_carry_the_log() {
-    let Some(dev) = device_or_skip("build_errors_carry_the_log") else {
+fn names_reserved_in_opencl_are_renamed_and_build() {
+    let Some(dev) = device_or_skip("names_reserved_in_opencl_are_renamed_and_build") else {
         return;
     };
-    // An array named like an OpenCL builtin is renamed, so the program still builds.
+    // An array named like an OpenCL builtin must not reach the device compiler as is.
     let mut k = double_it();
     k.arrays[1].name = "barrier".into();
-    k.vars.clear();
-    let l = launch(k, &[("n", 4)], Monoid::IntAdd, None, &[]);
-    assert!(run(&l, &dev, 1).is_ok());
+    let l = launch(k, &[("n", 4)], Monoid::IntAdd, None, &[("in", "iota")]);
+    let r = run(&l, &dev, 1).unwrap();
+    let param = r
+        .source
+        .lines()
+        .find(|l| l.contains("// global barrier[4]"))
+        .unwrap_or_else(|| panic!("no parameter line for `barrier`:\n{}", r.source));
+    let ident = param
+        .split("*restrict")
+        .nth(1)
+        .and_then(|rest| {
+            rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .find(|w| !w.is_empty())
+        })
+        .unwrap_or_else(|| panic!("no pointer parameter in `{param}`"));
+    assert_ne!(ident, "barrier", "{param}");
+    let out: Vec<Value> = (0..4).map(|i| Value::Int(2 * i)).collect();
+    assert_eq!(r.memory.arrays[1][0], out);
+}
+
+/// Whether two floats are within `ulps` units in the last place (OpenCL C allows 2.5 ULP
+/// for single-precision division without `-cl-fp32-correctly-rounded-divide-sqrt`).
+fn close(a: f32, b: f32, ulps: u32) -> bool {
+    if a == b {
+        return true;
+    }
+    let key = |x: f32| {
+        let i = x.to_bits() as i32;
+        if i < 0 {
+            i32::MIN.wrapping_sub(i) as i64
+        } else {
+            i as i64
+        }
+    };
+    (key(a) - key(b)).unsigned_abs() <= ulps as u64
 }
 
 #[test]
@@ -129,45 +179,76 @@ fn corner_cases_match_the_reference_values() {
     let Some(dev) = device_or_skip("corner_cases_match_the_reference_values") else {
         return;
     };
+    let xs: [i32; 8] = [i32::MIN, -1, 0, 1, 7, 65535, i32::MAX, -77];
+    let fs: [f32; 8] = [1.5, -2.25, 3e30, 0.0, -0.0, 7.0, 100.5, -1e-3];
+    let zs = [true, false, false, true, false, false, true, false];
+    let list = |v: &[String]| v.join(",");
     let l = launch(
         corner_cases(),
         &[("n", 8)],
         Monoid::IntAdd,
         None,
         &[
-            ("a", "-2147483648,-1,0,1,7,65535,2147483647,-77"),
-            ("f", "1.5,-2.25,3e30,0,-0,7,100.5,-1e-3"),
-            ("z", "true,false,false,true,false,false,true,false"),
+            ("a", &list(&xs.map(|x| x.to_string()))),
+            ("f", &list(&fs.map(|x| format!("{x:e}")))),
+            ("z", &list(&zs.map(|x| x.to_string()))),
         ],
     );
     let r = run(&l, &dev, 1).unwrap();
-    // Expected values computed with ksim's own operators (interp::Value).
-    use lang::ast::BinOp::*;
-    let a0 = &l.initial[0];
-    for (t, x) in a0.iter().enumerate() {
-        let x = x.clone();
-        let bin = |op, a: &Value, b: &Value| Value::binary(op, a, b).unwrap();
-        let want_a = bin(
-            Add,
-            &bin(Mul, &x, &Value::Int(65536)),
-            &Value::Int(i32::MAX),
-        );
-        assert_eq!(r.memory.arrays[0][0][t], want_a, "a[{t}]");
-        let neg = Value::unary(lang::ast::UnOp::Neg, &x);
-        assert_eq!(
-            r.memory.arrays[4][0][t],
-            bin(Sub, &neg, &Value::Int(i32::MIN)),
-            "m[0][{t}]"
-        );
-        let dv = if t == 0 {
-            Value::Int(-1)
-        } else {
-            Value::Int(t as i32 + 1)
-        };
-        let want = bin(Add, &bin(Div, &x, &dv), &bin(Rem, &x, &dv));
-        assert_eq!(r.memory.arrays[4][0][8 + t], want, "m[1][{t}]");
+    // Expected values from the OpenCL C definitions (ksim's documented choices where C
+    // leaves a case undefined: signed arithmetic wraps, INT_MIN / -1 = INT_MIN with
+    // remainder 0, log2 is the floor of the binary logarithm), computed with Rust's own
+    // integer and float operations, not with ksim's.
+    let mem = &r.memory.arrays;
+    for t in 0..8 {
+        let x = xs[t];
+        let a = x.wrapping_mul(65536).wrapping_add(i32::MAX);
+        assert_eq!(mem[0][0][t], Value::Int(a), "a[{t}]");
+        let m0 = x.wrapping_neg().wrapping_sub(i32::MIN);
+        assert_eq!(mem[4][0][t], Value::Int(m0), "m[0][{t}]");
+        let dv = if t == 0 { -1 } else { t as i32 + 1 };
+        let m1 = x.wrapping_div(dv).wrapping_add(x.wrapping_rem(dv));
+        assert_eq!(mem[4][0][8 + t], Value::Int(m1), "m[1][{t}]");
+        let ux = x as u32;
+        let log2 = (t as u32 + 1).ilog2();
+        let u = 0u32.wrapping_sub(ux).wrapping_add((ux >> 3) ^ log2);
+        assert_eq!(mem[1][0][t], Value::Uint(u), "u[{t}]");
+        let q = fs[t] / (x as f32 + 0.5);
+        let want_f = q.min(1e30).max(-3.5);
+        match &mem[2][0][t] {
+            Value::Float(bits) => {
+                let got = f32::from_bits(*bits);
+                assert!(close(got, want_f, 3), "f[{t}]: {got} vs {want_f}");
+            }
+            other => panic!("f[{t}] is {other:?}"),
+        }
+        // `&&` and `||` short-circuit: the cast of 3e30 (t = 2) is never evaluated.
+        let z = !(zs[t] || (x > 10 && (fs[t] as i32) < 100));
+        assert_eq!(mem[3][0][t], Value::Bool(z), "z[{t}]");
     }
-    println!("{:?}", r.memory.arrays[2][0]);
+}
+
+/// One stage of a pipeline on the simulator (the fast executor with race checking): its
+/// final memory, or why the stage is not a clean execution.
+fn simulate_stage(l: &interp::Launch) -> Result<interp::Memory, String> {
+    let out = interp::fast::run(
+        l,
+        &interp::fast::FastOptions {
+            jobs: 1,
+            track_races: true,
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    if let Some(f) = out.fault {
+        return Err(format!("fault: {f}"));
+    }
+    if !out.races.is_empty() || !out.divergences.is_empty() {
+        return Err(format!(
+            "races {:?} divergences {:?}",
+            out.races, out.divergences
+        ));
+    }
+    Ok(out.memory)
 }
 
 #[test]
@@ -176,43 +257,32 @@ fn scan_pipelines_match_the_simulated_pipeline() {
         return;
     };
     for storage in [Storage::Tree1d, Storage::Tree2d] {
-        for (m, n, max_local) in [
-            (Monoid::IntAdd, 1 << 12, 16),
-            (Monoid::Interval, 256, 4),
-            (Monoid::IntAdd, 8, 64),
-            (Monoid::FloatAdd, 512, 8),
+        for (m, n, max_local, spec) in [
+            (Monoid::IntAdd, 1 << 12, 16, "random:9"),
+            (Monoid::Interval, 256, 4, "iota"),
+            (Monoid::IntAdd, 8, 64, "random:9"),
+            (Monoid::FloatAdd, 512, 8, "random:9"),
         ] {
-            let input =
-                interp::launch::parse_input("random:9", n, lang::core::Ty::Generic, m).unwrap();
-            let input = if m == Monoid::Interval {
-                interp::launch::parse_input("iota", n, lang::core::Ty::Generic, m).unwrap()
-            } else {
-                input
-            };
+            let ctx = format!("{storage:?} {m} n={n} max_local={max_local}");
+            let input = interp::launch::parse_input(spec, n, lang::core::Ty::Generic, m).unwrap();
             let p = gpu::scan_pipeline(storage, input.clone(), max_local, m).unwrap();
-            let r = gpu::run_pipeline(&p, &dev, 2).unwrap();
-            let want = gpu::scan::exclusive_scan(&input, m);
-            let data = p.buffer("data").unwrap();
+            assert!(
+                p.stages.len() > 1 || n <= 2 * max_local,
+                "{ctx}: several stages"
+            );
+            // Every buffer of every stage, simulator against device (floats within the
+            // comparison's ULP tolerance: both sum in the same tree order).
+            let sim = gpu::simulate(&p, simulate_stage).unwrap_or_else(|e| panic!("{ctx}: {e}"));
+            let dev_run = gpu::run_pipeline(&p, &dev, 2).unwrap();
+            let c = gpu::compare_pipeline(&sim, &dev_run.memory, &p, 5);
+            assert!(c.is_match(), "{ctx}: {c}");
+            // And the simulated pipeline computes the exclusive scan (exactly, except for
+            // float sums, which associate differently from the sequential loop).
             if m != Monoid::FloatAdd {
-                assert_eq!(r.memory.buffers[data], want, "{storage:?} {m} n={n}");
+                let data = p.buffer("data").unwrap();
+                let want = gpu::scan::exclusive_scan(&input, m);
+                assert_eq!(sim.buffers[data], want, "{ctx}");
             }
-            // The same pipeline on a stand-in "simulator": sequential per-stage results
-            // are what the device must give; here checked via the sequential scan.
-            let mut sim = p.initial_memory();
-            sim.buffers[data] = want;
-            let total = p.buffer("total").unwrap();
-            sim.buffers[total] = r.memory.buffers[total].clone();
-            for (b, buf) in p.buffers.iter().enumerate() {
-                if buf.name.starts_with("sums") {
-                    sim.buffers[b] = r.memory.buffers[b].clone();
-                }
-            }
-            let c = gpu::compare_pipeline(&sim, &r.memory, &p, 5);
-            if m == Monoid::FloatAdd {
-                // Float sums in a different association than the sequential scan.
-                continue;
-            }
-            assert!(c.is_match(), "{storage:?} {m} n={n}: {c}");
         }
     }
 }
