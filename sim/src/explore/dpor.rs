@@ -56,10 +56,11 @@
 //! their next steps, and nothing follows f). An execution cut by the step bound is not
 //! maximal either: every enabled thread is run alone from the cut (up to its next barrier,
 //! its end, a fault, or 10 000 steps) and each of those steps is analysed for races as if it
-//! came next, which adds the backtrack points a longer execution would have added.
-//! Completeness relative to the naive explorer is exact when no execution reaches the step
-//! bound; beyond the bound (non-termination) nothing is promised except that
-//! non-termination is reported.
+//! came next, which adds the backtrack points a longer execution would have added; and
+//! every enabled thread gets a backtrack point where it last stopped, so that threads kept
+//! waiting by the one that used up the bound are still explored (and their races with each
+//! other found). Completeness relative to the naive explorer is exact when no execution
+//! reaches the step bound; beyond it, the tests compare both explorers on small bounds.
 //!
 //! # State caching at barrier synchronisation points
 //!
@@ -722,7 +723,18 @@ impl Dpor<'_, '_> {
     /// so the races a longer execution would have revealed are looked for: every enabled
     /// thread is run alone from here (until it blocks, terminates, faults or has taken
     /// [`SOLO_STEPS`] steps) and each of its steps is analysed as if it came next.
+    ///
+    /// That finds the races of those steps with the events of this execution, not those
+    /// between two threads that were both kept waiting by the bound (one thread spinning
+    /// forever while two others would race). So every enabled thread is also scheduled
+    /// where it last stopped: the first node of the segment after its last event at which
+    /// it is enabled gets it as a backtrack point. Its pending step then runs before the
+    /// events that used up the bound (the same step whenever those events are independent
+    /// of it; otherwise it reads other values, and the solo analysis above has already put
+    /// a backtrack point after the dependent event), and the search goes on from there
+    /// with the other threads.
     fn bound_leaf(&mut self, i: usize) {
+        self.resume_waiting_threads(i);
         let state = self.path[i].state.clone();
         for t in self.path[i].enabled.clone() {
             let mut s = state.clone();
@@ -763,6 +775,28 @@ impl Dpor<'_, '_> {
             &self.choices,
         );
         self.complete(i as u64, true);
+    }
+}
+
+impl Dpor<'_, '_> {
+    /// See [`Dpor::bound_leaf`]: each thread enabled at the cut node `i` becomes a
+    /// backtrack point where it last stopped in the segment.
+    fn resume_waiting_threads(&mut self, i: usize) {
+        let seg = self.path[i].seg;
+        for t in self.path[i].enabled.clone() {
+            let last = self
+                .all_events
+                .iter()
+                .rev()
+                .take_while(|&&j| j >= seg)
+                .find(|&&j| self.event(j).thread == t);
+            let from = last.map_or(seg, |&j| j + 1);
+            if let Some(k) = (from..i).find(|&k| self.path[k].enabled.contains(&t)) {
+                if !self.path[k].backtrack.contains(&t) {
+                    self.path[k].backtrack.push(t);
+                }
+            }
+        }
     }
 }
 
