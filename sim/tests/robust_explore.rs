@@ -2,7 +2,12 @@
 //! inside one long execution, races handed out as soon as they are found.
 
 use interp::{Launch, LaunchOptions};
-use sim::explore::{enumerate, exhaustive, naive, random, Config, Incomplete, Verdict};
+use sim::explore::{
+    enumerate, exhaustive, naive, pct, random, Config, FoundRace, Incomplete, Verdict,
+};
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 fn compile(src: &str, local: usize, max_steps: u64) -> Launch {
@@ -42,4 +47,86 @@ fn a_thread_at_the_step_bound_does_not_hide_the_race_of_the_others() {
             assert_eq!(e.race_keys(), en.race_keys(), "bound {bound}");
         }
     }
+}
+
+/// Every thread spins until the step bound.
+const SPIN: &str = "kernel spin(global int a[1]) {\n\
+    int i = 0; while (i >= 0) { i = i + 1; if (i > 1000) i = 0; }\n}\n";
+
+/// Sets `flag` a moment after the exploration has started.
+fn interrupt_soon(flag: &'static AtomicBool) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        flag.store(true, Ordering::SeqCst);
+    })
+}
+
+#[test]
+fn an_interrupt_stops_one_long_execution() {
+    // Five million steps per execution: minutes of work if the flag were only looked at
+    // between executions.
+    let l = compile(SPIN, 2, 5_000_000);
+    // (Not the naive explorer: it recurses once per step, and is meant for short runs.)
+    for which in ["random", "pct", "exhaustive"] {
+        let flag: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
+        let cfg = Config {
+            interrupt: Some(flag),
+            ..Default::default()
+        };
+        let waker = interrupt_soon(flag);
+        let s = match which {
+            "random" => random(&l, 1, 0, &cfg, None),
+            "pct" => pct(&l, 1, 2, 0, &cfg, None),
+            _ => exhaustive(&l, &cfg, None),
+        };
+        waker.join().unwrap();
+        assert_eq!(
+            s.verdict,
+            Verdict::Incomplete(Incomplete::Interrupted),
+            "{which}: {s:?}"
+        );
+        assert_eq!(s.non_terminating, 0, "{which}: the bound was not reached");
+        assert!(s.steps < 5_000_000, "{which}: {} steps", s.steps);
+    }
+}
+
+#[test]
+fn a_huge_pct_depth_draws_at_most_one_change_point_per_step() {
+    let l = compile(SPIN_THEN_RACE, 3, 200);
+    let s = pct(&l, 4, u32::MAX, 0, &Config::default(), None);
+    assert_eq!(s.complete, 4);
+}
+
+#[test]
+fn each_race_is_handed_out_when_it_is_found() {
+    let l = compile(SPIN_THEN_RACE, 3, 16);
+    let seen = RefCell::new(Vec::new());
+    let sink = |r: &FoundRace| seen.borrow_mut().push(r.race.key());
+    let cfg = Config {
+        on_race: Some(&sink),
+        ..Default::default()
+    };
+    for which in ["exhaustive", "naive", "random"] {
+        let s = match which {
+            "exhaustive" => exhaustive(&l, &cfg, None),
+            "naive" => naive(&l, &cfg, None),
+            _ => random(&l, 50, 1, &cfg, None),
+        };
+        let got: HashSet<_> = seen.take().into_iter().collect();
+        assert_eq!(got, s.race_keys());
+        assert_eq!(got.len(), 1);
+    }
+}
+
+#[test]
+fn schedules_from_files_are_checked() {
+    use sim::Schedule;
+    let s = |runs: Vec<(usize, u64)>| Schedule { runs };
+    assert_eq!(s(vec![(0, 2), (1, 3)]).check(2), Ok(5));
+    assert!(s(vec![]).check(2).unwrap_err().contains("empty"));
+    assert!(s(vec![(7, 1)]).check(2).unwrap_err().contains("thread 7"));
+    assert!(s(vec![(0, 0)]).check(2).unwrap_err().contains("0 steps"));
+    let huge = s(vec![(0, u64::MAX), (1, u64::MAX)]);
+    assert!(huge.check(2).unwrap_err().contains("2^64"));
+    assert_eq!(huge.len(), u64::MAX);
 }

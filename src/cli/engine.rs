@@ -19,10 +19,13 @@ pub struct Simulated {
     /// Outcome of the reference semantics, when it ran (it also knows divergence).
     pub reference: Option<Outcome>,
     pub engine: &'static str,
+    /// Why the fast executor did not run, when the reference semantics ran instead: said
+    /// to the user, never a silent switch.
+    pub fallback: Option<String>,
 }
 
-/// Runs `launch` on the fast executor (with race tracking) or, where it does not support
-/// the launch (the list monoid), on the reference semantics.
+/// Runs `launch` on the fast executor (with race tracking) or, where it cannot (the list
+/// monoid, or no worker threads), on the reference semantics, saying why in `fallback`.
 pub fn simulate(launch: &Launch, jobs: usize) -> Simulated {
     match fast::run(
         launch,
@@ -39,8 +42,12 @@ pub fn simulate(launch: &Launch, jobs: usize) -> Simulated {
             intervals: Some(out.intervals),
             reference: None,
             engine: "fast",
+            fallback: None,
         },
-        Err(_) => reference(launch),
+        Err(why) => Simulated {
+            fallback: Some(why.to_string()),
+            ..reference(launch)
+        },
     }
 }
 
@@ -55,6 +62,7 @@ pub fn reference(launch: &Launch) -> Simulated {
         intervals: None,
         reference: Some(out),
         engine: "reference",
+        fallback: None,
     }
 }
 

@@ -174,8 +174,8 @@ struct Node {
 
 struct Dpor<'a, 'p> {
     launch: &'a Launch,
-    cfg: &'a Config,
-    col: Collector,
+    cfg: &'a Config<'a>,
+    col: Collector<'a>,
     path: Vec<Node>,
     choices: Vec<usize>,
     /// Per element: the events (node index, writes?) of the path that accessed it.
@@ -198,7 +198,7 @@ pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>
     let mut d = Dpor {
         launch,
         cfg,
-        col: Collector::new(Mode::Exhaustive),
+        col: Collector::new(Mode::Exhaustive, cfg),
         path: Vec::new(),
         choices: Vec::new(),
         index: HashMap::new(),
@@ -298,7 +298,7 @@ impl Dpor<'_, '_> {
         self.ticks += 1;
         if self.ticks.is_multiple_of(32) {
             if self.stop.is_none() {
-                self.stop = self.col.stop_reason(self.cfg);
+                self.stop = self.col.stop_reason();
             }
             self.col.progress(&mut self.progress, None);
         }
@@ -344,7 +344,7 @@ impl Dpor<'_, '_> {
             if steps_since_check >= 4096 {
                 steps_since_check = 0;
                 if self.stop.is_none() {
-                    self.stop = self.col.stop_reason(self.cfg);
+                    self.stop = self.col.stop_reason();
                 }
                 if self.stop.is_some() {
                     self.col.summary.cut += 1;
@@ -738,7 +738,10 @@ impl Dpor<'_, '_> {
         let state = self.path[i].state.clone();
         for t in self.path[i].enabled.clone() {
             let mut s = state.clone();
-            for _ in 0..SOLO_STEPS {
+            for n in 0..SOLO_STEPS {
+                if n as u64 % super::CHECK_EVERY == 0 && self.col.stop_reason().is_some() {
+                    break; // `run` records the stop at its next look
+                }
                 if s.status(self.launch, t) != interp::reference::ThreadStatus::Runnable {
                     break;
                 }
