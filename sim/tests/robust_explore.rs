@@ -130,3 +130,13 @@ fn schedules_from_files_are_checked() {
     assert!(huge.check(2).unwrap_err().contains("2^64"));
     assert_eq!(huge.len(), u64::MAX);
 }
+
+#[test]
+fn threads_spinning_on_their_own_data_are_one_execution() {
+    // Only threads whose pending steps conflict are scheduled again at the bound.
+    let l = compile(SPIN, 8, 3000);
+    let e = exhaustive(&l, &Config::default(), None);
+    assert_eq!(e.verdict, Verdict::Exhaustive);
+    assert_eq!(e.complete, 1, "{e:?}");
+    assert_eq!(e.non_terminating, 1);
+}

@@ -726,16 +726,16 @@ impl Dpor<'_, '_> {
     ///
     /// That finds the races of those steps with the events of this execution, not those
     /// between two threads that were both kept waiting by the bound (one thread spinning
-    /// forever while two others would race). So every enabled thread is also scheduled
-    /// where it last stopped: the first node of the segment after its last event at which
-    /// it is enabled gets it as a backtrack point. Its pending step then runs before the
-    /// events that used up the bound (the same step whenever those events are independent
-    /// of it; otherwise it reads other values, and the solo analysis above has already put
-    /// a backtrack point after the dependent event), and the search goes on from there
-    /// with the other threads.
+    /// forever while two others would race). So the threads whose solo runs conflict with
+    /// each other (they access a common element, one of them writing it), or fault, are also
+    /// scheduled where they last stopped (see [`Dpor::resume_waiting_threads`]). Threads
+    /// that only touch their own data are not: spinning threads do not multiply the
+    /// executions.
     fn bound_leaf(&mut self, i: usize) {
-        self.resume_waiting_threads(i);
         let state = self.path[i].state.clone();
+        // Per element: the threads whose solo run touched it, and whether one wrote it.
+        let mut touched: HashMap<ElemKey, (Vec<usize>, bool)> = HashMap::new();
+        let mut waiting: Vec<usize> = Vec::new();
         for t in self.path[i].enabled.clone() {
             let mut s = state.clone();
             for n in 0..SOLO_STEPS {
@@ -752,6 +752,13 @@ impl Dpor<'_, '_> {
                             write: info.write,
                             fault: false,
                         };
+                        for (e, kind) in accesses(&acc) {
+                            let (threads, written) = touched.entry(key(e)).or_default();
+                            if !threads.contains(&t) {
+                                threads.push(t);
+                            }
+                            *written |= kind == AccessKind::Write;
+                        }
                         self.analyse(i, t, &acc);
                         s = next;
                     }
@@ -762,11 +769,20 @@ impl Dpor<'_, '_> {
                             fault: true,
                         };
                         self.analyse(i, t, &acc);
+                        waiting.push(t);
                         break;
                     }
                 }
             }
         }
+        for (threads, written) in touched.into_values() {
+            if written && threads.len() > 1 {
+                waiting.extend(threads);
+            }
+        }
+        waiting.sort_unstable();
+        waiting.dedup();
+        self.resume_waiting_threads(i, &waiting);
         self.col.fault(
             Fault {
                 kind: FaultKind::StepBound {
@@ -782,18 +798,23 @@ impl Dpor<'_, '_> {
 }
 
 impl Dpor<'_, '_> {
-    /// See [`Dpor::bound_leaf`]: each thread enabled at the cut node `i` becomes a
-    /// backtrack point where it last stopped in the segment.
-    fn resume_waiting_threads(&mut self, i: usize) {
+    /// See [`Dpor::bound_leaf`]: each of the `waiting` threads at the cut node `i` becomes a
+    /// backtrack point where it last stopped: at the first node of the segment after its
+    /// last event at which it is enabled. Its pending step then runs before the events that
+    /// used up the bound (the same step whenever those events are independent of it;
+    /// otherwise it reads other values, and the solo analysis has already put a backtrack
+    /// point after the dependent event), and the search goes on from there with the others.
+    fn resume_waiting_threads(&mut self, i: usize, waiting: &[usize]) {
+        if waiting.is_empty() {
+            return;
+        }
         let seg = self.path[i].seg;
-        for t in self.path[i].enabled.clone() {
-            let last = self
-                .all_events
-                .iter()
-                .rev()
-                .take_while(|&&j| j >= seg)
-                .find(|&&j| self.event(j).thread == t);
-            let from = last.map_or(seg, |&j| j + 1);
+        let mut last: HashMap<usize, usize> = HashMap::new();
+        for &j in self.all_events.iter().rev().take_while(|&&j| j >= seg) {
+            last.entry(self.event(j).thread).or_insert(j);
+        }
+        for &t in waiting {
+            let from = last.get(&t).map_or(seg, |&j| j + 1);
             if let Some(k) = (from..i).find(|&k| self.path[k].enabled.contains(&t)) {
                 if !self.path[k].backtrack.contains(&t) {
                     self.path[k].backtrack.push(t);
