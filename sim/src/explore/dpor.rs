@@ -739,7 +739,8 @@ impl Dpor<'_, '_> {
         for t in self.path[i].enabled.clone() {
             let mut s = state.clone();
             for n in 0..SOLO_STEPS {
-                if n as u64 % super::CHECK_EVERY == 0 && self.col.stop_reason().is_some() {
+                if (n as u64).is_multiple_of(super::CHECK_EVERY) && self.col.stop_reason().is_some()
+                {
                     break; // `run` records the stop at its next look
                 }
                 if s.status(self.launch, t) != interp::reference::ThreadStatus::Runnable {
