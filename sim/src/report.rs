@@ -152,6 +152,10 @@ impl KeySpec {
     }
 }
 
+/// The longest kernel name kept whole in a report's file name (the rest of the name takes
+/// at most 70 bytes, which keeps it under the 255 bytes of common file systems).
+pub const KERNEL_NAME_BYTES: usize = 100;
+
 /// A race report (see the module documentation for the format).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RaceReport {
@@ -178,7 +182,9 @@ impl RaceReport {
         Some(k.to_key())
     }
 
-    /// `race-KERNEL-LINE1-LINE2-TAG.json`.
+    /// `race-KERNEL-LINE1-LINE2-TAG.json`. File systems refuse names over 255 bytes, so a
+    /// kernel name longer than [`KERNEL_NAME_BYTES`] is cut there and followed by `~` and
+    /// the hash of the whole name (names stay distinct and the file name short).
     pub fn file_name(&self, line1: usize, line2: usize) -> String {
         let tag = self
             .race
@@ -186,7 +192,20 @@ impl RaceReport {
             .and_then(|k| serde_json::from_value::<KeySpec>(k.clone()).ok())
             .map(|k| k.tag())
             .unwrap_or_default();
-        format!("race-{}-L{line1}-L{line2}-{tag}.json", self.kernel)
+        let name = if self.kernel.len() > KERNEL_NAME_BYTES {
+            let mut cut = KERNEL_NAME_BYTES;
+            while !self.kernel.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            format!(
+                "{}~{:08x}",
+                &self.kernel[..cut],
+                fnv1a64(self.kernel.as_bytes()) as u32
+            )
+        } else {
+            self.kernel.clone()
+        };
+        format!("race-{name}-L{line1}-L{line2}-{tag}.json")
     }
 
     pub fn to_json(&self) -> String {
@@ -209,5 +228,45 @@ impl RaceReport {
             ));
         }
         Ok(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(kernel: &str) -> RaceReport {
+        RaceReport {
+            format: FORMAT.into(),
+            format_version: FORMAT_VERSION,
+            ksim_version: String::new(),
+            source_hash: String::new(),
+            kernel: kernel.into(),
+            kernel_path: String::new(),
+            launch: LaunchSpec {
+                defines: Vec::new(),
+                groups: None,
+                local_size: None,
+                monoid: "int-add".into(),
+                inputs: Vec::new(),
+                max_steps: 1,
+            },
+            resolved: serde_json::Value::Null,
+            race: serde_json::Value::Null,
+            schedule: Schedule::default(),
+            found_by: String::new(),
+        }
+    }
+
+    #[test]
+    fn long_kernel_names_give_short_distinct_file_names() {
+        let (a, b) = ("k".repeat(300), format!("{}x", "k".repeat(299)));
+        let (fa, fb) = (
+            report(&a).file_name(usize::MAX, usize::MAX),
+            report(&b).file_name(usize::MAX, usize::MAX),
+        );
+        assert!(fa.len() <= 255 && fb.len() <= 255, "{fa}");
+        assert_ne!(fa, fb);
+        assert_eq!(report("scan").file_name(3, 4), "race-scan-L3-L4-.json");
     }
 }

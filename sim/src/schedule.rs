@@ -33,9 +33,34 @@ impl Schedule {
             .flat_map(|&(t, n)| std::iter::repeat_n(t, n as usize))
     }
 
-    /// Number of steps.
+    /// Number of steps (saturating: a schedule read from a file may claim more than
+    /// 2^64 − 1; [`Schedule::check`] refuses it).
     pub fn len(&self) -> u64 {
-        self.runs.iter().map(|r| r.1).sum()
+        self.runs.iter().fold(0u64, |n, r| n.saturating_add(r.1))
+    }
+
+    /// Checks a schedule read from a file against a launch of `threads` threads: it is not
+    /// empty, names only threads of the launch, has no run of 0 steps, and its number of
+    /// steps fits in 64 bits. Returns that number.
+    pub fn check(&self, threads: usize) -> Result<u64, String> {
+        if self.runs.is_empty() {
+            return Err("the schedule is empty".into());
+        }
+        let mut steps = 0u64;
+        for (k, &(t, n)) in self.runs.iter().enumerate() {
+            if t >= threads {
+                return Err(format!(
+                    "run {k} names thread {t}, but the launch has only {threads} threads (0..{threads})"
+                ));
+            }
+            if n == 0 {
+                return Err(format!("run {k} (thread {t}) has 0 steps"));
+            }
+            steps = steps
+                .checked_add(n)
+                .ok_or_else(|| "the schedule has more than 2^64 - 1 steps".to_string())?;
+        }
+        Ok(steps)
     }
 
     pub fn is_empty(&self) -> bool {

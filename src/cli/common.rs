@@ -82,8 +82,8 @@ pub struct Source {
 
 impl Source {
     pub fn read(path: &Path) -> Result<Source, Failure> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Failure::usage(format!("cannot read `{}`: {e}", path.display())))?;
+        let text = files::read_to_string(path, files::TEXT_LIMIT)
+            .map_err(|e| Failure::usage(e.to_string()))?;
         Ok(Source {
             path: path.display().to_string(),
             text,
@@ -220,26 +220,6 @@ pub fn render_fault(src: &Source, launch: &Launch, fault: &Fault) -> String {
         None => format!("runtime fault: {fault}\n"),
     }
 }
-
-/// Writes a file atomically: a temporary beside it, then a rename, so that a report is
-/// never seen half-written and an existing file is never lost to a failed write.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, contents)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
-}
-
 /// The one-line report of a divergent barrier, the same from every command and engine.
 pub fn divergence_message(d: &interp::reference::BarrierInfo) -> String {
     format!(

@@ -21,10 +21,13 @@ pub struct Simulated {
     /// Barrier intervals executed (summed over work-groups); known to the fast executor.
     pub intervals: Option<u64>,
     pub engine: &'static str,
+    /// Why the fast executor did not run, when the reference semantics ran instead: said
+    /// to the user, never a silent switch.
+    pub fallback: Option<String>,
 }
 
-/// Runs `launch` on the fast executor (with race tracking) or, where it does not support
-/// the launch (the list monoid), on the reference semantics.
+/// Runs `launch` on the fast executor (with race tracking) or, where it cannot (the list
+/// monoid, or no worker threads), on the reference semantics, saying why in `fallback`.
 pub fn simulate(launch: &Launch, jobs: usize) -> Simulated {
     match fast::run(
         launch,
@@ -41,8 +44,12 @@ pub fn simulate(launch: &Launch, jobs: usize) -> Simulated {
             steps: out.steps,
             intervals: Some(out.intervals),
             engine: "fast",
+            fallback: None,
         },
-        Err(_) => reference(launch),
+        Err(why) => Simulated {
+            fallback: Some(why.to_string()),
+            ..reference(launch)
+        },
     }
 }
 
@@ -57,6 +64,7 @@ pub fn reference(launch: &Launch) -> Simulated {
         steps: out.steps,
         intervals: None,
         engine: "reference",
+        fallback: None,
     }
 }
 

@@ -4,7 +4,9 @@
 //! explores the schedules of one launch (see `sim::explore`) and prints a summary that ends
 //! with `EXHAUSTIVE` or `INCOMPLETE (reason)`. Every distinct race is written to
 //! `--report-dir` (default `ksim-reports/` in the current directory) as a JSON race report
-//! (`sim::report`), atomically; `ksim replay REPORT` re-runs it.
+//! (`sim::report`), atomically, as soon as it is found (so that an exploration killed
+//! later keeps it) and again at the end with the shortest schedule found; `ksim replay
+//! REPORT` re-runs it.
 //!
 //! Unless `--max-steps` is given, exploration bounds every execution at
 //! 100 000 + 1000 × threads steps (`ksim run` uses 10^7 + 1000 × threads): an execution
@@ -32,7 +34,11 @@
 //! ```
 //!
 //! Exit codes: 0 nothing found; 1 a race, fault, barrier divergence or non-termination;
-//! 2 usage error. `--jobs` parallelises random and PCT (results do not depend on it); the
+//! 2 usage error. A report that cannot be written is a warning: the summary is printed
+//! and the exit code is still the one of what was found. `ksim replay`: 1 when the race is
+//! reproduced and also when it is not (like `ksim run --schedule` with a schedule that does
+//! not fit), 2 for a report or schedule that is invalid (empty, naming threads the launch
+//! does not have, more than 2^64 - 1 steps). `--jobs` parallelises random and PCT (results do not depend on it); the
 //! exhaustive search runs on one thread.
 
 use super::common::*;
@@ -44,6 +50,8 @@ use serde_json::json;
 use sim::explore::{self, Config, Mode, Progress, Summary, Verdict};
 use sim::report::{self, KeySpec, LaunchSpec, RaceReport};
 use sim::{Schedule, Scheduler};
+use std::cell::RefCell;
+use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -69,17 +77,17 @@ pub struct ExploreArgs {
     /// Seed for --random and --pct.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Stop after this many complete executions.
-    #[arg(long, value_name = "M")]
+    /// Stop after this many complete executions (at least 1).
+    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_executions: Option<u64>,
     /// Stop after this many distinct states at barrier points (exhaustive).
     #[arg(long, value_name = "M")]
     pub max_states: Option<u64>,
     /// Stop after this many seconds.
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
+    #[arg(long, value_name = "SECS", value_parser = super::limits::parse_timeout)]
+    pub timeout: Option<Duration>,
     /// Worker threads for --random and --pct (the result does not depend on it).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::limits::parse_jobs)]
     pub jobs: usize,
     /// Where race reports are written.
     #[arg(long, value_name = "DIR", default_value = "ksim-reports")]
@@ -95,35 +103,19 @@ pub struct ExploreArgs {
     pub quiet: bool,
 }
 
+/// Set by Ctrl-C; the explorers look at it inside executions too (`Config::interrupt`).
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn on_sigint(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}
-
-/// Ctrl-C sets a flag the explorers poll; restored to the default on drop.
-struct SigintGuard;
-
-impl SigintGuard {
-    fn install() -> SigintGuard {
-        INTERRUPTED.store(false, Ordering::SeqCst);
-        #[cfg(unix)]
-        unsafe {
-            libc::signal(
-                libc::SIGINT,
-                on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
-            );
+/// Makes the first Ctrl-C stop the exploration cleanly (the summary of what was explored is
+/// printed, INCOMPLETE (interrupted)); a second one ends ksim at once, as without a handler.
+fn catch_ctrl_c() {
+    let set = ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
         }
-        SigintGuard
-    }
-}
-
-impl Drop for SigintGuard {
-    fn drop(&mut self) {
-        #[cfg(unix)]
-        unsafe {
-            libc::signal(libc::SIGINT, libc::SIG_DFL);
-        }
+    });
+    if let Err(e) = set {
+        eprintln!("warning: Ctrl-C will end ksim without a summary: {e}");
     }
 }
 
@@ -143,22 +135,51 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
     if args.depth == Some(0) {
         return Err(Failure::usage("--depth must be at least 1"));
     }
-    let timeout = match args.timeout {
-        Some(t) if !(t > 0.0 && t.is_finite()) => {
-            return Err(Failure::usage(
-                "--timeout must be a positive number of seconds",
-            ))
+    if let Some(d) = args.depth.filter(|&d| d as u64 > launch.max_steps) {
+        return Err(Failure::usage(format!(
+            "--depth {d}: PCT changes priorities at d - 1 of the steps of an execution, \
+             so the depth can be at most the step bound ({})",
+            launch.max_steps
+        )));
+    }
+    let mode = if args.exhaustive {
+        Mode::Exhaustive
+    } else if let Some(n) = args.random {
+        Mode::Random { n, seed: args.seed }
+    } else {
+        Mode::Pct {
+            n: args.pct.expect("mode group"),
+            depth: args.depth.expect("requires depth"),
+            seed: args.seed,
         }
-        Some(t) => Some(Duration::from_secs_f64(t)),
-        None => None,
     };
-    let _guard = SigintGuard::install();
+    let reports = if args.no_reports {
+        None
+    } else {
+        match files::ensure_writable_dir(&args.report_dir) {
+            Ok(()) => Some(Reports::new(args, &src, &launch, &mode)),
+            Err(e) => {
+                eprintln!(
+                    "warning: race reports cannot be written to `{}` ({e}); exploring without them",
+                    args.report_dir.display()
+                );
+                None
+            }
+        }
+    };
+    let on_race = |r: &explore::FoundRace| {
+        if let Some(reports) = &reports {
+            reports.write(r);
+        }
+    };
+    catch_ctrl_c();
     let cfg = Config {
         max_executions: args.max_executions,
         max_states: args.max_states,
-        timeout,
+        timeout: args.timeout,
         interrupt: Some(&INTERRUPTED),
         jobs: args.jobs,
+        on_race: Some(&on_race),
     };
     let show = !args.quiet && std::io::stderr().is_terminal();
     let bar = if show {
@@ -203,29 +224,21 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
     };
     let progress: Option<explore::ProgressFn<'_>> =
         if show { Some(&mut on_progress) } else { None };
-    let summary = if args.exhaustive {
-        explore::exhaustive(&launch, &cfg, progress)
-    } else if let Some(n) = args.random {
-        explore::random(&launch, n, args.seed, &cfg, progress)
-    } else {
-        let n = args.pct.expect("mode group");
-        explore::pct(
-            &launch,
-            n,
-            args.depth.expect("requires depth"),
-            args.seed,
-            &cfg,
-            progress,
-        )
+    let summary = match mode {
+        Mode::Exhaustive | Mode::Naive => explore::exhaustive(&launch, &cfg, progress),
+        Mode::Random { n, seed } => explore::random(&launch, n, seed, &cfg, progress),
+        Mode::Pct { n, depth, seed } => explore::pct(&launch, n, depth, seed, &cfg, progress),
     };
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let reports = if args.no_reports || summary.races.is_empty() {
-        vec![None; summary.races.len()]
-    } else {
-        write_reports(args, &src, &launch, &summary)?
-    };
+    // Each report was written when its race was found; now again with the shortest
+    // schedule found.
+    let reports: Vec<Option<String>> = summary
+        .races
+        .iter()
+        .map(|r| reports.as_ref().and_then(|w| w.write(r)))
+        .collect();
     let code = if summary.is_clean() {
         EXIT_OK
     } else {
@@ -240,8 +253,8 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
     Ok(code)
 }
 
-fn found_by(s: &Summary) -> String {
-    match &s.mode {
+fn found_by(mode: &Mode) -> String {
+    match mode {
         Mode::Exhaustive => "exhaustive".into(),
         Mode::Naive => "naive".into(),
         Mode::Random { n, seed } => format!("random (N = {n}, seed {seed})"),
@@ -249,27 +262,49 @@ fn found_by(s: &Summary) -> String {
     }
 }
 
-fn write_reports(
-    args: &ExploreArgs,
-    src: &Source,
-    launch: &Launch,
-    s: &Summary,
-) -> Result<Vec<Option<String>>, Failure> {
-    let mut paths = Vec::new();
-    for r in &s.races {
-        let rep = make_report(src, launch, &args.launch, r, &found_by(s));
-        let (l1, l2) = (
-            lang::render::line_col(&src.text, r.race.key().0.start).0,
-            lang::render::line_col(&src.text, r.race.key().2.start).0,
-        );
-        let path = args.report_dir.join(rep.file_name(l1, l2));
-        write_atomic(&path, rep.to_json().as_bytes()).map_err(|e| Failure {
-            message: format!("cannot write race report `{}`: {e}", path.display()),
-            code: EXIT_USAGE,
-        })?;
-        paths.push(Some(path.display().to_string()));
+/// Writes race reports into `--report-dir` as the races are found. A report that cannot
+/// be written (a full disk, ...) is a warning, printed once per file: the exploration and
+/// its summary go on, and `files::write_atomic` leaves no temporary behind.
+struct Reports<'a> {
+    args: &'a ExploreArgs,
+    src: &'a Source,
+    launch: &'a Launch,
+    found_by: String,
+    warned: RefCell<HashSet<PathBuf>>,
+}
+
+impl<'a> Reports<'a> {
+    fn new(args: &'a ExploreArgs, src: &'a Source, launch: &'a Launch, mode: &Mode) -> Self {
+        Reports {
+            args,
+            src,
+            launch,
+            found_by: found_by(mode),
+            warned: RefCell::new(HashSet::new()),
+        }
     }
-    Ok(paths)
+
+    /// Writes the report of `r`; its path, or `None` (with a warning) if it failed.
+    fn write(&self, r: &explore::FoundRace) -> Option<String> {
+        let rep = make_report(self.src, self.launch, &self.args.launch, r, &self.found_by);
+        let (l1, l2) = (
+            lang::render::line_col(&self.src.text, r.race.key().0.start).0,
+            lang::render::line_col(&self.src.text, r.race.key().2.start).0,
+        );
+        let path = self.args.report_dir.join(rep.file_name(l1, l2));
+        match files::write_atomic(&path, rep.to_json().as_bytes()) {
+            Ok(()) => Some(path.display().to_string()),
+            Err(e) => {
+                if self.warned.borrow_mut().insert(path.clone()) {
+                    eprintln!(
+                        "warning: cannot write race report `{}`: {e}",
+                        path.display()
+                    );
+                }
+                None
+            }
+        }
+    }
 }
 
 fn make_report(
@@ -674,12 +709,8 @@ fn kernel_file(report: &Path, given: &str) -> PathBuf {
 }
 
 pub fn replay(args: &ReplayArgs) -> CmdResult {
-    let text = std::fs::read_to_string(&args.report).map_err(|e| {
-        Failure::usage(format!(
-            "cannot read report `{}`: {e}",
-            args.report.display()
-        ))
-    })?;
+    let text = files::read_to_string(&args.report, files::TEXT_LIMIT)
+        .map_err(|e| Failure::usage(format!("report: {e}")))?;
     let rep = RaceReport::parse(&text)
         .map_err(|e| Failure::usage(format!("{}: {e}", args.report.display())))?;
     let file = kernel_file(&args.report, &rep.kernel_path);
@@ -707,6 +738,9 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
         .map_err(|e| Failure::usage(format!("{}: bad launch: {e}", args.report.display())))?;
     let launch =
         Launch::new(kernel, &opts).map_err(|e| Failure::usage(format!("launch: {}", e.0)))?;
+    rep.schedule
+        .check(launch.threads())
+        .map_err(|e| Failure::usage(format!("{}: invalid schedule: {e}", args.report.display())))?;
     let scheduler = Scheduler::Replay(rep.schedule.clone());
     let (out, infeasible) = if args.trace {
         let mut tracer = Tracer::new(&src, &launch, TraceFormat::Text);
@@ -768,11 +802,8 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
                 eprint!("{}", render_race(&src, &launch, r, &[]));
             }
             println!("the recorded race was NOT reproduced");
-            Ok(if out.races.is_empty() && out.fault.is_none() {
-                EXIT_OK
-            } else {
-                EXIT_FOUND
-            })
+            // Like `ksim run --schedule` with a schedule that does not fit: not a clean run.
+            Ok(EXIT_FOUND)
         }
     }
 }

@@ -4,6 +4,7 @@ pub mod common;
 pub mod engine;
 pub mod explore;
 pub mod gpu;
+pub mod limits;
 pub mod races;
 pub mod run;
 pub mod verify;

@@ -13,7 +13,7 @@ pub struct RacesArgs {
     #[command(flatten)]
     pub launch: LaunchArgs,
     /// Threads for the fast executor (0: all cores).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = super::limits::parse_jobs)]
     pub jobs: usize,
     /// Print a JSON object instead of text.
     #[arg(long)]
@@ -25,12 +25,16 @@ pub fn races(args: &RacesArgs) -> CmdResult {
     let start = Instant::now();
     let sim = simulate(&launch, args.jobs);
     let elapsed = start.elapsed();
+    if let Some(why) = &sim.fallback {
+        eprintln!("note: {why}; the reference semantics decides instead");
+    }
     let code = if sim.is_clean() { EXIT_OK } else { EXIT_FOUND };
     if args.json {
         let doc = json!({
             "kernel": launch.kernel.name,
             "launch": launch_json(&launch),
             "engine": sim.engine,
+            "fallback_reason": sim.fallback,
             "threads": launch.threads(),
             "intervals": sim.intervals,
             "steps": sim.steps,

@@ -7,7 +7,7 @@ use interp::reference::{BarrierInfo, State, StepInfo};
 use interp::{Launch, Race};
 use serde_json::json;
 use sim::{Infeasible, Schedule, Scheduler};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
@@ -56,9 +56,15 @@ pub struct ScheduleArgs {
 }
 
 impl ScheduleArgs {
-    pub fn scheduler(&self) -> Result<Scheduler, Failure> {
+    /// The scheduler for `launch`; a schedule file is checked against it (exit 2 if it is
+    /// empty, names a thread the launch does not have, or overflows the step count).
+    pub fn scheduler(&self, launch: &Launch) -> Result<Scheduler, Failure> {
         if let Some(path) = self.schedule.strip_prefix('@') {
-            return Ok(Scheduler::Replay(read_schedule(path)?));
+            let schedule = read_schedule(path)?;
+            schedule
+                .check(launch.threads())
+                .map_err(|e| Failure::usage(format!("schedule `{path}`: {e}")))?;
+            return Ok(Scheduler::Replay(schedule));
         }
         match ScheduleKind::from_str(&self.schedule, true) {
             Ok(ScheduleKind::Canonical) => Ok(Scheduler::Canonical),
@@ -76,8 +82,8 @@ impl ScheduleArgs {
 /// any JSON document with such an object under `"schedule"` (a `--json` run output or a
 /// race report).
 pub fn read_schedule(path: &str) -> Result<Schedule, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::usage(format!("cannot read schedule `{path}`: {e}")))?;
+    let text = files::read_to_string(Path::new(path), files::TEXT_LIMIT)
+        .map_err(|e| Failure::usage(format!("schedule: {e}")))?;
     let doc: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| Failure::usage(format!("`{path}` is not JSON: {e}")))?;
     let obj = doc.get("schedule").cloned().unwrap_or(doc);
@@ -99,7 +105,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "reference")]
     pub engine: Engine,
     /// Threads for the fast executor (0: all cores).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = super::limits::parse_jobs)]
     pub jobs: usize,
     /// Print only these arrays (default: all).
     #[arg(long, value_name = "ARRAY")]
@@ -118,7 +124,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
             )));
         }
     }
-    let scheduler = args.schedule.scheduler()?;
+    let scheduler = args.schedule.scheduler(&launch)?;
     let (out, infeasible) = match args.engine {
         Engine::Reference => sim::run(&launch, &scheduler, &mut Quiet),
         Engine::Fast => {
@@ -336,7 +342,7 @@ pub struct TraceArgs {
 
 pub fn trace(args: &TraceArgs) -> CmdResult {
     let (src, launch) = args.launch.launch()?;
-    let scheduler = args.schedule.scheduler()?;
+    let scheduler = args.schedule.scheduler(&launch)?;
     let mut tracer = Tracer::new(&src, &launch, args.format);
     let (out, infeasible) = sim::run(&launch, &scheduler, &mut tracer);
     if args.format == TraceFormat::Text {

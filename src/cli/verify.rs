@@ -49,10 +49,10 @@ pub struct VerifyArgs {
     )]
     pub out_array: String,
     /// Stop the Voigtländer tests after SECS seconds and report how many passed.
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
+    #[arg(long, value_name = "SECS", value_parser = super::limits::parse_timeout)]
+    pub timeout: Option<Duration>,
     /// Worker threads for the Voigtländer tests (0: one per core).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = super::limits::parse_jobs)]
     pub threads: usize,
     /// Print a JSON object instead of text.
     #[arg(long)]
@@ -81,15 +81,6 @@ pub fn verify_scan(args: &VerifyArgs) -> CmdResult {
             }
         }
     }
-    let timeout = match args.timeout {
-        Some(s) if !(s.is_finite() && s >= 0.0) => {
-            return Err(Failure::usage(format!(
-                "--timeout {s}: not a number of seconds"
-            )))
-        }
-        Some(s) => Some(Duration::from_secs_f64(s)),
-        None => None,
-    };
     let kind = if args.exclusive {
         ScanKind::Exclusive
     } else {
@@ -124,7 +115,7 @@ pub fn verify_scan(args: &VerifyArgs) -> CmdResult {
             &arrays,
             kind,
             &VoigtOptions {
-                timeout,
+                timeout: args.timeout,
                 threads: args.threads,
                 race_free: r.is_some(),
             },

@@ -56,10 +56,11 @@
 //! their next steps, and nothing follows f). An execution cut by the step bound is not
 //! maximal either: every enabled thread is run alone from the cut (up to its next barrier,
 //! its end, a fault, or 10 000 steps) and each of those steps is analysed for races as if it
-//! came next, which adds the backtrack points a longer execution would have added.
-//! Completeness relative to the naive explorer is exact when no execution reaches the step
-//! bound; beyond the bound (non-termination) nothing is promised except that
-//! non-termination is reported.
+//! came next, which adds the backtrack points a longer execution would have added; and
+//! every enabled thread gets a backtrack point where it last stopped, so that threads kept
+//! waiting by the one that used up the bound are still explored (and their races with each
+//! other found). Completeness relative to the naive explorer is exact when no execution
+//! reaches the step bound; beyond it, the tests compare both explorers on small bounds.
 //!
 //! # State caching at barrier synchronisation points
 //!
@@ -173,8 +174,8 @@ struct Node {
 
 struct Dpor<'a, 'p> {
     launch: &'a Launch,
-    cfg: &'a Config,
-    col: Collector,
+    cfg: &'a Config<'a>,
+    col: Collector<'a>,
     path: Vec<Node>,
     choices: Vec<usize>,
     /// Per element: the events (node index, writes?) of the path that accessed it.
@@ -197,7 +198,7 @@ pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>
     let mut d = Dpor {
         launch,
         cfg,
-        col: Collector::new(Mode::Exhaustive),
+        col: Collector::new(Mode::Exhaustive, cfg),
         path: Vec::new(),
         choices: Vec::new(),
         index: HashMap::new(),
@@ -297,7 +298,7 @@ impl Dpor<'_, '_> {
         self.ticks += 1;
         if self.ticks.is_multiple_of(32) {
             if self.stop.is_none() {
-                self.stop = self.col.stop_reason(self.cfg);
+                self.stop = self.col.stop_reason();
             }
             self.col.progress(&mut self.progress, None);
         }
@@ -343,7 +344,7 @@ impl Dpor<'_, '_> {
             if steps_since_check >= 4096 {
                 steps_since_check = 0;
                 if self.stop.is_none() {
-                    self.stop = self.col.stop_reason(self.cfg);
+                    self.stop = self.col.stop_reason();
                 }
                 if self.stop.is_some() {
                     self.col.summary.cut += 1;
@@ -722,11 +723,26 @@ impl Dpor<'_, '_> {
     /// so the races a longer execution would have revealed are looked for: every enabled
     /// thread is run alone from here (until it blocks, terminates, faults or has taken
     /// [`SOLO_STEPS`] steps) and each of its steps is analysed as if it came next.
+    ///
+    /// That finds the races of those steps with the events of this execution, not those
+    /// between two threads that were both kept waiting by the bound (one thread spinning
+    /// forever while two others would race). So the threads whose solo runs conflict with
+    /// each other (they access a common element, one of them writing it), or fault, are also
+    /// scheduled where they last stopped (see [`Dpor::resume_waiting_threads`]). Threads
+    /// that only touch their own data are not: spinning threads do not multiply the
+    /// executions.
     fn bound_leaf(&mut self, i: usize) {
         let state = self.path[i].state.clone();
+        // Per element: the threads whose solo run touched it, and whether one wrote it.
+        let mut touched: HashMap<ElemKey, (Vec<usize>, bool)> = HashMap::new();
+        let mut waiting: Vec<usize> = Vec::new();
         for t in self.path[i].enabled.clone() {
             let mut s = state.clone();
-            for _ in 0..SOLO_STEPS {
+            for n in 0..SOLO_STEPS {
+                if (n as u64).is_multiple_of(super::CHECK_EVERY) && self.col.stop_reason().is_some()
+                {
+                    break; // `run` records the stop at its next look
+                }
                 if s.status(self.launch, t) != interp::reference::ThreadStatus::Runnable {
                     break;
                 }
@@ -737,6 +753,13 @@ impl Dpor<'_, '_> {
                             write: info.write,
                             fault: false,
                         };
+                        for (e, kind) in accesses(&acc) {
+                            let (threads, written) = touched.entry(key(e)).or_default();
+                            if !threads.contains(&t) {
+                                threads.push(t);
+                            }
+                            *written |= kind == AccessKind::Write;
+                        }
                         self.analyse(i, t, &acc);
                         s = next;
                     }
@@ -747,11 +770,20 @@ impl Dpor<'_, '_> {
                             fault: true,
                         };
                         self.analyse(i, t, &acc);
+                        waiting.push(t);
                         break;
                     }
                 }
             }
         }
+        for (threads, written) in touched.into_values() {
+            if written && threads.len() > 1 {
+                waiting.extend(threads);
+            }
+        }
+        waiting.sort_unstable();
+        waiting.dedup();
+        self.resume_waiting_threads(i, &waiting);
         self.col.fault(
             Fault {
                 kind: FaultKind::StepBound {
@@ -763,6 +795,33 @@ impl Dpor<'_, '_> {
             &self.choices,
         );
         self.complete(i as u64, true);
+    }
+}
+
+impl Dpor<'_, '_> {
+    /// See [`Dpor::bound_leaf`]: each of the `waiting` threads at the cut node `i` becomes a
+    /// backtrack point where it last stopped: at the first node of the segment after its
+    /// last event at which it is enabled. Its pending step then runs before the events that
+    /// used up the bound (the same step whenever those events are independent of it;
+    /// otherwise it reads other values, and the solo analysis has already put a backtrack
+    /// point after the dependent event), and the search goes on from there with the others.
+    fn resume_waiting_threads(&mut self, i: usize, waiting: &[usize]) {
+        if waiting.is_empty() {
+            return;
+        }
+        let seg = self.path[i].seg;
+        let mut last: HashMap<usize, usize> = HashMap::new();
+        for &j in self.all_events.iter().rev().take_while(|&&j| j >= seg) {
+            last.entry(self.event(j).thread).or_insert(j);
+        }
+        for &t in waiting {
+            let from = last.get(&t).map_or(seg, |&j| j + 1);
+            if let Some(k) = (from..i).find(|&k| self.path[k].enabled.contains(&t)) {
+                if !self.path[k].backtrack.contains(&t) {
+                    self.path[k].backtrack.push(t);
+                }
+            }
+        }
     }
 }
 

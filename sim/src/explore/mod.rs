@@ -55,18 +55,70 @@ pub use sample::{execution_seed, pct, pct_bound, random};
 use crate::schedule::Schedule;
 
 /// Bounds and controls shared by every explorer.
-#[derive(Clone, Debug, Default)]
-pub struct Config {
+#[derive(Clone, Default)]
+pub struct Config<'a> {
     /// Stop after this many complete executions.
     pub max_executions: Option<u64>,
     /// Stop when more than this many distinct barrier states would be explored.
     pub max_states: Option<u64>,
-    /// Stop after this much wall-clock time.
+    /// Stop after this much wall-clock time (checked inside executions too).
     pub timeout: Option<Duration>,
-    /// Set from elsewhere (a Ctrl-C handler) to stop cleanly.
+    /// Set from elsewhere (a Ctrl-C handler) to stop cleanly; checked inside executions
+    /// too, every [`CHECK_EVERY`] steps, so one endless execution cannot delay the stop.
     pub interrupt: Option<&'static AtomicBool>,
     /// Worker threads for random and PCT (0 or 1: the calling thread).
     pub jobs: usize,
+    /// Called with each distinct race as soon as it is found (with the schedule that found
+    /// it; the summary ends with the shortest one found), so that a caller can save it
+    /// before the exploration ends, or is killed.
+    pub on_race: Option<&'a dyn Fn(&FoundRace)>,
+}
+
+impl std::fmt::Debug for Config<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("max_executions", &self.max_executions)
+            .field("max_states", &self.max_states)
+            .field("timeout", &self.timeout)
+            .field("interrupt", &self.interrupt)
+            .field("jobs", &self.jobs)
+            .field("on_race", &self.on_race.map(|_| "..."))
+            .finish()
+    }
+}
+
+/// How many steps an explorer may take between two looks at the timeout and the
+/// interrupt flag.
+pub const CHECK_EVERY: u64 = 4096;
+
+/// The timeout and the interrupt flag of a [`Config`], from the start of an exploration:
+/// `Copy` and `Sync`, so that every worker can look at them inside its executions.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Deadline {
+    start: Instant,
+    timeout: Option<Duration>,
+    interrupt: Option<&'static AtomicBool>,
+}
+
+impl Deadline {
+    pub fn new(cfg: &Config<'_>) -> Deadline {
+        Deadline {
+            start: Instant::now(),
+            timeout: cfg.timeout,
+            interrupt: cfg.interrupt,
+        }
+    }
+
+    /// Why the exploration must stop now, if it must.
+    pub fn reason(&self) -> Option<Incomplete> {
+        if self.interrupt.is_some_and(|f| f.load(Ordering::Relaxed)) {
+            return Some(Incomplete::Interrupted);
+        }
+        if self.timeout.is_some_and(|t| self.start.elapsed() >= t) {
+            return Some(Incomplete::Timeout);
+        }
+        None
+    }
 }
 
 /// Why an exploration did not cover everything.
@@ -278,18 +330,20 @@ pub struct Progress {
 pub type ProgressFn<'a> = &'a mut dyn FnMut(&Progress);
 
 /// Collects findings in discovery order, deduplicated by key.
-pub(crate) struct Collector {
+pub(crate) struct Collector<'a> {
     pub summary: Summary,
     finals: HashMap<Memory, usize>,
     races: HashMap<RaceKey, usize>,
     faults: HashMap<(FaultKind, Option<Span>), usize>,
     divergences: HashMap<String, usize>,
+    pub deadline: Deadline,
+    on_race: Option<&'a dyn Fn(&FoundRace)>,
     start: Instant,
     last_progress: Instant,
 }
 
-impl Collector {
-    pub fn new(mode: Mode) -> Collector {
+impl<'a> Collector<'a> {
+    pub fn new(mode: Mode, cfg: &Config<'a>) -> Collector<'a> {
         let now = Instant::now();
         Collector {
             summary: Summary::new(mode),
@@ -297,24 +351,16 @@ impl Collector {
             races: HashMap::new(),
             faults: HashMap::new(),
             divergences: HashMap::new(),
+            deadline: Deadline::new(cfg),
+            on_race: cfg.on_race,
             start: now,
             last_progress: now,
         }
     }
 
     /// Checks the timeout and the interrupt flag.
-    pub fn stop_reason(&self, cfg: &Config) -> Option<Incomplete> {
-        if let Some(flag) = &cfg.interrupt {
-            if flag.load(Ordering::Relaxed) {
-                return Some(Incomplete::Interrupted);
-            }
-        }
-        if let Some(t) = cfg.timeout {
-            if self.start.elapsed() >= t {
-                return Some(Incomplete::Timeout);
-            }
-        }
-        None
+    pub fn stop_reason(&self) -> Option<Incomplete> {
+        self.deadline.reason()
     }
 
     pub fn progress(&mut self, f: &mut Option<ProgressFn<'_>>, total: Option<u64>) {
@@ -345,10 +391,14 @@ impl Collector {
             }
             None => {
                 self.races.insert(key, self.summary.races.len());
-                self.summary.races.push(FoundRace {
+                let found = FoundRace {
                     race,
                     schedule: Schedule::from_choices(choices),
-                });
+                };
+                if let Some(f) = self.on_race {
+                    f(&found);
+                }
+                self.summary.races.push(found);
             }
         }
     }
@@ -421,12 +471,16 @@ impl Collector {
         }
     }
 
-    /// Merges one whole execution (random and PCT).
+    /// Merges one whole execution (random and PCT); one stopped by the deadline is cut.
     pub fn outcome(&mut self, out: Outcome) {
         let s = &mut self.summary;
         s.steps += out.steps;
         s.longest = s.longest.max(out.steps);
-        s.complete += 1;
+        if out.stopped {
+            s.cut += 1;
+        } else {
+            s.complete += 1;
+        }
         for d in &out.divergences {
             if let Some(m) = &d.divergence {
                 self.divergence(m, &out.choices);

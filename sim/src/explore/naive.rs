@@ -12,8 +12,8 @@ use interp::Launch;
 
 struct Naive<'a, 'p> {
     launch: &'a Launch,
-    cfg: &'a Config,
-    col: Collector,
+    cfg: &'a Config<'a>,
+    col: Collector<'a>,
     choices: Vec<usize>,
     stop: Option<Incomplete>,
     progress: Option<ProgressFn<'p>>,
@@ -25,7 +25,7 @@ pub fn naive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) ->
     let mut n = Naive {
         launch,
         cfg,
-        col: Collector::new(Mode::Naive),
+        col: Collector::new(Mode::Naive, cfg),
         choices: Vec::new(),
         stop: None,
         progress,
@@ -66,8 +66,16 @@ impl Naive<'_, '_> {
         }
         self.ticks += 1;
         if self.ticks.is_multiple_of(64) && self.stop.is_none() {
-            self.stop = self.col.stop_reason(self.cfg);
+            self.stop = self.col.stop_reason();
             self.col.progress(&mut self.progress, None);
+        }
+    }
+
+    /// Inside long executions too, every [`super::CHECK_EVERY`] steps: the timeout and
+    /// the interrupt flag.
+    fn look_at_deadline(&mut self) {
+        if self.stop.is_none() && self.col.summary.steps.is_multiple_of(super::CHECK_EVERY) {
+            self.stop = self.col.stop_reason();
         }
     }
 
@@ -99,6 +107,7 @@ impl Naive<'_, '_> {
                 return;
             }
             self.col.summary.steps += 1;
+            self.look_at_deadline();
             self.choices.push(t);
             match state.step(self.launch, t) {
                 Err(f) => {
@@ -145,7 +154,7 @@ pub fn enumerate(launch: &Launch, cfg: &Config) -> Summary {
     let mut n = Naive {
         launch,
         cfg,
-        col: Collector::new(Mode::Naive),
+        col: Collector::new(Mode::Naive, cfg),
         choices: Vec::new(),
         stop: None,
         progress: None,
@@ -201,6 +210,7 @@ fn enum_dfs(
             return;
         }
         n.col.summary.steps += 1;
+        n.look_at_deadline();
         n.choices.push(t);
         match state.step(n.launch, t) {
             Err(f) => {

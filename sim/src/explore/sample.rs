@@ -14,8 +14,12 @@
 //! least 1/(n·k^(d−1)). k, the number of steps of an execution, is estimated before the
 //! run by the canonical schedule; the bound is printed with the largest k observed.
 
-use super::{Collector, Config, Incomplete, Mode, PctInfo, ProgressFn, Summary, Verdict};
+use super::{
+    Collector, Config, Deadline, Incomplete, Mode, PctInfo, ProgressFn, Summary, Verdict,
+    CHECK_EVERY,
+};
 use interp::exec::{self, Outcome, Quiet};
+use interp::reference::State;
 use interp::Launch;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -54,18 +58,37 @@ pub fn random(
         progress,
         Mode::Random { n, seed },
         Incomplete::Random,
-        |i| {
+        Deadline::new(cfg),
+        |i, deadline| {
             let mut rng = StdRng::seed_from_u64(execution_seed(seed, i));
             exec::run(
                 launch,
-                |_, r| Some(r[rng.random_range(0..r.len())]),
+                until(deadline, |r| r[rng.random_range(0..r.len())]),
                 &mut Quiet,
             )
         },
     )
 }
 
-/// `n` executions under PCT with depth `depth` (at least 1).
+/// A scheduler that gives up (the execution stops, `Outcome::stopped`) once `deadline`
+/// has passed, looked at every [`CHECK_EVERY`] steps: one endless execution does not
+/// delay a timeout or a Ctrl-C.
+fn until(
+    deadline: Deadline,
+    mut choose: impl FnMut(&[usize]) -> usize,
+) -> impl FnMut(&State, &[usize]) -> Option<usize> {
+    let mut steps = 0u64;
+    move |_, runnable| {
+        steps += 1;
+        if steps.is_multiple_of(CHECK_EVERY) && deadline.reason().is_some() {
+            return None;
+        }
+        Some(choose(runnable))
+    }
+}
+
+/// `n` executions under PCT with depth `depth` (at least 1). With k steps per execution
+/// there are at most k distinct change points, so at most k are drawn whatever the depth.
 pub fn pct(
     launch: &Launch,
     n: u64,
@@ -75,7 +98,11 @@ pub fn pct(
     progress: Option<ProgressFn<'_>>,
 ) -> Summary {
     let depth = depth.max(1);
-    let k = exec::run_canonical(launch).steps.max(1);
+    let deadline = Deadline::new(cfg);
+    let k = exec::run(launch, until(deadline, |r| r[0]), &mut Quiet)
+        .steps
+        .max(1);
+    let points = (depth as u64 - 1).min(k);
     let threads = launch.threads();
     let mut s = sample(
         launch,
@@ -84,7 +111,8 @@ pub fn pct(
         progress,
         Mode::Pct { n, depth, seed },
         Incomplete::Pct,
-        |i| {
+        deadline,
+        |i, deadline| {
             let mut rng = StdRng::seed_from_u64(execution_seed(seed, i));
             // Initial priorities: a random permutation of d .. d+n-1.
             let mut prio: Vec<u64> = (0..threads as u64).map(|p| p + depth as u64).collect();
@@ -92,7 +120,7 @@ pub fn pct(
                 let r = rng.random_range(0..=j);
                 prio.swap(j, r);
             }
-            let mut changes: Vec<(u64, u64)> = (1..depth as u64)
+            let mut changes: Vec<(u64, u64)> = (1..=points)
                 .map(|i| (rng.random_range(1..=k), depth as u64 - i))
                 .collect();
             changes.sort();
@@ -100,7 +128,7 @@ pub fn pct(
             let mut next_change = 0;
             exec::run(
                 launch,
-                |_, r| {
+                until(deadline, |r| {
                     let mut t = *r.iter().max_by_key(|&&t| prio[t]).expect("runnable");
                     step += 1;
                     while next_change < changes.len() && changes[next_change].0 == step {
@@ -108,8 +136,8 @@ pub fn pct(
                         next_change += 1;
                         t = *r.iter().max_by_key(|&&t| prio[t]).expect("runnable");
                     }
-                    Some(t)
-                },
+                    t
+                }),
                 &mut Quiet,
             )
         },
@@ -123,37 +151,48 @@ pub fn pct(
     s
 }
 
+/// Runs executions `0..n` (`one(i, deadline)`) in chunks, in parallel, merged in index
+/// order. An execution stopped by the deadline counts as cut; what it found is kept.
+#[allow(clippy::too_many_arguments)]
 fn sample(
     launch: &Launch,
     n: u64,
-    cfg: &Config,
+    cfg: &Config<'_>,
     mut progress: Option<ProgressFn<'_>>,
     mode: Mode,
     sampling: Incomplete,
-    one: impl Fn(u64) -> Outcome + Sync,
+    deadline: Deadline,
+    one: impl Fn(u64, Deadline) -> Outcome + Sync,
 ) -> Summary {
     let _ = launch;
-    let mut col = Collector::new(mode);
+    let mut col = Collector::new(mode, cfg);
+    col.deadline = deadline;
     col.summary.states = 0;
     let limit = cfg.max_executions.map_or(n, |m| m.min(n));
     let jobs = cfg.jobs.max(1);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .expect("thread pool");
+    // Results do not depend on the number of workers, so if the system refuses to start
+    // them, the calling thread runs everything.
+    let pool = (jobs > 1)
+        .then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(jobs)
+                .build()
+                .ok()
+        })
+        .flatten();
     let chunk = (64 * jobs as u64).max(64);
     let mut stop = None;
     let mut i = 0u64;
     while i < limit {
-        if let Some(r) = col.stop_reason(cfg) {
+        if let Some(r) = col.stop_reason() {
             stop = Some(r);
             break;
         }
         let end = (i + chunk).min(limit);
-        let outs: Vec<Outcome> = if jobs > 1 {
-            pool.install(|| (i..end).into_par_iter().map(&one).collect())
-        } else {
-            (i..end).map(&one).collect()
+        let run = |i| one(i, deadline);
+        let outs: Vec<Outcome> = match &pool {
+            Some(pool) => pool.install(|| (i..end).into_par_iter().map(run).collect()),
+            None => (i..end).map(run).collect(),
         };
         for out in outs {
             col.outcome(out);
@@ -161,7 +200,10 @@ fn sample(
         i = end;
         col.progress(&mut progress, Some(n));
     }
-    col.summary.cut = 0;
+    if stop.is_none() {
+        // The deadline may have stopped the last executions.
+        stop = col.stop_reason().filter(|_| col.summary.cut > 0);
+    }
     let verdict = match stop {
         Some(r) => Verdict::Incomplete(r),
         None if limit < n => Verdict::Incomplete(Incomplete::MaxExecutions),
