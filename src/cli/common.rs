@@ -179,10 +179,15 @@ pub fn render_race(src: &Source, launch: &Launch, race: &Race, extra: &[String])
             src.location(a.span.start)
         ))
         .with_note(format!(
-            "second access: {} {} {elem} at {}, with no barrier in between",
+            "second access: {} {} {elem} at {}, {}",
             a_thread(launch, b.thread),
             verb(b.kind),
-            src.location(b.span.start)
+            src.location(b.span.start),
+            if a.thread.group == b.thread.group {
+                "with no barrier in between"
+            } else {
+                "in another work-group (a barrier orders only the threads of its own group)"
+            }
         ));
     if a.span != b.span {
         d = d.with_label(

@@ -298,7 +298,7 @@ fn report(cmp: &gpu::Comparison, device: &Device, what: &str) -> i32 {
         );
         EXIT_OK
     } else {
-        print!("{cmp}");
+        println!("{cmp}");
         println!("MISMATCH ({what}; device: {})", device.info.name);
         EXIT_FOUND
     }
