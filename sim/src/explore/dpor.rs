@@ -89,6 +89,7 @@
 //! barrier edges in HB, and there is no state caching.
 
 use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
+use crate::schedule::Schedule;
 use interp::fault::{Fault, FaultKind};
 use interp::race::{conflict, Access, AccessKind, Race};
 use interp::reference::{Elem, State};
@@ -157,15 +158,16 @@ struct Entry {
 }
 
 struct Node {
-    state: State,
+    /// The state at this node, kept while the node may be explored from (see `execute`).
+    state: Option<State>,
     /// Index of the first node of this node's segment.
     seg: usize,
     enabled: Vec<usize>,
     backtrack: Vec<usize>,
     done: Vec<usize>,
     sleep: Vec<Sleeper>,
-    /// Per-thread vector clocks before the event of this node.
-    clocks: imbl::Vector<Clock>,
+    /// Per-thread vector clocks before the event of this node (kept like `state`).
+    clocks: Option<imbl::Vector<Clock>>,
     event: Option<Event>,
     /// Set on segment roots: what is learnt about the future of `state`.
     root: Option<Entry>,
@@ -176,11 +178,9 @@ struct Dpor<'a, 'p> {
     cfg: &'a Config,
     col: Collector,
     path: Vec<Node>,
-    choices: Vec<usize>,
+    choices: Schedule,
     /// Per element: the events (node index, writes?) of the path that accessed it.
     index: HashMap<ElemKey, Vec<(usize, bool)>>,
-    /// Node indices of the events of the path.
-    all_events: Vec<usize>,
     cache: HashMap<State, Entry>,
     caching: bool,
     zero: Clock,
@@ -199,9 +199,8 @@ pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>
         cfg,
         col: Collector::new(Mode::Exhaustive),
         path: Vec::new(),
-        choices: Vec::new(),
+        choices: Schedule::default(),
         index: HashMap::new(),
-        all_events: Vec::new(),
         cache: HashMap::new(),
         caching: launch.groups == 1,
         zero: vec![0u32; threads].into(),
@@ -213,12 +212,13 @@ pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>
     let mut state = State::initial(launch);
     for b in super::fire_all(&mut state, launch) {
         if let Some(m) = &b.divergence {
-            d.col.divergence(m, &[]);
+            d.col.divergence(m, &Schedule::default());
         }
     }
     d.col.summary.states = 1;
     if state.is_final() {
-        d.col.final_store(state.memory(launch), &[]);
+        d.col
+            .final_store(state.memory(launch), &Schedule::default());
         d.col.summary.complete = 1;
         return d.col.finish(Verdict::Exhaustive);
     }
@@ -258,15 +258,15 @@ impl Dpor<'_, '_> {
         clocks: imbl::Vector<Clock>,
         root: Option<Entry>,
     ) {
-        let enabled = state.runnable(self.launch);
+        let enabled = state.runnable().to_vec();
         self.path.push(Node {
-            state,
+            state: Some(state),
             seg,
             enabled,
             backtrack: Vec::new(),
             done: Vec::new(),
             sleep,
-            clocks,
+            clocks: Some(clocks),
             event: None,
             root,
         });
@@ -362,7 +362,7 @@ impl Dpor<'_, '_> {
         if node.done.is_empty() && node.backtrack.is_empty() {
             // Fresh node: keep running the previous thread if possible, else the lowest.
             let prev = if node.seg < i {
-                self.choices.last().copied()
+                self.choices.last()
             } else {
                 None
             };
@@ -384,7 +384,7 @@ impl Dpor<'_, '_> {
         let node = self.path.pop().expect("node");
         if let (Some(e), true) = (node.root, self.caching) {
             self.cache.insert(
-                node.state,
+                node.state.expect("a segment root keeps its state"),
                 Entry {
                     on_path: false,
                     ..e
@@ -397,7 +397,6 @@ impl Dpor<'_, '_> {
         let ev = self.path[i].event.take().expect("event");
         self.choices.pop();
         if !ev.acc.fault {
-            self.all_events.pop();
             for (e, _) in accesses(&ev.acc) {
                 let v = self.index.get_mut(&key(e)).expect("indexed");
                 while v.last().is_some_and(|&(j, _)| j == i) {
@@ -418,10 +417,8 @@ impl Dpor<'_, '_> {
         let seg = self.path[i].seg;
         let mut d: Vec<usize> = Vec::new();
         if acc.fault {
-            for &j in self.all_events.iter().rev() {
-                if j < seg {
-                    break;
-                }
+            // Every node of the segment below `i` holds an event (a fault is always a leaf).
+            for j in (seg..i).rev() {
                 if self.event(j).thread != p {
                     d.push(j);
                 }
@@ -458,7 +455,7 @@ impl Dpor<'_, '_> {
     /// dependent events and vector clock.
     fn analyse(&mut self, i: usize, p: usize, acc: &Acc) -> (Vec<usize>, Clock) {
         let d = self.dependent_events(i, p, acc);
-        let before = self.path[i].clocks[p].clone();
+        let before = self.path[i].clocks.as_ref().expect("explorable node")[p].clone();
         let mut clock: Vec<u32> = before.to_vec();
         clock[p] += 1;
         for &j in &d {
@@ -544,7 +541,7 @@ impl Dpor<'_, '_> {
 
     fn execute(&mut self, i: usize, p: usize) {
         let launch = self.launch;
-        let state = self.path[i].state.clone();
+        let state = self.path[i].state.clone().expect("explorable node");
         let group = p / launch.local_size;
         let epoch = state.epoch(group);
         self.col.summary.steps += 1;
@@ -635,7 +632,6 @@ impl Dpor<'_, '_> {
                         v.push((i, kind == AccessKind::Write));
                     }
                 }
-                self.all_events.push(i);
                 // The child's sleep set: sleeping threads independent of this event.
                 let sleep: Vec<Sleeper> = self.path[i]
                     .sleep
@@ -646,7 +642,16 @@ impl Dpor<'_, '_> {
                         acc: s.acc.clone(),
                     })
                     .collect();
-                let mut clocks = self.path[i].clocks.clone();
+                let node = &mut self.path[i];
+                let mut clocks = if node.enabled.len() == 1 && node.root.is_none() {
+                    // No other thread can be explored from this node (backtrack points are
+                    // enabled threads): only its event is needed from now on.
+                    node.state = None;
+                    node.clocks.take()
+                } else {
+                    node.clocks.clone()
+                }
+                .expect("explorable node");
                 clocks.set(p, clock);
                 self.path[i].event = Some(ev);
                 let seg = self.path[i].seg;
@@ -723,7 +728,10 @@ impl Dpor<'_, '_> {
     /// thread is run alone from here (until it blocks, terminates, faults or has taken
     /// [`SOLO_STEPS`] steps) and each of its steps is analysed as if it came next.
     fn bound_leaf(&mut self, i: usize) {
-        let state = self.path[i].state.clone();
+        let state = self.path[i]
+            .state
+            .clone()
+            .expect("the top node keeps its state");
         for t in self.path[i].enabled.clone() {
             let mut s = state.clone();
             for _ in 0..SOLO_STEPS {

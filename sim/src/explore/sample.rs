@@ -58,7 +58,7 @@ pub fn random(
             let mut rng = StdRng::seed_from_u64(execution_seed(seed, i));
             exec::run(
                 launch,
-                |_, r| Some(r[rng.random_range(0..r.len())]),
+                |_, r| r.nth(rng.random_range(0..r.len())),
                 &mut Quiet,
             )
         },
@@ -101,12 +101,12 @@ pub fn pct(
             exec::run(
                 launch,
                 |_, r| {
-                    let mut t = *r.iter().max_by_key(|&&t| prio[t]).expect("runnable");
+                    let mut t = r.iter().max_by_key(|&t| prio[t]).expect("runnable");
                     step += 1;
                     while next_change < changes.len() && changes[next_change].0 == step {
                         prio[t] = changes[next_change].1;
                         next_change += 1;
-                        t = *r.iter().max_by_key(|&&t| prio[t]).expect("runnable");
+                        t = r.iter().max_by_key(|&t| prio[t]).expect("runnable");
                     }
                     Some(t)
                 },
