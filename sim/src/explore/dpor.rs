@@ -112,7 +112,8 @@ fn key(e: &Elem) -> ElemKey {
 #[derive(Clone, Debug)]
 struct Acc {
     reads: Vec<Elem>,
-    write: Option<Elem>,
+    /// Boxed: most steps write nothing, and every event of the path keeps its `Acc`.
+    write: Option<Box<Elem>>,
     /// A faulting step: dependent with everything.
     fault: bool,
 }
@@ -122,7 +123,7 @@ impl Acc {
         if self.fault || other.fault {
             return true;
         }
-        let hits = |w: &Option<Elem>, o: &Acc| {
+        let hits = |w: &Option<Box<Elem>>, o: &Acc| {
             w.as_ref().is_some_and(|w| {
                 let k = key(w);
                 o.reads.iter().any(|r| key(r) == k) || o.write.as_ref().is_some_and(|x| key(x) == k)
@@ -157,20 +158,28 @@ struct Entry {
     hit_bound: bool,
 }
 
+/// A node of the current execution. The path is as long as the execution, so a node keeps
+/// its event (needed by the race analysis of every later step of its segment) inline and
+/// small, and what is needed only to explore other threads from it in `open`, dropped once
+/// no other thread can be explored from it (see `execute`).
 struct Node {
-    /// The state at this node, kept while the node may be explored from (see `execute`).
-    state: Option<State>,
     /// Index of the first node of this node's segment.
     seg: usize,
+    open: Option<Box<Open>>,
+    event: Option<Event>,
+    /// Set on segment roots: what is learnt about the future of their state.
+    root: Option<Box<Entry>>,
+}
+
+/// What a node needs while threads may still be explored from it.
+struct Open {
+    state: State,
     enabled: Vec<usize>,
     backtrack: Vec<usize>,
     done: Vec<usize>,
     sleep: Vec<Sleeper>,
-    /// Per-thread vector clocks before the event of this node (kept like `state`).
-    clocks: Option<imbl::Vector<Clock>>,
-    event: Option<Event>,
-    /// Set on segment roots: what is learnt about the future of `state`.
-    root: Option<Entry>,
+    /// Per-thread vector clocks before the event of this node.
+    clocks: imbl::Vector<Clock>,
 }
 
 struct Dpor<'a, 'p> {
@@ -260,16 +269,38 @@ impl Dpor<'_, '_> {
     ) {
         let enabled = state.runnable().to_vec();
         self.path.push(Node {
-            state: Some(state),
             seg,
-            enabled,
-            backtrack: Vec::new(),
-            done: Vec::new(),
-            sleep,
-            clocks: Some(clocks),
+            open: Some(Box::new(Open {
+                state,
+                enabled,
+                backtrack: Vec::new(),
+                done: Vec::new(),
+                sleep,
+                clocks,
+            })),
             event: None,
-            root,
+            root: root.map(Box::new),
         });
+    }
+
+    /// The explorable part of node `i` (the top node always has it).
+    fn open(&self, i: usize) -> &Open {
+        self.path[i].open.as_deref().expect("an explorable node")
+    }
+
+    fn open_mut(&mut self, i: usize) -> &mut Open {
+        self.path[i]
+            .open
+            .as_deref_mut()
+            .expect("an explorable node")
+    }
+
+    /// Node `i` is explorable and nothing has been explored from it yet.
+    fn fresh(&self, i: usize) -> bool {
+        self.path[i]
+            .open
+            .as_ref()
+            .is_some_and(|o| o.done.is_empty())
     }
 
     /// A complete execution (or a pruned one standing for a known future) ended with
@@ -310,13 +341,13 @@ impl Dpor<'_, '_> {
             if self.path[top].event.is_some() {
                 self.undo(top);
             }
-            if self.path[top].done.is_empty() && top as u64 >= self.launch.max_steps {
+            if self.fresh(top) && top as u64 >= self.launch.max_steps {
                 self.bound_leaf(top);
                 self.pop();
                 continue;
             }
             let Some(p) = self.next_choice(top) else {
-                if self.path[top].done.is_empty() {
+                if self.fresh(top) {
                     // Every enabled thread is asleep: redundant.
                     self.col.summary.pruned += 1;
                     self.col.summary.sleep_blocked += 1;
@@ -325,7 +356,7 @@ impl Dpor<'_, '_> {
                 self.pop();
                 continue;
             };
-            if !self.path[top].done.is_empty() || top == 0 {
+            if !self.fresh(top) || top == 0 {
                 // A new execution starts here: check the bounds first.
                 if self.stop.is_none() {
                     if let Some(m) = self.cfg.max_executions {
@@ -357,20 +388,17 @@ impl Dpor<'_, '_> {
 
     /// The next thread to explore at node `i`, if any (recorded in its backtrack set).
     fn next_choice(&mut self, i: usize) -> Option<usize> {
-        let node = &self.path[i];
+        let seg = self.path[i].seg;
+        let node = self.path[i].open.as_deref()?;
         let asleep = |t: usize| node.sleep.iter().any(|s| s.thread == t);
         if node.done.is_empty() && node.backtrack.is_empty() {
             // Fresh node: keep running the previous thread if possible, else the lowest.
-            let prev = if node.seg < i {
-                self.choices.last()
-            } else {
-                None
-            };
+            let prev = if seg < i { self.choices.last() } else { None };
             let pick = prev
                 .filter(|t| node.enabled.contains(t) && !asleep(*t))
                 .or_else(|| node.enabled.iter().copied().find(|&t| !asleep(t)));
             if let Some(p) = pick {
-                self.path[i].backtrack.push(p);
+                self.open_mut(i).backtrack.push(p);
             }
             return pick;
         }
@@ -384,10 +412,10 @@ impl Dpor<'_, '_> {
         let node = self.path.pop().expect("node");
         if let (Some(e), true) = (node.root, self.caching) {
             self.cache.insert(
-                node.state.expect("a segment root keeps its state"),
+                node.open.expect("a segment root stays explorable").state,
                 Entry {
                     on_path: false,
-                    ..e
+                    ..*e
                 },
             );
         }
@@ -404,12 +432,13 @@ impl Dpor<'_, '_> {
                 }
             }
         }
-        let node = &mut self.path[i];
-        node.done.push(ev.thread);
-        node.sleep.push(Sleeper {
-            thread: ev.thread,
-            acc: ev.acc,
-        });
+        if let Some(node) = self.path[i].open.as_deref_mut() {
+            node.done.push(ev.thread);
+            node.sleep.push(Sleeper {
+                thread: ev.thread,
+                acc: ev.acc,
+            });
+        }
     }
 
     /// Events of the segment of node `i` dependent with a step `acc` of thread `p` there.
@@ -455,7 +484,7 @@ impl Dpor<'_, '_> {
     /// dependent events and vector clock.
     fn analyse(&mut self, i: usize, p: usize, acc: &Acc) -> (Vec<usize>, Clock) {
         let d = self.dependent_events(i, p, acc);
-        let before = self.path[i].clocks.as_ref().expect("explorable node")[p].clone();
+        let before = self.open(i).clocks[p].clone();
         let mut clock: Vec<u32> = before.to_vec();
         clock[p] += 1;
         for &j in &d {
@@ -516,7 +545,11 @@ impl Dpor<'_, '_> {
                 initials.push(t);
             }
         }
-        let node = &mut self.path[j];
+        let Some(node) = self.path[j].open.as_deref_mut() else {
+            // Closed: its only enabled thread has been explored, and backtrack points are
+            // enabled threads.
+            return;
+        };
         initials.retain(|t| node.enabled.contains(t));
         if initials.iter().any(|t| node.backtrack.contains(t)) {
             return;
@@ -541,7 +574,7 @@ impl Dpor<'_, '_> {
 
     fn execute(&mut self, i: usize, p: usize) {
         let launch = self.launch;
-        let state = self.path[i].state.clone().expect("explorable node");
+        let state = self.open(i).state.clone();
         let group = p / launch.local_size;
         let epoch = state.epoch(group);
         self.col.summary.steps += 1;
@@ -555,19 +588,20 @@ impl Dpor<'_, '_> {
                 let (_, clock) = self.analyse(i, p, &acc);
                 self.choices.push(p);
                 // Nothing follows a fault: every other enabled thread is an alternative.
-                let others: Vec<usize> = self.path[i]
+                let others: Vec<usize> = self
+                    .open(i)
                     .enabled
                     .iter()
                     .copied()
                     .filter(|&t| t != p)
                     .collect();
-                let node = &mut self.path[i];
+                let node = self.open_mut(i);
                 for t in others {
                     if !node.backtrack.contains(&t) {
                         node.backtrack.push(t);
                     }
                 }
-                node.event = Some(Event {
+                self.path[i].event = Some(Event {
                     thread: p,
                     acc,
                     span: fault.span.clone().unwrap_or(0..0),
@@ -580,7 +614,7 @@ impl Dpor<'_, '_> {
             Ok((mut next, info)) => {
                 let acc = Acc {
                     reads: info.reads,
-                    write: info.write,
+                    write: info.write.map(Box::new),
                     fault: false,
                 };
                 let (d, clock) = self.analyse(i, p, &acc);
@@ -633,7 +667,8 @@ impl Dpor<'_, '_> {
                     }
                 }
                 // The child's sleep set: sleeping threads independent of this event.
-                let sleep: Vec<Sleeper> = self.path[i]
+                let sleep: Vec<Sleeper> = self
+                    .open(i)
                     .sleep
                     .iter()
                     .filter(|s| s.thread != p && !s.acc.dependent(&ev.acc))
@@ -642,16 +677,13 @@ impl Dpor<'_, '_> {
                         acc: s.acc.clone(),
                     })
                     .collect();
-                let node = &mut self.path[i];
-                let mut clocks = if node.enabled.len() == 1 && node.root.is_none() {
+                let mut clocks = if self.path[i].root.is_none() && self.open(i).enabled.len() == 1 {
                     // No other thread can be explored from this node (backtrack points are
-                    // enabled threads): only its event is needed from now on.
-                    node.state = None;
-                    node.clocks.take()
+                    // enabled threads): only its event is kept.
+                    self.path[i].open.take().expect("an explorable node").clocks
                 } else {
-                    node.clocks.clone()
-                }
-                .expect("explorable node");
+                    self.open(i).clocks.clone()
+                };
                 clocks.set(p, clock);
                 self.path[i].event = Some(ev);
                 let seg = self.path[i].seg;
@@ -728,11 +760,8 @@ impl Dpor<'_, '_> {
     /// thread is run alone from here (until it blocks, terminates, faults or has taken
     /// [`SOLO_STEPS`] steps) and each of its steps is analysed as if it came next.
     fn bound_leaf(&mut self, i: usize) {
-        let state = self.path[i]
-            .state
-            .clone()
-            .expect("the top node keeps its state");
-        for t in self.path[i].enabled.clone() {
+        let state = self.open(i).state.clone();
+        for t in self.open(i).enabled.clone() {
             let mut s = state.clone();
             for _ in 0..SOLO_STEPS {
                 if s.status(self.launch, t) != interp::reference::ThreadStatus::Runnable {
@@ -742,7 +771,7 @@ impl Dpor<'_, '_> {
                     Ok((next, info)) => {
                         let acc = Acc {
                             reads: info.reads,
-                            write: info.write,
+                            write: info.write.map(Box::new),
                             fault: false,
                         };
                         self.analyse(i, t, &acc);
@@ -778,7 +807,7 @@ fn accesses(acc: &Acc) -> impl Iterator<Item = (&Elem, AccessKind)> {
     acc.reads
         .iter()
         .map(|e| (e, AccessKind::Read))
-        .chain(acc.write.iter().map(|e| (e, AccessKind::Write)))
+        .chain(acc.write.iter().map(|e| (&**e, AccessKind::Write)))
 }
 
 fn access(launch: &Launch, ev: &Event, kind: AccessKind, step: u64) -> Access {
