@@ -93,7 +93,9 @@ pub struct Outcome {
     pub races: Vec<Race>,
     /// The runtime fault that ended the execution, if any.
     pub fault: Option<Fault>,
-    /// Barriers that fired without every thread of the group reaching the same barrier.
+    /// Barriers that fired without every thread of the group reaching the same barrier: the
+    /// first firing of each distinct divergence (a barrier in a loop can diverge at every
+    /// iteration; one report each keeps an execution's record bounded).
     pub divergences: Vec<BarrierInfo>,
     /// Number of K-STEP applications.
     pub steps: u64,
@@ -117,7 +119,8 @@ impl Outcome {
 pub trait Observer {
     fn step(&mut self, _info: &StepInfo) {}
     fn barrier(&mut self, _info: &BarrierInfo) {}
-    /// A race completed by the step just observed.
+    /// A race completed by the step just observed, the first of its key (`Race::key`) in
+    /// this execution.
     fn race(&mut self, _race: &Race) {}
 }
 
@@ -154,7 +157,9 @@ pub fn run(
             for b in fired {
                 tracker.barrier();
                 obs.barrier(&b);
-                if b.divergence.is_some() {
+                if b.divergence.is_some()
+                    && !out.divergences.iter().any(|d| d.divergence == b.divergence)
+                {
                     out.divergences.push(b);
                 }
             }

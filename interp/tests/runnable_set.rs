@@ -95,3 +95,17 @@ fn a_schedule_is_recorded_run_length_encoded() {
     assert_eq!(out.steps, 1_000_000);
     assert_eq!(out.schedule.runs, vec![(0, 1_000_000)]);
 }
+
+#[test]
+fn a_barrier_diverging_in_a_loop_is_reported_once() {
+    // Thread 1 terminates; thread 0 waits at the barrier forever: every firing diverges.
+    let l = launch(
+        "kernel k(local int a[1]) { if (tid == 0) { while (tid == 0) { barrier(); } } }",
+        1,
+        2,
+        Some(10_000),
+    );
+    let out = run(&l, |_, r| r.first(), &mut Quiet);
+    assert_eq!(out.steps, 10_000);
+    assert_eq!(out.divergences.len(), 1);
+}
