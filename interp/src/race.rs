@@ -137,7 +137,7 @@ struct Bucket<K> {
     /// Classes with two owners: they conflict with any accessor.
     shared: Vec<Span>,
     /// Classes with one owner, by owner.
-    solo: HashMap<K, Vec<Span>>,
+    solo: HashMap<K, HashSet<Span>>,
 }
 
 impl<K> Default for Bucket<K> {
@@ -179,11 +179,11 @@ impl<K: Copy + Eq + std::hash::Hash> Bucket<K> {
                         second: None,
                     },
                 );
-                self.solo.entry(owner).or_default().push(span.clone());
+                self.solo.entry(owner).or_default().insert(span.clone());
             }
             Some(class) if class.second.is_none() && class.first.0 != owner => {
                 let solo = self.solo.get_mut(&class.first.0).expect("solo class");
-                solo.retain(|s| s != span);
+                solo.remove(span);
                 if solo.is_empty() {
                     self.solo.remove(&class.first.0);
                 }
