@@ -173,14 +173,20 @@ struct Node {
 
 /// What a node needs while threads may still be explored from it.
 struct Open {
-    state: State,
+    /// The state at this node and the per-thread vector clocks before its event. Kept on
+    /// the top node, segment roots and every [`CHECKPOINT`]-th node; elsewhere dropped once
+    /// a child is pushed and rebuilt by replaying the path's events when another thread is
+    /// explored from the node (see `restore`).
+    here: Option<Box<(State, imbl::Vector<Clock>)>>,
     enabled: Vec<usize>,
     backtrack: Vec<usize>,
     done: Vec<usize>,
     sleep: Vec<Sleeper>,
-    /// Per-thread vector clocks before the event of this node.
-    clocks: imbl::Vector<Clock>,
 }
+
+/// Every this many nodes the path keeps a state and clocks to replay from: the memory of a
+/// state per step traded for at most this many replayed steps per backtrack.
+const CHECKPOINT: usize = 64;
 
 struct Dpor<'a, 'p> {
     launch: &'a Launch,
@@ -271,12 +277,11 @@ impl Dpor<'_, '_> {
         self.path.push(Node {
             seg,
             open: Some(Box::new(Open {
-                state,
+                here: Some(Box::new((state, clocks))),
                 enabled,
                 backtrack: Vec::new(),
                 done: Vec::new(),
                 sleep,
-                clocks,
             })),
             event: None,
             root: root.map(Box::new),
@@ -412,7 +417,10 @@ impl Dpor<'_, '_> {
         let node = self.path.pop().expect("node");
         if let (Some(e), true) = (node.root, self.caching) {
             self.cache.insert(
-                node.open.expect("a segment root stays explorable").state,
+                node.open
+                    .and_then(|o| o.here)
+                    .expect("a segment root keeps its state")
+                    .0,
                 Entry {
                     on_path: false,
                     ..*e
@@ -484,7 +492,7 @@ impl Dpor<'_, '_> {
     /// dependent events and vector clock.
     fn analyse(&mut self, i: usize, p: usize, acc: &Acc) -> (Vec<usize>, Clock) {
         let d = self.dependent_events(i, p, acc);
-        let before = self.open(i).clocks[p].clone();
+        let before = self.here(i).1[p].clone();
         let mut clock: Vec<u32> = before.to_vec();
         clock[p] += 1;
         for &j in &d {
@@ -572,9 +580,41 @@ impl Dpor<'_, '_> {
         }
     }
 
+    /// The state and clocks of node `i`, which must be explorable and hold them.
+    fn here(&self, i: usize) -> &(State, imbl::Vector<Clock>) {
+        self.open(i).here.as_ref().expect("a restored node")
+    }
+
+    /// Rebuilds the state and clocks of node `i` if they were dropped: replays the events
+    /// of the path from the nearest node below that kept them (at most the segment root).
+    fn restore(&mut self, i: usize) {
+        if self.open(i).here.is_some() {
+            return;
+        }
+        let launch = self.launch;
+        let from = (0..i)
+            .rev()
+            .find(|&k| self.path[k].open.as_ref().is_some_and(|o| o.here.is_some()))
+            .expect("the segment root keeps its state");
+        let (mut state, mut clocks) = self.here(from).clone();
+        for k in from..i {
+            let ev = self.event(k);
+            let (mut next, _) = state
+                .step(launch, ev.thread)
+                .expect("a replayed step does what it did");
+            clocks.set(ev.thread, ev.clock.clone());
+            for b in super::fire_all(&mut next, launch) {
+                barrier_clocks(launch, &mut clocks, b.group);
+            }
+            state = next;
+        }
+        self.open_mut(i).here = Some(Box::new((state, clocks)));
+    }
+
     fn execute(&mut self, i: usize, p: usize) {
         let launch = self.launch;
-        let state = self.open(i).state.clone();
+        self.restore(i);
+        let state = self.here(i).0.clone();
         let group = p / launch.local_size;
         let epoch = state.epoch(group);
         self.col.summary.steps += 1;
@@ -677,12 +717,15 @@ impl Dpor<'_, '_> {
                         acc: s.acc.clone(),
                     })
                     .collect();
-                let mut clocks = if self.path[i].root.is_none() && self.open(i).enabled.len() == 1 {
+                let mut clocks = if self.path[i].root.is_some() || i % CHECKPOINT == 0 {
+                    self.here(i).1.clone()
+                } else if self.open(i).enabled.len() == 1 {
                     // No other thread can be explored from this node (backtrack points are
                     // enabled threads): only its event is kept.
-                    self.path[i].open.take().expect("an explorable node").clocks
+                    let open = self.path[i].open.take().expect("an explorable node");
+                    open.here.expect("a restored node").1
                 } else {
-                    self.open(i).clocks.clone()
+                    self.open_mut(i).here.take().expect("a restored node").1
                 };
                 clocks.set(p, clock);
                 self.path[i].event = Some(ev);
@@ -692,18 +735,7 @@ impl Dpor<'_, '_> {
                     if let Some(m) = &b.divergence {
                         self.col.divergence(m, &self.choices);
                     }
-                    // HB: every step of the group before the barrier precedes every one after.
-                    let range = b.group * launch.local_size..(b.group + 1) * launch.local_size;
-                    let mut join: Vec<u32> = vec![0; launch.threads()];
-                    for t in range.clone() {
-                        for (c, x) in join.iter_mut().zip(clocks[t].iter()) {
-                            *c = (*c).max(*x);
-                        }
-                    }
-                    let join: Clock = join.into();
-                    for t in range {
-                        clocks.set(t, join.clone());
-                    }
+                    barrier_clocks(launch, &mut clocks, b.group);
                 }
                 let steps = i as u64 + 1;
                 if next.is_final() {
@@ -760,7 +792,7 @@ impl Dpor<'_, '_> {
     /// thread is run alone from here (until it blocks, terminates, faults or has taken
     /// [`SOLO_STEPS`] steps) and each of its steps is analysed as if it came next.
     fn bound_leaf(&mut self, i: usize) {
-        let state = self.open(i).state.clone();
+        let state = self.here(i).0.clone();
         for t in self.open(i).enabled.clone() {
             let mut s = state.clone();
             for _ in 0..SOLO_STEPS {
@@ -800,6 +832,21 @@ impl Dpor<'_, '_> {
             &self.choices,
         );
         self.complete(i as u64, true);
+    }
+}
+
+/// HB at a K-BARRIER of `group`: every step of the group before it precedes every one after.
+fn barrier_clocks(launch: &Launch, clocks: &mut imbl::Vector<Clock>, group: usize) {
+    let range = group * launch.local_size..(group + 1) * launch.local_size;
+    let mut join: Vec<u32> = vec![0; launch.threads()];
+    for t in range.clone() {
+        for (c, x) in join.iter_mut().zip(clocks[t].iter()) {
+            *c = (*c).max(*x);
+        }
+    }
+    let join: Clock = join.into();
+    for t in range {
+        clocks.set(t, join.clone());
     }
 }
 
