@@ -717,7 +717,7 @@ impl Dpor<'_, '_> {
                         acc: s.acc.clone(),
                     })
                     .collect();
-                let mut clocks = if self.path[i].root.is_some() || i % CHECKPOINT == 0 {
+                let mut clocks = if self.path[i].root.is_some() || i.is_multiple_of(CHECKPOINT) {
                     self.here(i).1.clone()
                 } else if self.open(i).enabled.len() == 1 {
                     // No other thread can be explored from this node (backtrack points are
