@@ -7,7 +7,7 @@ use crate::fault::ThreadId;
 use lang::ast::Span;
 use lang::core::ArrayId;
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -49,15 +49,20 @@ pub type RaceKey = (Span, AccessKind, Span, AccessKind);
 
 impl Race {
     pub fn key(&self) -> RaceKey {
-        let a = (self.first.span.clone(), self.first.kind);
-        let b = (self.second.span.clone(), self.second.kind);
-        let (a, b) = if (a.0.start, a.1) <= (b.0.start, b.1) {
-            (a, b)
-        } else {
-            (b, a)
-        };
-        (a.0, a.1, b.0, b.1)
+        race_key(&self.first, &self.second)
     }
+}
+
+/// The key of a race between two accesses.
+fn race_key(first: &Access, second: &Access) -> RaceKey {
+    let a = (first.span.clone(), first.kind);
+    let b = (second.span.clone(), second.kind);
+    let (a, b) = if (a.0.start, a.1) <= (b.0.start, b.1) {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    (a.0, a.1, b.0, b.1)
 }
 
 /// Whether two accesses to the same element conflict under Definition 5.2.
@@ -68,27 +73,179 @@ pub fn conflict(a: &Access, b: &Access) -> bool {
 }
 
 /// Watches the accesses of one execution, step by step, and reports each race as soon as
-/// its second access happens. Per element it keeps the accesses that may still race: those
-/// of the current epoch of their group, and, for `global` arrays shared by several groups,
-/// all of them.
+/// its second access happens: for every access, the races with a key ([`Race::key`]) not
+/// reported before in this execution, each with the earliest earlier access that makes it
+/// a race (so the first race of every key, and the order in which keys are found, are those
+/// of a scan over every remembered access).
+///
+/// Per element it keeps a summary that decides conflicts without scanning the history. An
+/// *entry* is the first access of a (thread, kind, statement, epoch). For a statement and
+/// kind (a *class*) only two entries can ever be the earliest conflicting one: the first,
+/// and the first of another thread (any accessor differs from one of those two threads).
+/// So per element and per work-group the current barrier epoch keeps, per class, those two
+/// entries (older epochs of the group never race with it again); with several groups
+/// sharing a `global` array, every access of another group races whatever its epoch, so
+/// per class the first entries of the first two distinct groups are kept too. Classes are
+/// indexed by the thread (or group) that alone accessed them, so an access only looks at
+/// classes that conflict with it: a step costs O(1) amortised in threads and epochs, plus
+/// the classes (statements) it races with.
 #[derive(Clone, Debug, Default)]
 pub struct RaceTracker {
-    seen: HashMap<(ArrayId, usize, usize), Vec<Access>>,
-    /// Keep accesses of past epochs (needed when several groups share a global array).
-    keep_history: bool,
+    seen: HashMap<(ArrayId, usize, usize), Element>,
+    /// Several groups share `global` arrays: keep the cross-group summaries.
+    cross_group: bool,
+    /// Keys already reported in this execution.
+    reported: HashSet<RaceKey>,
+    /// Accesses seen so far: orders entries as a scan of the history would.
+    clock: u64,
+}
+
+/// The summary of one element.
+#[derive(Clone, Debug, Default)]
+struct Element {
+    /// Per work-group, its current epoch's classes (keyed by thread).
+    same: HashMap<usize, (u64, Classes<ThreadId>)>,
+    /// Every epoch, keyed by work-group (only with several groups).
+    cross: Classes<usize>,
+}
+
+/// An entry: the access and its position in the execution's access order.
+type Entry = (u64, Access);
+
+/// A class: the first entry and the first entry of another owner (thread or group).
+#[derive(Clone, Debug)]
+struct Class<K> {
+    first: (K, Entry),
+    second: Option<(K, Entry)>,
+}
+
+impl<K: Copy + Eq> Class<K> {
+    /// The earliest entry whose owner is not `owner`.
+    fn other_than(&self, owner: K) -> Option<&Entry> {
+        if self.first.0 != owner {
+            Some(&self.first.1)
+        } else {
+            self.second.as_ref().map(|s| &s.1)
+        }
+    }
+}
+
+/// The classes of one kind, indexed by owner.
+#[derive(Clone, Debug)]
+struct Bucket<K> {
+    classes: HashMap<Span, Class<K>>,
+    /// Classes with two owners: they conflict with any accessor.
+    shared: Vec<Span>,
+    /// Classes with one owner, by owner.
+    solo: HashMap<K, HashSet<Span>>,
+}
+
+impl<K> Default for Bucket<K> {
+    fn default() -> Self {
+        Bucket {
+            classes: HashMap::new(),
+            shared: Vec::new(),
+            solo: HashMap::new(),
+        }
+    }
+}
+
+impl<K: Copy + Eq + std::hash::Hash> Bucket<K> {
+    /// Calls `f` with every class that has an entry of an owner other than `owner`, and
+    /// that entry.
+    fn conflicting(&self, owner: K, mut f: impl FnMut(&Span, &Entry)) {
+        let spans = self.shared.iter().chain(
+            self.solo
+                .iter()
+                .filter(|(o, _)| **o != owner)
+                .flat_map(|(_, v)| v.iter()),
+        );
+        for span in spans {
+            let class = &self.classes[span];
+            if let Some(e) = class.other_than(owner) {
+                f(span, e);
+            }
+        }
+    }
+
+    fn record(&mut self, owner: K, entry: &Entry) {
+        let span = &entry.1.span;
+        match self.classes.get_mut(span) {
+            None => {
+                self.classes.insert(
+                    span.clone(),
+                    Class {
+                        first: (owner, entry.clone()),
+                        second: None,
+                    },
+                );
+                self.solo.entry(owner).or_default().insert(span.clone());
+            }
+            Some(class) if class.second.is_none() && class.first.0 != owner => {
+                let solo = self.solo.get_mut(&class.first.0).expect("solo class");
+                solo.remove(span);
+                if solo.is_empty() {
+                    self.solo.remove(&class.first.0);
+                }
+                class.second = Some((owner, entry.clone()));
+                self.shared.push(span.clone());
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+/// A read bucket and a write bucket.
+#[derive(Clone, Debug)]
+struct Classes<K> {
+    reads: Bucket<K>,
+    writes: Bucket<K>,
+}
+
+impl<K> Default for Classes<K> {
+    fn default() -> Self {
+        Classes {
+            reads: Bucket::default(),
+            writes: Bucket::default(),
+        }
+    }
+}
+
+impl<K: Copy + Eq + std::hash::Hash> Classes<K> {
+    /// Entries of another owner that conflict in kind with an access of kind `kind`.
+    fn conflicting(
+        &self,
+        owner: K,
+        kind: AccessKind,
+        mut f: impl FnMut(AccessKind, &Span, &Entry),
+    ) {
+        self.writes
+            .conflicting(owner, |s, e| f(AccessKind::Write, s, e));
+        if kind == AccessKind::Write {
+            self.reads
+                .conflicting(owner, |s, e| f(AccessKind::Read, s, e));
+        }
+    }
+
+    fn record(&mut self, owner: K, entry: &Entry) {
+        match entry.1.kind {
+            AccessKind::Read => self.reads.record(owner, entry),
+            AccessKind::Write => self.writes.record(owner, entry),
+        }
+    }
 }
 
 impl RaceTracker {
     pub fn new(groups: usize) -> Self {
         RaceTracker {
-            seen: HashMap::new(),
-            keep_history: groups > 1,
+            cross_group: groups > 1,
+            ..RaceTracker::default()
         }
     }
 
     /// Records an access to element `offset` (row-major) of instance `instance` of `array`
-    /// and returns the races it completes (at most one per earlier conflicting thread and
-    /// kind).
+    /// and returns the races it completes whose key was not reported before, in the order
+    /// of their earlier accesses.
     pub fn access(
         &mut self,
         array: ArrayId,
@@ -97,41 +254,62 @@ impl RaceTracker {
         index: &[usize],
         access: Access,
     ) -> Vec<Race> {
-        let entry = self.seen.entry((array, instance, offset)).or_default();
-        let mut races = Vec::new();
-        for earlier in entry.iter() {
-            if conflict(earlier, &access)
-                && !races.iter().any(|r: &Race| {
-                    r.first.thread == earlier.thread
-                        && r.first.kind == earlier.kind
-                        && r.first.span == earlier.span
-                })
-            {
-                races.push(Race {
+        let cross_group = self.cross_group;
+        let elem = self.seen.entry((array, instance, offset)).or_default();
+        let group = access.thread.group;
+        let same = elem
+            .same
+            .entry(group)
+            .or_insert_with(|| (access.epoch, Classes::default()));
+        if same.0 != access.epoch {
+            // The group passed a barrier: its older accesses never race with it again.
+            *same = (access.epoch, Classes::default());
+        }
+        // Per class (kind, statement) with a key not reported yet: its conflicting entries.
+        let reported = &self.reported;
+        let mut candidates: Vec<(AccessKind, Span, Entry)> = Vec::new();
+        let mut push = |kind: AccessKind, span: &Span, e: &Entry| {
+            let key = race_key(&e.1, &access);
+            if !reported.contains(&key) {
+                candidates.push((kind, span.clone(), e.clone()));
+            }
+        };
+        same.1.conflicting(access.thread, access.kind, &mut push);
+        if cross_group {
+            elem.cross.conflicting(group, access.kind, &mut push);
+        }
+        // The earliest entry per class, then in entry order.
+        candidates.sort_by_key(|(kind, span, e)| (*kind, span.start, span.end, e.0));
+        candidates.dedup_by(|b, a| a.0 == b.0 && a.1 == b.1);
+        candidates.sort_by_key(|c| c.2 .0);
+        let entry = (self.clock, access);
+        self.clock += 1;
+        let same = &mut elem.same.get_mut(&group).expect("just inserted").1;
+        same.record(entry.1.thread, &entry);
+        if cross_group {
+            elem.cross.record(group, &entry);
+        }
+        candidates
+            .into_iter()
+            .map(|(_, _, (_, first))| {
+                let race = Race {
                     array,
                     instance,
                     index: index.to_vec(),
-                    first: earlier.clone(),
-                    second: access.clone(),
-                });
-            }
-        }
-        if !entry.iter().any(|e| {
-            e.thread == access.thread
-                && e.kind == access.kind
-                && e.span == access.span
-                && e.epoch == access.epoch
-        }) {
-            entry.push(access);
-        }
-        races
+                    first,
+                    second: entry.1.clone(),
+                };
+                self.reported.insert(race.key());
+                race
+            })
+            .collect()
     }
 
-    /// K-BARRIER fired: with one work-group no earlier access can race any more. With
-    /// several groups sharing global arrays the history stays (cross-group accesses are never
-    /// ordered, and same-group ones are told apart by their epochs).
+    /// K-BARRIER fired. With one work-group no earlier access can race any more, so
+    /// everything is forgotten; with several, each group's summary is renewed lazily when
+    /// one of its threads accesses the element in a new epoch.
     pub fn barrier(&mut self) {
-        if !self.keep_history {
+        if !self.cross_group {
             self.seen.clear();
         }
     }

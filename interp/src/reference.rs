@@ -11,7 +11,11 @@
 //! chosen branch.
 //!
 //! Everything lives in `imbl` vectors and `Arc`s, so cloning a [`State`] is O(1) and
-//! states hash and compare structurally: exploration caches them.
+//! states hash and compare structurally: exploration caches them. Beside (σ_A, K) a state
+//! keeps what the schedulers ask at every step — the runnable threads, and per work-group
+//! how many threads are runnable or wait at a barrier — updated as threads change status,
+//! so that a step costs O(1) amortised in the number of threads. It is a function of K, and
+//! is left out of equality and hashing.
 //!
 //! K-BARRIER is the paper's MPI-style rule, per work-group: it fires when every thread of
 //! the group is at a barrier or has terminated and at least one is at a barrier. A barrier
@@ -138,12 +142,194 @@ struct Thread {
 }
 
 /// A kernel state (σ_A, K) with the barrier epoch of every work-group.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug)]
 pub struct State {
     /// One persistent vector per array instance, at `base[array] + instance`.
     arrays: imbl::Vector<imbl::Vector<Value>>,
     threads: imbl::Vector<Arc<Thread>>,
     epochs: imbl::Vector<u64>,
+    /// Derived from `threads`; shared until a thread changes status.
+    sched: Arc<Sched>,
+}
+
+/// Equality and hashing are structural on (σ_A, K) and the epochs; `sched` is a function
+/// of K.
+impl PartialEq for State {
+    fn eq(&self, other: &State) -> bool {
+        self.arrays == other.arrays && self.threads == other.threads && self.epochs == other.epochs
+    }
+}
+
+impl Eq for State {}
+
+impl std::hash::Hash for State {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.arrays.hash(h);
+        self.threads.hash(h);
+        self.epochs.hash(h);
+    }
+}
+
+/// Thread statuses, counted: what the schedulers and K-BARRIER need at every step.
+#[derive(Clone, Debug)]
+struct Sched {
+    runnable: Runnable,
+    /// Per work-group: runnable threads.
+    runnable_in: Vec<usize>,
+    /// Per work-group: threads whose next statement is `barrier`.
+    waiting_in: Vec<usize>,
+    terminated: usize,
+    /// Work-groups whose K-BARRIER is enabled.
+    ready: std::collections::BTreeSet<usize>,
+}
+
+impl Sched {
+    fn count(&mut self, group: usize, t: usize, status: ThreadStatus, delta: isize) {
+        let add = |n: &mut usize| *n = n.checked_add_signed(delta).expect("status count");
+        match status {
+            ThreadStatus::Runnable => {
+                add(&mut self.runnable_in[group]);
+                if delta > 0 {
+                    self.runnable.insert(t);
+                } else {
+                    self.runnable.remove(t);
+                }
+            }
+            ThreadStatus::AtBarrier => add(&mut self.waiting_in[group]),
+            ThreadStatus::Terminated => add(&mut self.terminated),
+        }
+        if self.runnable_in[group] == 0 && self.waiting_in[group] > 0 {
+            self.ready.insert(group);
+        } else {
+            self.ready.remove(&group);
+        }
+    }
+}
+
+/// The runnable threads (global indices) as an ordered set: a bit per thread and a Fenwick
+/// tree of the bits per 64-thread word, so that the lowest, the k-th and the next thread
+/// after a given one are found in O(log n), and a status change costs O(log n).
+#[derive(Clone, Debug)]
+pub struct Runnable {
+    words: Vec<u64>,
+    /// Fenwick tree (1-based) over the population counts of `words`.
+    tree: Vec<u32>,
+    len: usize,
+}
+
+impl Runnable {
+    fn new(threads: usize) -> Runnable {
+        let n = threads.div_ceil(64);
+        Runnable {
+            words: vec![0; n],
+            tree: vec![0; n + 1],
+            len: 0,
+        }
+    }
+
+    fn add(&mut self, word: usize, delta: i32) {
+        let mut i = word + 1;
+        while i < self.tree.len() {
+            self.tree[i] = self.tree[i].wrapping_add_signed(delta);
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    fn insert(&mut self, t: usize) {
+        let bit = 1u64 << (t % 64);
+        if self.words[t / 64] & bit == 0 {
+            self.words[t / 64] |= bit;
+            self.add(t / 64, 1);
+            self.len += 1;
+        }
+    }
+
+    fn remove(&mut self, t: usize) {
+        let bit = 1u64 << (t % 64);
+        if self.words[t / 64] & bit != 0 {
+            self.words[t / 64] &= !bit;
+            self.add(t / 64, -1);
+            self.len -= 1;
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn contains(&self, t: usize) -> bool {
+        self.words
+            .get(t / 64)
+            .is_some_and(|w| w & (1u64 << (t % 64)) != 0)
+    }
+
+    /// The `k`-th runnable thread in increasing order (0-based).
+    pub fn nth(&self, k: usize) -> Option<usize> {
+        if k >= self.len {
+            return None;
+        }
+        // Largest word prefix holding at most k threads.
+        let mut pos = 0;
+        let mut rest = k as u32;
+        let mut step = (self.tree.len() - 1).next_power_of_two();
+        while step > 0 {
+            let next = pos + step;
+            if next < self.tree.len() && self.tree[next] <= rest {
+                pos = next;
+                rest -= self.tree[next];
+            }
+            step /= 2;
+        }
+        let mut w = self.words[pos];
+        for _ in 0..rest {
+            w &= w - 1;
+        }
+        Some(pos * 64 + w.trailing_zeros() as usize)
+    }
+
+    /// The lowest runnable thread.
+    pub fn first(&self) -> Option<usize> {
+        self.nth(0)
+    }
+
+    /// The lowest runnable thread above `t`.
+    pub fn next_after(&self, t: usize) -> Option<usize> {
+        let u = t + 1;
+        let word = u / 64;
+        if word >= self.words.len() {
+            return None;
+        }
+        let mut below = 0;
+        let mut i = word;
+        while i > 0 {
+            below += self.tree[i] as usize;
+            i -= i & i.wrapping_neg();
+        }
+        below += (self.words[word] & ((1u64 << (u % 64)) - 1)).count_ones() as usize;
+        self.nth(below)
+    }
+
+    /// In increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words.iter().enumerate().flat_map(|(i, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let b = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    i * 64 + b
+                })
+            })
+        })
+    }
+
+    pub fn to_vec(&self) -> Vec<usize> {
+        self.iter().collect()
+    }
 }
 
 /// Where a thread stands.
@@ -178,34 +364,39 @@ impl State {
             frames: vec![(lang::core::Kernel::BODY, 0)],
         };
         normalise(launch, &mut start.frames);
+        let status = thread_status(launch, &start);
         let start = Arc::new(start);
+        let threads = launch.threads();
+        let mut sched = Sched {
+            runnable: Runnable::new(threads),
+            runnable_in: vec![0; launch.groups],
+            waiting_in: vec![0; launch.groups],
+            terminated: 0,
+            ready: Default::default(),
+        };
+        for t in 0..threads {
+            sched.count(t / launch.local_size, t, status, 1);
+        }
         State {
             arrays,
-            threads: (0..launch.threads()).map(|_| start.clone()).collect(),
+            threads: (0..threads).map(|_| start.clone()).collect(),
             epochs: (0..launch.groups).map(|_| 0).collect(),
+            sched: Arc::new(sched),
         }
     }
 
     pub fn status(&self, launch: &Launch, t: usize) -> ThreadStatus {
-        match self.threads[t].frames.last() {
-            None => ThreadStatus::Terminated,
-            Some(&(b, i)) => match launch.kernel.blocks[b][i].kind {
-                StmtKind::Barrier => ThreadStatus::AtBarrier,
-                _ => ThreadStatus::Runnable,
-            },
-        }
+        thread_status(launch, &self.threads[t])
     }
 
     /// Threads (global index `group * local_size + tid`) that can take a K-STEP, in order.
-    pub fn runnable(&self, launch: &Launch) -> Vec<usize> {
-        (0..self.threads.len())
-            .filter(|&t| self.status(launch, t) == ThreadStatus::Runnable)
-            .collect()
+    pub fn runnable(&self) -> &Runnable {
+        &self.sched.runnable
     }
 
     /// Whether every thread has terminated (a final state).
     pub fn is_final(&self) -> bool {
-        self.threads.iter().all(|t| t.frames.is_empty())
+        self.sched.terminated == self.threads.len()
     }
 
     pub fn epoch(&self, group: usize) -> u64 {
@@ -246,18 +437,18 @@ impl State {
 
     /// Fires K-BARRIER for `group` if it is enabled there.
     pub fn fire_barrier(&mut self, launch: &Launch, group: usize) -> Option<BarrierInfo> {
+        if !self.sched.ready.contains(&group) {
+            return None;
+        }
         let range = group * launch.local_size..(group + 1) * launch.local_size;
         let mut at = Vec::new();
         let mut terminated = 0;
         for t in range.clone() {
             match self.status(launch, t) {
-                ThreadStatus::Runnable => return None,
+                ThreadStatus::Runnable => unreachable!("an enabled barrier has no runnable thread"),
                 ThreadStatus::AtBarrier => at.push(t),
                 ThreadStatus::Terminated => terminated += 1,
             }
-        }
-        if at.is_empty() {
-            return None;
         }
         let places: std::collections::BTreeSet<_> = at
             .iter()
@@ -276,10 +467,16 @@ impl State {
         } else {
             None
         };
+        let sched = Arc::make_mut(&mut self.sched);
         for t in at {
             let th = Arc::make_mut(&mut self.threads[t]);
             th.frames.last_mut().expect("at a barrier").1 += 1;
             normalise(launch, &mut th.frames);
+            let status = thread_status(launch, th);
+            if status != ThreadStatus::AtBarrier {
+                sched.count(group, t, ThreadStatus::AtBarrier, -1);
+                sched.count(group, t, status, 1);
+            }
         }
         self.epochs[group] += 1;
         Some(BarrierInfo {
@@ -291,13 +488,22 @@ impl State {
 
     /// Fires every enabled barrier, in group order.
     pub fn fire_ready_barriers(&mut self, launch: &Launch) -> Vec<BarrierInfo> {
-        (0..launch.groups)
+        let ready: Vec<usize> = self.sched.ready.iter().copied().collect();
+        ready
+            .into_iter()
             .filter_map(|g| self.fire_barrier(launch, g))
             .collect()
     }
 
     /// K-STEP for thread `t` (which must be runnable): applies one sequential rule.
     pub fn step(&self, launch: &Launch, t: usize) -> Result<(State, StepInfo), Fault> {
+        let mut next = self.clone();
+        let info = next.step_in_place(launch, t)?;
+        Ok((next, info))
+    }
+
+    /// K-STEP in place; on a fault the state is unchanged.
+    pub fn step_in_place(&mut self, launch: &Launch, t: usize) -> Result<StepInfo, Fault> {
         let group = t / launch.local_size;
         let tid = ThreadId {
             group,
@@ -320,7 +526,8 @@ impl State {
             tid,
             reads: Vec::new(),
         };
-        let mut next = self.clone();
+        // The array update, applied once every evaluation has succeeded.
+        let mut store = None;
         let mut thread = (*self.threads[t]).clone();
         let mut info = StepInfo {
             thread: tid,
@@ -347,8 +554,8 @@ impl State {
                 let elem = env.elem(*array, &idx).map_err(fault)?;
                 let v = eval(value, &mut env).map_err(fault)?;
                 let slot = base(launch, *array) + elem.instance;
-                let old = next.arrays[slot][elem.offset].clone();
-                next.arrays[slot].set(elem.offset, v.clone());
+                let old = self.arrays[slot][elem.offset].clone();
+                store = Some((slot, elem.offset, v.clone()));
                 info.rule = Rule::SArray;
                 info.elem_change = Some((old, v));
                 info.write = Some(elem);
@@ -372,9 +579,28 @@ impl State {
             StmtKind::Barrier => unreachable!("a thread at a barrier is not runnable"),
         }
         info.reads = env.reads;
+        if let Some((slot, offset, v)) = store {
+            self.arrays[slot].set(offset, v);
+        }
         normalise(launch, &mut thread.frames);
-        next.threads.set(t, Arc::new(thread));
-        Ok((next, info))
+        let status = thread_status(launch, &thread);
+        self.threads.set(t, Arc::new(thread));
+        if status != ThreadStatus::Runnable {
+            let sched = Arc::make_mut(&mut self.sched);
+            sched.count(group, t, ThreadStatus::Runnable, -1);
+            sched.count(group, t, status, 1);
+        }
+        Ok(info)
+    }
+}
+
+fn thread_status(launch: &Launch, thread: &Thread) -> ThreadStatus {
+    match thread.frames.last() {
+        None => ThreadStatus::Terminated,
+        Some(&(b, i)) => match launch.kernel.blocks[b][i].kind {
+            StmtKind::Barrier => ThreadStatus::AtBarrier,
+            _ => ThreadStatus::Runnable,
+        },
     }
 }
 

@@ -28,7 +28,7 @@ fn rules_of(src: &str) -> Vec<Rule> {
             assert_eq!(b.group, 0);
             rules.push(Rule::KBarrier);
         }
-        if s.runnable(&l).is_empty() {
+        if s.runnable().is_empty() {
             return rules;
         }
         let (next, info) = s.step(&l, 0).expect("no fault");
@@ -134,10 +134,10 @@ fn k_step_interleaves_threads() {
     // K-STEP lets any runnable thread move: thread 1 can write before thread 0.
     let l = launch("kernel k(local int a[2]) { a[tid] = tid + 1; }", 1, 2);
     let s = State::initial(&l);
-    assert_eq!(s.runnable(&l), vec![0, 1]);
+    assert_eq!(s.runnable().to_vec(), vec![0, 1]);
     let (s, info) = s.step(&l, 1).unwrap();
     assert_eq!(info.thread.local, 1);
-    assert_eq!(s.runnable(&l), vec![0]);
+    assert_eq!(s.runnable().to_vec(), vec![0]);
     let (s, _) = s.step(&l, 0).unwrap();
     assert!(s.is_final());
     assert_eq!(ints(&l, &s.memory(&l), "a"), vec![1, 2]);
@@ -154,11 +154,11 @@ fn k_barrier_waits_for_every_thread_of_the_group() {
     s = s.step(&l, 0).unwrap().0;
     // Thread 0 waits; the barrier is not enabled while thread 1 can still step.
     assert!(s.fire_barrier(&l, 0).is_none());
-    assert_eq!(s.runnable(&l), vec![1]);
+    assert_eq!(s.runnable().to_vec(), vec![1]);
     s = s.step(&l, 1).unwrap().0;
     let b = s.fire_barrier(&l, 0).expect("K-BARRIER enabled");
     assert_eq!((b.group, b.epoch, b.divergence), (0, 1, None));
-    assert_eq!(s.runnable(&l), vec![0, 1]);
+    assert_eq!(s.runnable().to_vec(), vec![0, 1]);
 }
 
 #[test]
@@ -292,7 +292,7 @@ fn a_race_is_found_in_any_schedule_that_has_it() {
                 rng = rng
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
-                Some(r[(rng >> 33) as usize % r.len()])
+                r.nth((rng >> 33) as usize % r.len())
             },
             &mut Quiet,
         );

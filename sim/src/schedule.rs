@@ -2,71 +2,12 @@
 //! schedulers that produce them.
 
 use interp::exec::{self, Observer, Outcome};
-use interp::reference::State;
+use interp::reference::{Runnable, State};
 use interp::Launch;
 use rand::{RngExt, SeedableRng};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// A recorded schedule: `runs[k] = (thread, count)` means `count` consecutive K-STEPs of the
-/// thread with global index `thread` (`group * local_size + tid`). Barriers are not part of
-/// it: they fire as soon as they are enabled.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Schedule {
-    pub runs: Vec<(usize, u64)>,
-}
-
-impl Schedule {
-    pub fn from_choices(choices: &[usize]) -> Schedule {
-        let mut runs: Vec<(usize, u64)> = Vec::new();
-        for &t in choices {
-            match runs.last_mut() {
-                Some((last, n)) if *last == t => *n += 1,
-                _ => runs.push((t, 1)),
-            }
-        }
-        Schedule { runs }
-    }
-
-    pub fn choices(&self) -> impl Iterator<Item = usize> + '_ {
-        self.runs
-            .iter()
-            .flat_map(|&(t, n)| std::iter::repeat_n(t, n as usize))
-    }
-
-    /// Number of steps (saturating: a schedule read from a file may claim more than
-    /// 2^64 − 1; [`Schedule::check`] refuses it).
-    pub fn len(&self) -> u64 {
-        self.runs.iter().fold(0u64, |n, r| n.saturating_add(r.1))
-    }
-
-    /// Checks a schedule read from a file against a launch of `threads` threads: it is not
-    /// empty, names only threads of the launch, has no run of 0 steps, and its number of
-    /// steps fits in 64 bits. Returns that number.
-    pub fn check(&self, threads: usize) -> Result<u64, String> {
-        if self.runs.is_empty() {
-            return Err("the schedule is empty".into());
-        }
-        let mut steps = 0u64;
-        for (k, &(t, n)) in self.runs.iter().enumerate() {
-            if t >= threads {
-                return Err(format!(
-                    "run {k} names thread {t}, but the launch has only {threads} threads (0..{threads})"
-                ));
-            }
-            if n == 0 {
-                return Err(format!("run {k} (thread {t}) has 0 steps"));
-            }
-            steps = steps
-                .checked_add(n)
-                .ok_or_else(|| "the schedule has more than 2^64 - 1 steps".to_string())?;
-        }
-        Ok(steps)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.runs.is_empty()
-    }
-}
+pub use interp::exec::Schedule;
 
 /// How a single run picks the next thread.
 #[derive(Clone, Debug)]
@@ -99,18 +40,15 @@ pub fn run(
     obs: &mut dyn Observer,
 ) -> (Outcome, Option<Infeasible>) {
     match scheduler {
-        Scheduler::Canonical => (exec::run(launch, |_, r| Some(r[0]), obs), None),
+        Scheduler::Canonical => (exec::run(launch, |_, r| r.first(), obs), None),
         Scheduler::RoundRobin => {
             let mut last: Option<usize> = None;
             let out = exec::run(
                 launch,
                 |_, r| {
-                    let next = match last {
-                        None => r[0],
-                        Some(l) => r.iter().copied().find(|&t| t > l).unwrap_or(r[0]),
-                    };
-                    last = Some(next);
-                    Some(next)
+                    let next = last.and_then(|l| r.next_after(l)).or_else(|| r.first());
+                    last = next;
+                    next
                 },
                 obs,
             );
@@ -118,7 +56,7 @@ pub fn run(
         }
         Scheduler::Random { seed } => {
             let mut rng = rand::rngs::StdRng::seed_from_u64(*seed);
-            let out = exec::run(launch, |_, r| Some(r[rng.random_range(0..r.len())]), obs);
+            let out = exec::run(launch, |_, r| r.nth(rng.random_range(0..r.len())), obs);
             (out, None)
         }
         Scheduler::Replay(schedule) => replay(launch, schedule, obs),
@@ -135,7 +73,7 @@ fn replay(
     let mut infeasible = None;
     let out = exec::run(
         launch,
-        |state: &State, runnable: &[usize]| {
+        |state: &State, runnable: &Runnable| {
             let Some(t) = choices.next() else {
                 infeasible = Some(Infeasible {
                     step,
@@ -147,7 +85,7 @@ fn replay(
                 });
                 return None;
             };
-            if !runnable.contains(&t) {
+            if !runnable.contains(t) {
                 let why = if t >= launch.threads() {
                     format!("the launch has only {} threads", launch.threads())
                 } else {
@@ -174,7 +112,7 @@ fn replay(
     (out, infeasible)
 }
 
-fn short_list(items: &[usize]) -> String {
+fn short_list(items: &Runnable) -> String {
     let shown: Vec<String> = items.iter().take(8).map(|t| t.to_string()).collect();
     if items.len() > 8 {
         format!("{}, ...", shown.join(", "))

@@ -3,7 +3,7 @@
 use super::common::*;
 use clap::{Args, ValueEnum};
 use interp::exec::{Observer, Outcome, Quiet};
-use interp::reference::{BarrierInfo, State, StepInfo};
+use interp::reference::{BarrierInfo, StepInfo};
 use interp::{Launch, Race};
 use serde_json::json;
 use sim::{Infeasible, Schedule, Scheduler};
@@ -177,7 +177,7 @@ fn fast_outcome(launch: &Launch, jobs: usize) -> Result<Outcome, Failure> {
         fault: out.fault,
         divergences: out.divergences,
         steps: out.steps,
-        choices: Vec::new(),
+        schedule: Schedule::default(),
         stopped: false,
     })
 }
@@ -296,7 +296,7 @@ pub fn outcome_json(
         "launch": launch_json(launch),
         "scheduler": schedule,
         "steps": out.steps,
-        "schedule": Schedule::from_choices(&out.choices),
+        "schedule": out.schedule,
         "arrays": arrays,
         "races": out.races.iter().map(|r| race_json(launch, r)).collect::<Vec<_>>(),
         "fault": out.fault,
@@ -383,7 +383,7 @@ impl<'a> Tracer<'a> {
 }
 
 impl Observer for Tracer<'_> {
-    fn step(&mut self, _before: &State, info: &StepInfo) {
+    fn step(&mut self, info: &StepInfo) {
         let k = &self.launch.kernel;
         let change = if let Some((v, old, new)) = &info.var_change {
             format!("{}: {old} -> {new}", k.vars[*v].name)

@@ -330,7 +330,14 @@ impl<'a> Engine<'a> {
                             break;
                         }
                         epoch += 1;
-                        if let Some(d) = divergence(&cur, s, g, at_barrier) {
+                        // As the reference semantics: the first firing of each distinct
+                        // divergence (a barrier in a loop may diverge at every iteration).
+                        let d = divergence(&cur, s, g, at_barrier).filter(|d| {
+                            !divergences
+                                .iter()
+                                .any(|b: &BarrierInfo| b.divergence.as_ref() == Some(d))
+                        });
+                        if let Some(d) = d {
                             divergences.push(BarrierInfo {
                                 group: g,
                                 epoch,

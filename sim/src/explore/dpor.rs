@@ -90,6 +90,7 @@
 //! barrier edges in HB, and there is no state caching.
 
 use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
+use crate::schedule::Schedule;
 use interp::fault::{Fault, FaultKind};
 use interp::race::{conflict, Access, AccessKind, Race};
 use interp::reference::{Elem, State};
@@ -112,7 +113,8 @@ fn key(e: &Elem) -> ElemKey {
 #[derive(Clone, Debug)]
 struct Acc {
     reads: Vec<Elem>,
-    write: Option<Elem>,
+    /// Boxed: most steps write nothing, and every event of the path keeps its `Acc`.
+    write: Option<Box<Elem>>,
     /// A faulting step: dependent with everything.
     fault: bool,
 }
@@ -122,7 +124,7 @@ impl Acc {
         if self.fault || other.fault {
             return true;
         }
-        let hits = |w: &Option<Elem>, o: &Acc| {
+        let hits = |w: &Option<Box<Elem>>, o: &Acc| {
             w.as_ref().is_some_and(|w| {
                 let k = key(w);
                 o.reads.iter().any(|r| key(r) == k) || o.write.as_ref().is_some_and(|x| key(x) == k)
@@ -157,31 +159,44 @@ struct Entry {
     hit_bound: bool,
 }
 
+/// A node of the current execution. The path is as long as the execution, so a node keeps
+/// its event (needed by the race analysis of every later step of its segment) inline and
+/// small, and what is needed only to explore other threads from it in `open`, dropped once
+/// no other thread can be explored from it (see `execute`).
 struct Node {
-    state: State,
     /// Index of the first node of this node's segment.
     seg: usize,
+    open: Option<Box<Open>>,
+    event: Option<Event>,
+    /// Set on segment roots: what is learnt about the future of their state.
+    root: Option<Box<Entry>>,
+}
+
+/// What a node needs while threads may still be explored from it.
+struct Open {
+    /// The state at this node and the per-thread vector clocks before its event. Kept on
+    /// the top node, segment roots and every [`CHECKPOINT`]-th node; elsewhere dropped once
+    /// a child is pushed and rebuilt by replaying the path's events when another thread is
+    /// explored from the node (see `restore`).
+    here: Option<Box<(State, imbl::Vector<Clock>)>>,
     enabled: Vec<usize>,
     backtrack: Vec<usize>,
     done: Vec<usize>,
     sleep: Vec<Sleeper>,
-    /// Per-thread vector clocks before the event of this node.
-    clocks: imbl::Vector<Clock>,
-    event: Option<Event>,
-    /// Set on segment roots: what is learnt about the future of `state`.
-    root: Option<Entry>,
 }
+
+/// Every this many nodes the path keeps a state and clocks to replay from: the memory of a
+/// state per step traded for at most this many replayed steps per backtrack.
+const CHECKPOINT: usize = 64;
 
 struct Dpor<'a, 'p> {
     launch: &'a Launch,
     cfg: &'a Config<'a>,
     col: Collector<'a>,
     path: Vec<Node>,
-    choices: Vec<usize>,
+    choices: Schedule,
     /// Per element: the events (node index, writes?) of the path that accessed it.
     index: HashMap<ElemKey, Vec<(usize, bool)>>,
-    /// Node indices of the events of the path.
-    all_events: Vec<usize>,
     cache: HashMap<State, Entry>,
     caching: bool,
     zero: Clock,
@@ -200,9 +215,8 @@ pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>
         cfg,
         col: Collector::new(Mode::Exhaustive, cfg),
         path: Vec::new(),
-        choices: Vec::new(),
+        choices: Schedule::default(),
         index: HashMap::new(),
-        all_events: Vec::new(),
         cache: HashMap::new(),
         caching: launch.groups == 1,
         zero: vec![0u32; threads].into(),
@@ -214,12 +228,13 @@ pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>
     let mut state = State::initial(launch);
     for b in super::fire_all(&mut state, launch) {
         if let Some(m) = &b.divergence {
-            d.col.divergence(m, &[]);
+            d.col.divergence(m, &Schedule::default());
         }
     }
     d.col.summary.states = 1;
     if state.is_final() {
-        d.col.final_store(state.memory(launch), &[]);
+        d.col
+            .final_store(state.memory(launch), &Schedule::default());
         d.col.summary.complete = 1;
         return d.col.finish(Verdict::Exhaustive);
     }
@@ -259,18 +274,39 @@ impl Dpor<'_, '_> {
         clocks: imbl::Vector<Clock>,
         root: Option<Entry>,
     ) {
-        let enabled = state.runnable(self.launch);
+        let enabled = state.runnable().to_vec();
         self.path.push(Node {
-            state,
             seg,
-            enabled,
-            backtrack: Vec::new(),
-            done: Vec::new(),
-            sleep,
-            clocks,
+            open: Some(Box::new(Open {
+                here: Some(Box::new((state, clocks))),
+                enabled,
+                backtrack: Vec::new(),
+                done: Vec::new(),
+                sleep,
+            })),
             event: None,
-            root,
+            root: root.map(Box::new),
         });
+    }
+
+    /// The explorable part of node `i` (the top node always has it).
+    fn open(&self, i: usize) -> &Open {
+        self.path[i].open.as_deref().expect("an explorable node")
+    }
+
+    fn open_mut(&mut self, i: usize) -> &mut Open {
+        self.path[i]
+            .open
+            .as_deref_mut()
+            .expect("an explorable node")
+    }
+
+    /// Node `i` is explorable and nothing has been explored from it yet.
+    fn fresh(&self, i: usize) -> bool {
+        self.path[i]
+            .open
+            .as_ref()
+            .is_some_and(|o| o.done.is_empty())
     }
 
     /// A complete execution (or a pruned one standing for a known future) ended with
@@ -311,13 +347,13 @@ impl Dpor<'_, '_> {
             if self.path[top].event.is_some() {
                 self.undo(top);
             }
-            if self.path[top].done.is_empty() && top as u64 >= self.launch.max_steps {
+            if self.fresh(top) && top as u64 >= self.launch.max_steps {
                 self.bound_leaf(top);
                 self.pop();
                 continue;
             }
             let Some(p) = self.next_choice(top) else {
-                if self.path[top].done.is_empty() {
+                if self.fresh(top) {
                     // Every enabled thread is asleep: redundant.
                     self.col.summary.pruned += 1;
                     self.col.summary.sleep_blocked += 1;
@@ -326,7 +362,7 @@ impl Dpor<'_, '_> {
                 self.pop();
                 continue;
             };
-            if !self.path[top].done.is_empty() || top == 0 {
+            if !self.fresh(top) || top == 0 {
                 // A new execution starts here: check the bounds first.
                 if self.stop.is_none() {
                     if let Some(m) = self.cfg.max_executions {
@@ -358,20 +394,17 @@ impl Dpor<'_, '_> {
 
     /// The next thread to explore at node `i`, if any (recorded in its backtrack set).
     fn next_choice(&mut self, i: usize) -> Option<usize> {
-        let node = &self.path[i];
+        let seg = self.path[i].seg;
+        let node = self.path[i].open.as_deref()?;
         let asleep = |t: usize| node.sleep.iter().any(|s| s.thread == t);
         if node.done.is_empty() && node.backtrack.is_empty() {
             // Fresh node: keep running the previous thread if possible, else the lowest.
-            let prev = if node.seg < i {
-                self.choices.last().copied()
-            } else {
-                None
-            };
+            let prev = if seg < i { self.choices.last() } else { None };
             let pick = prev
                 .filter(|t| node.enabled.contains(t) && !asleep(*t))
                 .or_else(|| node.enabled.iter().copied().find(|&t| !asleep(t)));
             if let Some(p) = pick {
-                self.path[i].backtrack.push(p);
+                self.open_mut(i).backtrack.push(p);
             }
             return pick;
         }
@@ -385,10 +418,13 @@ impl Dpor<'_, '_> {
         let node = self.path.pop().expect("node");
         if let (Some(e), true) = (node.root, self.caching) {
             self.cache.insert(
-                node.state,
+                node.open
+                    .and_then(|o| o.here)
+                    .expect("a segment root keeps its state")
+                    .0,
                 Entry {
                     on_path: false,
-                    ..e
+                    ..*e
                 },
             );
         }
@@ -398,7 +434,6 @@ impl Dpor<'_, '_> {
         let ev = self.path[i].event.take().expect("event");
         self.choices.pop();
         if !ev.acc.fault {
-            self.all_events.pop();
             for (e, _) in accesses(&ev.acc) {
                 let v = self.index.get_mut(&key(e)).expect("indexed");
                 while v.last().is_some_and(|&(j, _)| j == i) {
@@ -406,12 +441,13 @@ impl Dpor<'_, '_> {
                 }
             }
         }
-        let node = &mut self.path[i];
-        node.done.push(ev.thread);
-        node.sleep.push(Sleeper {
-            thread: ev.thread,
-            acc: ev.acc,
-        });
+        if let Some(node) = self.path[i].open.as_deref_mut() {
+            node.done.push(ev.thread);
+            node.sleep.push(Sleeper {
+                thread: ev.thread,
+                acc: ev.acc,
+            });
+        }
     }
 
     /// Events of the segment of node `i` dependent with a step `acc` of thread `p` there.
@@ -419,10 +455,8 @@ impl Dpor<'_, '_> {
         let seg = self.path[i].seg;
         let mut d: Vec<usize> = Vec::new();
         if acc.fault {
-            for &j in self.all_events.iter().rev() {
-                if j < seg {
-                    break;
-                }
+            // Every node of the segment below `i` holds an event (a fault is always a leaf).
+            for j in (seg..i).rev() {
                 if self.event(j).thread != p {
                     d.push(j);
                 }
@@ -459,7 +493,7 @@ impl Dpor<'_, '_> {
     /// dependent events and vector clock.
     fn analyse(&mut self, i: usize, p: usize, acc: &Acc) -> (Vec<usize>, Clock) {
         let d = self.dependent_events(i, p, acc);
-        let before = self.path[i].clocks[p].clone();
+        let before = self.here(i).1[p].clone();
         let mut clock: Vec<u32> = before.to_vec();
         clock[p] += 1;
         for &j in &d {
@@ -520,7 +554,11 @@ impl Dpor<'_, '_> {
                 initials.push(t);
             }
         }
-        let node = &mut self.path[j];
+        let Some(node) = self.path[j].open.as_deref_mut() else {
+            // Closed: its only enabled thread has been explored, and backtrack points are
+            // enabled threads.
+            return;
+        };
         initials.retain(|t| node.enabled.contains(t));
         if initials.iter().any(|t| node.backtrack.contains(t)) {
             return;
@@ -543,9 +581,41 @@ impl Dpor<'_, '_> {
         }
     }
 
+    /// The state and clocks of node `i`, which must be explorable and hold them.
+    fn here(&self, i: usize) -> &(State, imbl::Vector<Clock>) {
+        self.open(i).here.as_ref().expect("a restored node")
+    }
+
+    /// Rebuilds the state and clocks of node `i` if they were dropped: replays the events
+    /// of the path from the nearest node below that kept them (at most the segment root).
+    fn restore(&mut self, i: usize) {
+        if self.open(i).here.is_some() {
+            return;
+        }
+        let launch = self.launch;
+        let from = (0..i)
+            .rev()
+            .find(|&k| self.path[k].open.as_ref().is_some_and(|o| o.here.is_some()))
+            .expect("the segment root keeps its state");
+        let (mut state, mut clocks) = self.here(from).clone();
+        for k in from..i {
+            let ev = self.event(k);
+            let (mut next, _) = state
+                .step(launch, ev.thread)
+                .expect("a replayed step does what it did");
+            clocks.set(ev.thread, ev.clock.clone());
+            for b in super::fire_all(&mut next, launch) {
+                barrier_clocks(launch, &mut clocks, b.group);
+            }
+            state = next;
+        }
+        self.open_mut(i).here = Some(Box::new((state, clocks)));
+    }
+
     fn execute(&mut self, i: usize, p: usize) {
         let launch = self.launch;
-        let state = self.path[i].state.clone();
+        self.restore(i);
+        let state = self.here(i).0.clone();
         let group = p / launch.local_size;
         let epoch = state.epoch(group);
         self.col.summary.steps += 1;
@@ -559,19 +629,20 @@ impl Dpor<'_, '_> {
                 let (_, clock) = self.analyse(i, p, &acc);
                 self.choices.push(p);
                 // Nothing follows a fault: every other enabled thread is an alternative.
-                let others: Vec<usize> = self.path[i]
+                let others: Vec<usize> = self
+                    .open(i)
                     .enabled
                     .iter()
                     .copied()
                     .filter(|&t| t != p)
                     .collect();
-                let node = &mut self.path[i];
+                let node = self.open_mut(i);
                 for t in others {
                     if !node.backtrack.contains(&t) {
                         node.backtrack.push(t);
                     }
                 }
-                node.event = Some(Event {
+                self.path[i].event = Some(Event {
                     thread: p,
                     acc,
                     span: fault.span.clone().unwrap_or(0..0),
@@ -584,7 +655,7 @@ impl Dpor<'_, '_> {
             Ok((mut next, info)) => {
                 let acc = Acc {
                     reads: info.reads,
-                    write: info.write,
+                    write: info.write.map(Box::new),
                     fault: false,
                 };
                 let (d, clock) = self.analyse(i, p, &acc);
@@ -636,9 +707,9 @@ impl Dpor<'_, '_> {
                         v.push((i, kind == AccessKind::Write));
                     }
                 }
-                self.all_events.push(i);
                 // The child's sleep set: sleeping threads independent of this event.
-                let sleep: Vec<Sleeper> = self.path[i]
+                let sleep: Vec<Sleeper> = self
+                    .open(i)
                     .sleep
                     .iter()
                     .filter(|s| s.thread != p && !s.acc.dependent(&ev.acc))
@@ -647,7 +718,16 @@ impl Dpor<'_, '_> {
                         acc: s.acc.clone(),
                     })
                     .collect();
-                let mut clocks = self.path[i].clocks.clone();
+                let mut clocks = if self.path[i].root.is_some() || i.is_multiple_of(CHECKPOINT) {
+                    self.here(i).1.clone()
+                } else if self.open(i).enabled.len() == 1 {
+                    // No other thread can be explored from this node (backtrack points are
+                    // enabled threads): only its event is kept.
+                    let open = self.path[i].open.take().expect("an explorable node");
+                    open.here.expect("a restored node").1
+                } else {
+                    self.open_mut(i).here.take().expect("a restored node").1
+                };
                 clocks.set(p, clock);
                 self.path[i].event = Some(ev);
                 let seg = self.path[i].seg;
@@ -656,18 +736,7 @@ impl Dpor<'_, '_> {
                     if let Some(m) = &b.divergence {
                         self.col.divergence(m, &self.choices);
                     }
-                    // HB: every step of the group before the barrier precedes every one after.
-                    let range = b.group * launch.local_size..(b.group + 1) * launch.local_size;
-                    let mut join: Vec<u32> = vec![0; launch.threads()];
-                    for t in range.clone() {
-                        for (c, x) in join.iter_mut().zip(clocks[t].iter()) {
-                            *c = (*c).max(*x);
-                        }
-                    }
-                    let join: Clock = join.into();
-                    for t in range {
-                        clocks.set(t, join.clone());
-                    }
+                    barrier_clocks(launch, &mut clocks, b.group);
                 }
                 let steps = i as u64 + 1;
                 if next.is_final() {
@@ -732,11 +801,11 @@ impl Dpor<'_, '_> {
     /// that only touch their own data are not: spinning threads do not multiply the
     /// executions.
     fn bound_leaf(&mut self, i: usize) {
-        let state = self.path[i].state.clone();
+        let state = self.here(i).0.clone();
         // Per element: the threads whose solo run touched it, and whether one wrote it.
         let mut touched: HashMap<ElemKey, (Vec<usize>, bool)> = HashMap::new();
         let mut waiting: Vec<usize> = Vec::new();
-        for t in self.path[i].enabled.clone() {
+        for t in self.open(i).enabled.clone() {
             let mut s = state.clone();
             for n in 0..SOLO_STEPS {
                 if (n as u64).is_multiple_of(super::CHECK_EVERY) && self.col.stop_reason().is_some()
@@ -750,7 +819,7 @@ impl Dpor<'_, '_> {
                     Ok((next, info)) => {
                         let acc = Acc {
                             reads: info.reads,
-                            write: info.write,
+                            write: info.write.map(Box::new),
                             fault: false,
                         };
                         for (e, kind) in accesses(&acc) {
@@ -811,17 +880,42 @@ impl Dpor<'_, '_> {
         }
         let seg = self.path[i].seg;
         let mut last: HashMap<usize, usize> = HashMap::new();
-        for &j in self.all_events.iter().rev().take_while(|&&j| j >= seg) {
+        // Every node of the segment below the cut holds an event.
+        for j in (seg..i).rev() {
             last.entry(self.event(j).thread).or_insert(j);
         }
         for &t in waiting {
             let from = last.get(&t).map_or(seg, |&j| j + 1);
-            if let Some(k) = (from..i).find(|&k| self.path[k].enabled.contains(&t)) {
-                if !self.path[k].backtrack.contains(&t) {
-                    self.path[k].backtrack.push(t);
+            // A node whose explorable part was dropped had one enabled thread, which ran
+            // there: not `t`, whose last event is before `from`.
+            let k = (from..i).find(|&k| {
+                self.path[k]
+                    .open
+                    .as_deref()
+                    .is_some_and(|o| o.enabled.contains(&t))
+            });
+            if let Some(k) = k {
+                let open = self.open_mut(k);
+                if !open.backtrack.contains(&t) {
+                    open.backtrack.push(t);
                 }
             }
         }
+    }
+}
+
+/// HB at a K-BARRIER of `group`: every step of the group before it precedes every one after.
+fn barrier_clocks(launch: &Launch, clocks: &mut imbl::Vector<Clock>, group: usize) {
+    let range = group * launch.local_size..(group + 1) * launch.local_size;
+    let mut join: Vec<u32> = vec![0; launch.threads()];
+    for t in range.clone() {
+        for (c, x) in join.iter_mut().zip(clocks[t].iter()) {
+            *c = (*c).max(*x);
+        }
+    }
+    let join: Clock = join.into();
+    for t in range {
+        clocks.set(t, join.clone());
     }
 }
 
@@ -829,7 +923,7 @@ fn accesses(acc: &Acc) -> impl Iterator<Item = (&Elem, AccessKind)> {
     acc.reads
         .iter()
         .map(|e| (e, AccessKind::Read))
-        .chain(acc.write.iter().map(|e| (e, AccessKind::Write)))
+        .chain(acc.write.iter().map(|e| (&**e, AccessKind::Write)))
 }
 
 fn access(launch: &Launch, ev: &Event, kind: AccessKind, step: u64) -> Access {

@@ -379,21 +379,21 @@ impl<'a> Collector<'a> {
         });
     }
 
-    pub fn race(&mut self, race: Race, choices: &[usize]) {
+    pub fn race(&mut self, race: Race, choices: &Schedule) {
         let key = race.key();
         match self.races.get(&key) {
             Some(&i) => {
                 let r = &mut self.summary.races[i];
-                if (choices.len() as u64) < r.schedule.len() {
+                if choices.len() < r.schedule.len() {
                     r.race = race;
-                    r.schedule = Schedule::from_choices(choices);
+                    r.schedule = choices.clone();
                 }
             }
             None => {
                 self.races.insert(key, self.summary.races.len());
                 let found = FoundRace {
                     race,
-                    schedule: Schedule::from_choices(choices),
+                    schedule: choices.clone(),
                 };
                 if let Some(f) = self.on_race {
                     f(&found);
@@ -403,8 +403,8 @@ impl<'a> Collector<'a> {
         }
     }
 
-    pub fn final_store(&mut self, memory: Memory, choices: &[usize]) {
-        self.final_store_n(memory, 1, || Schedule::from_choices(choices));
+    pub fn final_store(&mut self, memory: Memory, choices: &Schedule) {
+        self.final_store_n(memory, 1, || choices.clone());
     }
 
     fn final_store_n(&mut self, memory: Memory, n: u64, schedule: impl FnOnce() -> Schedule) {
@@ -423,7 +423,7 @@ impl<'a> Collector<'a> {
     }
 
     /// A runtime fault (or the step bound) ended an execution.
-    pub fn fault(&mut self, fault: Fault, choices: &[usize]) {
+    pub fn fault(&mut self, fault: Fault, choices: &Schedule) {
         if let FaultKind::StepBound { .. } = fault.kind {
             self.non_terminating(choices);
             return;
@@ -433,8 +433,8 @@ impl<'a> Collector<'a> {
             Some(&i) => {
                 let f = &mut self.summary.faults[i];
                 f.count += 1;
-                if (choices.len() as u64) < f.schedule.len() {
-                    f.schedule = Schedule::from_choices(choices);
+                if choices.len() < f.schedule.len() {
+                    f.schedule = choices.clone();
                     f.fault = fault;
                 }
             }
@@ -443,30 +443,30 @@ impl<'a> Collector<'a> {
                 self.summary.faults.push(FoundFault {
                     fault,
                     count: 1,
-                    schedule: Schedule::from_choices(choices),
+                    schedule: choices.clone(),
                 });
             }
         }
     }
 
-    pub fn non_terminating(&mut self, choices: &[usize]) {
+    pub fn non_terminating(&mut self, choices: &Schedule) {
         let s = &mut self.summary;
         s.non_terminating += 1;
         if s.non_terminating_schedule
             .as_ref()
-            .is_none_or(|old| (choices.len() as u64) < old.len())
+            .is_none_or(|old| choices.len() < old.len())
         {
-            s.non_terminating_schedule = Some(Schedule::from_choices(choices));
+            s.non_terminating_schedule = Some(choices.clone());
         }
     }
 
-    pub fn divergence(&mut self, message: &str, choices: &[usize]) {
+    pub fn divergence(&mut self, message: &str, choices: &Schedule) {
         if !self.divergences.contains_key(message) {
             self.divergences
                 .insert(message.to_string(), self.summary.divergences.len());
             self.summary.divergences.push(FoundDivergence {
                 message: message.to_string(),
-                schedule: Schedule::from_choices(choices),
+                schedule: choices.clone(),
             });
         }
     }
@@ -483,17 +483,17 @@ impl<'a> Collector<'a> {
         }
         for d in &out.divergences {
             if let Some(m) = &d.divergence {
-                self.divergence(m, &out.choices);
+                self.divergence(m, &out.schedule);
             }
         }
         for race in out.races {
             // The schedule up to the step that completed the race.
-            let upto = (race.second.step as usize + 1).min(out.choices.len());
-            self.race(race, &out.choices[..upto]);
+            let upto = out.schedule.prefix(race.second.step + 1);
+            self.race(race, &upto);
         }
         match out.fault {
-            Some(f) => self.fault(f, &out.choices),
-            None if !out.stopped => self.final_store(out.memory, &out.choices),
+            Some(f) => self.fault(f, &out.schedule),
+            None if !out.stopped => self.final_store(out.memory, &out.schedule),
             None => {}
         }
     }

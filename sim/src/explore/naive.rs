@@ -5,6 +5,7 @@
 //! complete: it is the oracle that [`super::exhaustive`] is tested against.
 
 use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
+use crate::schedule::Schedule;
 use interp::fault::{Fault, FaultKind};
 use interp::race::{AccessKind, RaceTracker};
 use interp::reference::State;
@@ -14,7 +15,9 @@ struct Naive<'a, 'p> {
     launch: &'a Launch,
     cfg: &'a Config<'a>,
     col: Collector<'a>,
-    choices: Vec<usize>,
+    choices: Schedule,
+    /// Steps in `choices`.
+    depth: u64,
     stop: Option<Incomplete>,
     progress: Option<ProgressFn<'p>>,
     ticks: u64,
@@ -26,7 +29,8 @@ pub fn naive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) ->
         launch,
         cfg,
         col: Collector::new(Mode::Naive, cfg),
-        choices: Vec::new(),
+        choices: Schedule::default(),
+        depth: 0,
         stop: None,
         progress,
         ticks: 0,
@@ -56,7 +60,7 @@ impl Naive<'_, '_> {
     fn leaf_done(&mut self) {
         let s = &mut self.col.summary;
         s.complete += 1;
-        s.longest = s.longest.max(self.choices.len() as u64);
+        s.longest = s.longest.max(self.depth);
         if self.stop.is_none() {
             if let Some(m) = self.cfg.max_executions {
                 if s.complete >= m {
@@ -80,14 +84,14 @@ impl Naive<'_, '_> {
     }
 
     fn dfs(&mut self, state: State, tracker: RaceTracker) {
-        let runnable = state.runnable(self.launch);
+        let runnable = state.runnable().to_vec();
         if runnable.is_empty() {
             self.col
                 .final_store(state.memory(self.launch), &self.choices);
             self.leaf_done();
             return;
         }
-        if self.choices.len() as u64 >= self.launch.max_steps {
+        if self.depth >= self.launch.max_steps {
             self.col.fault(
                 Fault {
                     kind: FaultKind::StepBound {
@@ -109,6 +113,7 @@ impl Naive<'_, '_> {
             self.col.summary.steps += 1;
             self.look_at_deadline();
             self.choices.push(t);
+            self.depth += 1;
             match state.step(self.launch, t) {
                 Err(f) => {
                     self.col.fault(f, &self.choices);
@@ -117,7 +122,7 @@ impl Naive<'_, '_> {
                 Ok((mut next, info)) => {
                     let mut tr = tracker.clone();
                     let epoch = state.epoch(info.thread.group);
-                    let step = self.choices.len() as u64 - 1;
+                    let step = self.depth - 1;
                     for (e, a) in info.accesses(step, epoch) {
                         for race in tr.access(e.array, e.instance, e.offset, &e.index, a) {
                             self.col.race(race, &self.choices);
@@ -128,6 +133,7 @@ impl Naive<'_, '_> {
                 }
             }
             self.choices.pop();
+            self.depth -= 1;
         }
     }
 }
@@ -155,7 +161,8 @@ pub fn enumerate(launch: &Launch, cfg: &Config) -> Summary {
         launch,
         cfg,
         col: Collector::new(Mode::Naive, cfg),
-        choices: Vec::new(),
+        choices: Schedule::default(),
+        depth: 0,
         stop: None,
         progress: None,
         ticks: 0,
@@ -184,13 +191,13 @@ fn enum_dfs(
         n.col.summary.pruned += 1;
         return;
     }
-    let runnable = state.runnable(n.launch);
+    let runnable = state.runnable().to_vec();
     if runnable.is_empty() {
         n.col.final_store(state.memory(n.launch), &n.choices);
         n.leaf_done();
         return;
     }
-    if n.choices.len() as u64 >= n.launch.max_steps {
+    if n.depth >= n.launch.max_steps {
         n.col.fault(
             Fault {
                 kind: FaultKind::StepBound {
@@ -212,6 +219,7 @@ fn enum_dfs(
         n.col.summary.steps += 1;
         n.look_at_deadline();
         n.choices.push(t);
+        n.depth += 1;
         match state.step(n.launch, t) {
             Err(f) => {
                 n.col.fault(f, &n.choices);
@@ -221,7 +229,7 @@ fn enum_dfs(
                 let mut tr = tracker.clone();
                 let mut m = mem.clone();
                 let epoch = state.epoch(info.thread.group);
-                let step = n.choices.len() as u64 - 1;
+                let step = n.depth - 1;
                 for (e, a) in info.accesses(step, epoch) {
                     m.insert((
                         (e.array, e.instance, e.offset),
@@ -248,5 +256,6 @@ fn enum_dfs(
             }
         }
         n.choices.pop();
+        n.depth -= 1;
     }
 }

@@ -19,7 +19,7 @@ use super::{
     CHECK_EVERY,
 };
 use interp::exec::{self, Outcome, Quiet};
-use interp::reference::State;
+use interp::reference::{Runnable, State};
 use interp::Launch;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -63,7 +63,10 @@ pub fn random(
             let mut rng = StdRng::seed_from_u64(execution_seed(seed, i));
             exec::run(
                 launch,
-                until(deadline, |r| r[rng.random_range(0..r.len())]),
+                until(deadline, |r| {
+                    r.nth(rng.random_range(0..r.len()))
+                        .expect("a runnable thread")
+                }),
                 &mut Quiet,
             )
         },
@@ -75,8 +78,8 @@ pub fn random(
 /// delay a timeout or a Ctrl-C.
 fn until(
     deadline: Deadline,
-    mut choose: impl FnMut(&[usize]) -> usize,
-) -> impl FnMut(&State, &[usize]) -> Option<usize> {
+    mut choose: impl FnMut(&Runnable) -> usize,
+) -> impl FnMut(&State, &Runnable) -> Option<usize> {
     let mut steps = 0u64;
     move |_, runnable| {
         steps += 1;
@@ -99,7 +102,7 @@ pub fn pct(
 ) -> Summary {
     let depth = depth.max(1);
     let deadline = Deadline::new(cfg);
-    let k = exec::run(launch, until(deadline, |r| r[0]), &mut Quiet)
+    let k = exec::run(launch, until(deadline, |r| r.first().expect("a runnable thread")), &mut Quiet)
         .steps
         .max(1);
     let points = (depth as u64 - 1).min(k);
@@ -129,12 +132,12 @@ pub fn pct(
             exec::run(
                 launch,
                 until(deadline, |r| {
-                    let mut t = *r.iter().max_by_key(|&&t| prio[t]).expect("runnable");
+                    let mut t = r.iter().max_by_key(|&t| prio[t]).expect("runnable");
                     step += 1;
                     while next_change < changes.len() && changes[next_change].0 == step {
                         prio[t] = changes[next_change].1;
                         next_change += 1;
-                        t = *r.iter().max_by_key(|&&t| prio[t]).expect("runnable");
+                        t = r.iter().max_by_key(|&t| prio[t]).expect("runnable");
                     }
                     t
                 }),

@@ -1,0 +1,113 @@
+//! The race tracker against a straightforward oracle: the scan over every remembered access
+//! that `RaceTracker` used before it kept per-element summaries. On random access sequences
+//! (several elements, groups, threads, statements, both kinds, barriers) the tracker must
+//! report exactly the first race of every key, in the order the oracle finds them, with the
+//! same earlier and later accesses.
+
+use interp::fault::ThreadId;
+use interp::race::{conflict, Access, AccessKind, Race, RaceKey, RaceTracker};
+use proptest::prelude::*;
+use std::collections::{HashMap, HashSet};
+
+/// The old tracker: per element every access that may still race (those of the current
+/// epoch with one group, all of them with several), scanned at every access.
+struct Oracle {
+    seen: HashMap<usize, Vec<Access>>,
+    keep_history: bool,
+}
+
+impl Oracle {
+    fn access(&mut self, offset: usize, access: Access) -> Vec<Race> {
+        let entry = self.seen.entry(offset).or_default();
+        let mut races = Vec::new();
+        for earlier in entry.iter() {
+            if conflict(earlier, &access)
+                && !races.iter().any(|r: &Race| {
+                    r.first.thread == earlier.thread
+                        && r.first.kind == earlier.kind
+                        && r.first.span == earlier.span
+                })
+            {
+                races.push(Race {
+                    array: 0,
+                    instance: 0,
+                    index: vec![offset],
+                    first: earlier.clone(),
+                    second: access.clone(),
+                });
+            }
+        }
+        if !entry.iter().any(|e| {
+            e.thread == access.thread
+                && e.kind == access.kind
+                && e.span == access.span
+                && e.epoch == access.epoch
+        }) {
+            entry.push(access);
+        }
+        races
+    }
+
+    fn barrier(&mut self) {
+        if !self.keep_history {
+            self.seen.clear();
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    /// (element, group, local thread, write?, statement)
+    Access(usize, usize, usize, bool, usize),
+    Barrier(usize),
+}
+
+fn op(groups: usize) -> impl Strategy<Value = Op> {
+    prop_oneof![
+        8 => (0..3usize, 0..groups, 0..3usize, any::<bool>(), 0..5usize)
+            .prop_map(|(e, g, l, w, s)| Op::Access(e, g, l, w, s)),
+        1 => (0..groups).prop_map(Op::Barrier),
+    ]
+}
+
+fn ops() -> impl Strategy<Value = (usize, Vec<Op>)> {
+    (1..4usize).prop_flat_map(|groups| (Just(groups), prop::collection::vec(op(groups), 0..120)))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #[test]
+    fn tracker_matches_the_scan((groups, ops) in ops()) {
+        let mut oracle = Oracle { seen: HashMap::new(), keep_history: groups > 1 };
+        let mut tracker = RaceTracker::new(groups);
+        let mut epochs = vec![0u64; groups];
+        let mut expected = Vec::new();
+        let mut keys: HashSet<RaceKey> = HashSet::new();
+        let mut got = Vec::new();
+        for (step, op) in ops.iter().enumerate() {
+            match *op {
+                Op::Access(e, group, local, write, s) => {
+                    let access = Access {
+                        thread: ThreadId { group, local },
+                        kind: if write { AccessKind::Write } else { AccessKind::Read },
+                        span: s * 10..s * 10 + 5,
+                        step: step as u64,
+                        epoch: epochs[group],
+                    };
+                    for r in oracle.access(e, access.clone()) {
+                        if keys.insert(r.key()) {
+                            expected.push(r);
+                        }
+                    }
+                    got.extend(tracker.access(0, 0, e, &[e], access));
+                }
+                Op::Barrier(g) => {
+                    epochs[g] += 1;
+                    oracle.barrier();
+                    tracker.barrier();
+                }
+            }
+        }
+        prop_assert_eq!(got, expected);
+    }
+}
