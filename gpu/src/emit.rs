@@ -26,7 +26,7 @@
 //!   unless the divisor is a literal other than 0 and -1 (they give `INT_MIN / -1 ==
 //!   INT_MIN` as ksim does). Division by zero is a fault in the simulator; on the device
 //!   it is undefined, and the helpers return 0 (rather than trap: PoCL on x86 would kill
-//!   the host process with SIGFPE). Shift counts outside 0..32 are a fault in the
+//!   the host process with SIGFPE). Shift counts outside 0 to 31 are a fault in the
 //!   simulator; OpenCL C takes the count modulo 32. Out-of-bounds accesses are a fault
 //!   in the simulator and undefined behaviour on the device.
 //! - **Floats**: `#pragma OPENCL FP_CONTRACT OFF` (no fused multiply-add), so `+ - *` are

@@ -29,7 +29,7 @@ pub enum Value {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OpError {
     DivisionByZero,
-    /// A shift count outside `0..32`.
+    /// A shift count outside 0 to 31 (both 32-bit integer types).
     ShiftRange(i64),
 }
 
