@@ -243,3 +243,42 @@ fn the_shift_fault_names_the_real_range() {
         text(&o)
     );
 }
+
+// ----- item 4: NaN and infinities survive --json -----
+
+#[test]
+fn json_writes_nan_and_infinities_as_strings_that_read_back() {
+    let k = file(
+        "nan.ksim",
+        "kernel k(global float out[4]) launch(groups = 1, local_size = 1)\n\
+         {\n    float z = 0.0;\n    out[0] = z / z;\n    out[1] = 1.0 / z;\n    out[2] = -1.0 / z;\n    \
+         out[3] = 0.5;\n}\n",
+    );
+    let k = k.to_str().unwrap();
+    let o = expect(&["run", k, "--json"], 0);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let out = &json["arrays"]["out"][0];
+    assert_eq!(
+        out,
+        &serde_json::json!(["NaN", "inf", "-inf", 0.5]),
+        "{out}"
+    );
+    // The same list is a valid `--input @FILE`.
+    let saved = file("nan_out.json", &out.to_string());
+    let o = expect(
+        &[
+            "run",
+            k,
+            "--input",
+            &format!("out=@{}", saved.display()),
+            "--show",
+            "out",
+        ],
+        0,
+    );
+    assert!(
+        stdout(&o).contains("out = NaN inf -inf 0.5"),
+        "{}",
+        text(&o)
+    );
+}
