@@ -282,3 +282,52 @@ fn json_writes_nan_and_infinities_as_strings_that_read_back() {
         text(&o)
     );
 }
+
+// ----- item 5: the emitter renames reserved names and always ends -----
+
+/// Runs ksim, killing it after `secs` seconds (a hang is a failure, not a stuck test).
+fn ksim_within(args: &[&str], secs: u64) -> Output {
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ksim"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("ksim starts");
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(secs) {
+            child.kill().unwrap();
+            panic!("ksim {args:?} did not finish within {secs} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn gpu_emit_renames_every_reserved_prefix() {
+    for p in ["get_", "ks_", "as_", "convert_", "cl_", "__", "CLK_"] {
+        let src = format!(
+            "kernel {p}k(global int {p}a[{p}n], int {p}s) launch(groups = 1, local_size = 1)\n\
+             {{\n    int {p}v = {p}s;\n    {p}a[0] = {p}v;\n}}\n"
+        );
+        let k = file(&format!("reserved_{p}.ksim"), &src);
+        let (n, s) = (format!("{p}n=4"), format!("{p}s=1"));
+        let o = ksim_within(
+            &["gpu", "emit", k.to_str().unwrap(), "-D", &n, "-D", &s],
+            20,
+        );
+        assert_eq!(o.status.code(), Some(0), "{p}: {}", text(&o));
+        let c = stdout(&o);
+        for what in ["k", "a", "v"] {
+            assert!(c.contains(&format!("k_{p}{what}")), "{p}{what}:\n{c}");
+        }
+        assert!(c.contains(&format!("void k_{p}k(")), "{p}:\n{c}");
+        // The scalar and size parameters are constants of the kernel.
+        assert!(c.contains(&format!("k_{p}n = 4")), "{p}n:\n{c}");
+        assert!(c.contains(&format!("k_{p}s = 1")), "{p}s:\n{c}");
+    }
+}

@@ -134,8 +134,8 @@ pub fn emit_with(launch: &Launch, opts: &EmitOptions) -> Result<Emitted, EmitErr
     Emitter::new(launch, opts)?.run()
 }
 
-/// OpenCL C keywords, types and the builtins the generated code uses: a kernel name that
-/// equals one of these is renamed (suffix `_`).
+/// OpenCL C keywords, types and the builtins the generated code uses. A kernel name that is
+/// [`reserved`] gets the prefix [`RENAME_PREFIX`] (see [`Names::fresh`]).
 const RESERVED: &[&str] = &[
     "auto",
     "break",
@@ -223,8 +223,21 @@ const RESERVED: &[&str] = &[
     "_Imaginary",
 ];
 
+/// The prefix given to a kernel's name that is [`reserved`]: no reserved word or prefix
+/// starts with it, so a renamed name is never reserved, whatever it was (`get_x` becomes
+/// `k_get_x`, `__x` becomes `k___x`, `int` becomes `k_int`).
+const RENAME_PREFIX: &str = "k_";
+
+/// Whether a name is taken in OpenCL C or by the generated code: a keyword, type or builtin
+/// function, a name of the reserved prefixes (`ks_` is the generated code's own namespace;
+/// `get_`, `convert_`, `as_`, `CLK_`, `cl_` are OpenCL's; `__` and `_X` are C's), or a
+/// vector type.
 fn reserved(name: &str) -> bool {
+    let mut chars = name.chars();
+    let underscore_upper =
+        chars.next() == Some('_') && chars.next().is_some_and(|c| c.is_ascii_uppercase());
     if RESERVED.contains(&name)
+        || underscore_upper
         || name.starts_with("ks_")
         || name.starts_with("get_")
         || name.starts_with("convert_")
@@ -252,6 +265,11 @@ struct Names {
 }
 
 impl Names {
+    /// A C identifier for `want`, unique among those handed out: `want` itself where it is
+    /// a free C name; otherwise its characters made C-safe, [`RENAME_PREFIX`] in front of a
+    /// [`reserved`] name, and `_1`, `_2`, ... after a name already used. A suffix keeps a
+    /// name unreserved (no reserved word ends in `_` and a digit, and prefixes are
+    /// unchanged), so the search ends after at most `used.len()` tries.
     fn fresh(&mut self, want: &str) -> String {
         let mut base: String = want
             .chars()
@@ -267,14 +285,16 @@ impl Names {
             base.insert(0, '_');
         }
         if reserved(&base) {
-            base.push('_');
+            base.insert_str(0, RENAME_PREFIX);
         }
+        debug_assert!(!reserved(&base), "{base}");
         let mut name = base.clone();
         let mut k = 1;
-        while self.used.contains(&name) || reserved(&name) {
+        while self.used.contains(&name) {
             name = format!("{base}_{k}");
             k += 1;
         }
+        debug_assert!(!reserved(&name), "{name}");
         self.used.insert(name.clone());
         name
     }
@@ -1128,6 +1148,33 @@ mod tests {
         };
         assert_eq!(n.fresh("x"), "x");
         assert_eq!(n.fresh("x"), "x_1");
-        assert_eq!(n.fresh("min"), "min_");
+        assert_eq!(n.fresh("min"), "k_min");
+        assert_eq!(n.fresh("k_min"), "k_min_1");
+        assert_eq!(n.fresh("min"), "k_min_2");
+    }
+
+    /// Every reserved prefix and word is renamed to a name that is not reserved, and never
+    /// to a name handed out before (the renaming once looped forever on `get_x`).
+    #[test]
+    fn renaming_ends_and_never_collides() {
+        let mut n = Names {
+            used: HashSet::new(),
+        };
+        let mut seen = HashSet::new();
+        let prefixes = ["get_", "ks_", "as_", "convert_", "cl_", "__", "CLK_", "_Q"];
+        let words = RESERVED.iter().map(|w| w.to_string());
+        let wants: Vec<String> = prefixes
+            .iter()
+            .flat_map(|p| [format!("{p}x"), format!("{p}"), format!("k_{p}x")])
+            .chain(words)
+            .chain(["int4".into(), "k_int4".into()])
+            .collect();
+        for _ in 0..3 {
+            for w in &wants {
+                let name = n.fresh(w);
+                assert!(!reserved(&name), "{w} -> {name}");
+                assert!(seen.insert(name.clone()), "{w} -> {name} twice");
+            }
+        }
     }
 }
