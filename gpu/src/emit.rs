@@ -312,8 +312,17 @@ struct Emitter<'a> {
     vars: Vec<String>,
     builtins: Vec<(Builtin, String)>,
     helpers: BTreeSet<Helper>,
+    /// Long `else if` chains emitted so far (each gets its own `ks_doneN` flag).
+    chains: usize,
     out: String,
 }
+
+/// The longest `else if` chain emitted as `else if`. Device compilers parse an `else if`
+/// as an `if` nested in the `else` branch, recursively (clang, in PoCL and in GPU drivers,
+/// overflows the host's stack at some thousands of arms), so a longer chain is emitted as
+/// a flat sequence of `if`s guarded by a flag: `if (!ks_done1 && (c)) { ks_done1 = true;
+/// ... }`, which evaluates the same conditions in the same order.
+const MAX_ELSE_IF: usize = 256;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Helper {
@@ -403,6 +412,7 @@ impl<'a> Emitter<'a> {
             vars,
             builtins,
             helpers: BTreeSet::new(),
+            chains: 0,
             out: String::new(),
         })
     }
@@ -774,15 +784,52 @@ impl<'a> Emitter<'a> {
                     let _ = writeln!(out, "{ind}{lhs} = {v};");
                 }
                 StmtKind::If { cond, then, els } => {
-                    let c = self.expr_top(cond);
-                    let _ = writeln!(out, "{ind}if ({c}) {{");
-                    self.block(*then, depth + 1, out);
-                    if self.k.blocks[*els].is_empty() {
+                    // The arms of an `else if` chain, collected in a loop: a chain of any
+                    // length costs no stack here.
+                    let mut arms = vec![(cond, *then)];
+                    let mut els = *els;
+                    while let Some(StmtKind::If {
+                        cond,
+                        then,
+                        els: next,
+                    }) = self.k.else_if(els).map(|s| &s.kind)
+                    {
+                        arms.push((cond, *then));
+                        els = *next;
+                    }
+                    let has_else = !self.k.blocks[els].is_empty();
+                    if arms.len() <= MAX_ELSE_IF {
+                        for (k, (cond, then)) in arms.into_iter().enumerate() {
+                            let c = self.expr_top(cond);
+                            let kw = if k == 0 { "" } else { "} else " };
+                            let _ = writeln!(out, "{ind}{kw}if ({c}) {{");
+                            self.block(then, depth + 1, out);
+                        }
+                        if has_else {
+                            let _ = writeln!(out, "{ind}}} else {{");
+                            self.block(els, depth + 1, out);
+                        }
                         let _ = writeln!(out, "{ind}}}");
                     } else {
-                        let _ = writeln!(out, "{ind}}} else {{");
-                        self.block(*els, depth + 1, out);
-                        let _ = writeln!(out, "{ind}}}");
+                        self.chains += 1;
+                        let done = format!("ks_done{}", self.chains);
+                        let _ = writeln!(out, "{ind}bool {done} = false;");
+                        for (k, (cond, then)) in arms.into_iter().enumerate() {
+                            let c = self.expr_top(cond);
+                            if k == 0 {
+                                let _ = writeln!(out, "{ind}if ({c}) {{");
+                            } else {
+                                let _ = writeln!(out, "{ind}if (!{done} && ({c})) {{");
+                            }
+                            let _ = writeln!(out, "{ind}    {done} = true;");
+                            self.block(then, depth + 1, out);
+                            let _ = writeln!(out, "{ind}}}");
+                        }
+                        if has_else {
+                            let _ = writeln!(out, "{ind}if (!{done}) {{");
+                            self.block(els, depth + 1, out);
+                            let _ = writeln!(out, "{ind}}}");
+                        }
                     }
                 }
                 StmtKind::While { cond, body } => {

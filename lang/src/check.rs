@@ -348,19 +348,34 @@ impl Checker {
                     out.push(Stmt { kind: st, span });
                 }
             }
-            S::If { cond, then, els } => {
-                let cond = self.cond(cond);
-                let then = self.body(then);
-                let els = match els {
+            S::If { arms, els } => {
+                // The core `if` has two branches (Figure 4): the chain
+                // `if (c1) s1 else if (c2) s2 ... else t` becomes
+                // `if (c1) {s1} else {if (c2) {s2} else {... {t}}}`, built from the last arm
+                // back in a loop (a chain may have thousands of arms). The `if` of arm k
+                // spans from its `if` to the end of the chain.
+                let checked: Vec<_> = arms
+                    .iter()
+                    .map(|arm| (self.cond(&arm.cond), self.body(&arm.then), arm.span.start))
+                    .collect();
+                let mut els = match els {
                     Some(e) => self.body(e),
                     None => self.new_block(Vec::new()),
                 };
-                if let Ok(cond) = cond {
-                    out.push(Stmt {
+                let mut first = None;
+                for (k, (cond, then, start)) in checked.into_iter().enumerate().rev() {
+                    let Ok(cond) = cond else { continue };
+                    let stmt = Stmt {
                         kind: StmtKind::If { cond, then, els },
-                        span,
-                    });
+                        span: start..span.end,
+                    };
+                    if k == 0 {
+                        first = Some(stmt);
+                    } else {
+                        els = self.new_block(vec![stmt]);
+                    }
                 }
+                out.extend(first);
             }
             S::While { cond, body } => {
                 let cond = self.cond(cond);
