@@ -361,7 +361,8 @@ fn a_chain_of_15000_else_ifs_checks_runs_and_prints_linearly() {
     for engine in ["reference", "fast"] {
         let o = expect(&["run", k, "--engine", engine], 0);
         assert!(
-            stdout(&o).contains("out = 14996 14997 14998 14999"),
+            stdout(&o).contains("out = 14996 14997 14998 14999")
+                && stdout(&o).contains("canonical, 60002 steps"),
             "{engine}: {}",
             text(&o)
         );
