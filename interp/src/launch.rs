@@ -383,6 +383,17 @@ pub fn from_nat(i: u32, ty: Ty, monoid: Monoid) -> Result<Value, String> {
 /// line, or a JSON array).
 pub fn parse_input(spec: &str, len: usize, ty: Ty, monoid: Monoid) -> Result<Vec<Value>, String> {
     let spec = spec.trim();
+    // [`Launch::new`] checks its arrays before; other callers (the scan pipelines) rely
+    // on this check.
+    let need = memory_estimate(len as u64, 0, 0);
+    if len > MAX_ELEMENTS || need > MEMORY_LIMIT {
+        return Err(format!(
+            "an array of {len} elements needs about {} of memory, more than ksim's limit \
+             of {} (and at most {MAX_ELEMENTS} elements)",
+            bytes_text(need),
+            bytes_text(MEMORY_LIMIT)
+        ));
+    }
     match spec {
         "iota" => (0..len).map(|i| from_nat(i as u32, ty, monoid)).collect(),
         "zeros" => Ok(vec![Value::default_of(ty, monoid); len]),
@@ -533,4 +544,38 @@ pub fn size_eval(e: &Expr, params: &[Value]) -> Result<Value, String> {
             unreachable!("sizes mention only parameters and literals (checked)")
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn size(src: &str, n: i32) -> Result<Value, String> {
+        let k = lang::check::compile(&format!("kernel k(global int a[{src}]) {{ }}")).unwrap();
+        size_eval(&k.arrays[0].dims[0], &[Value::Int(n)])
+    }
+
+    #[test]
+    fn sizes_are_evaluated_exactly_or_refused() {
+        assert_eq!(size("n * n", 46340), Ok(Value::Int(2147395600)));
+        assert!(size("n * n", 65536)
+            .unwrap_err()
+            .contains("overflows `int`"));
+        assert!(size("n + 2147483647", 1).is_err());
+        assert!(size("-n", i32::MIN).is_err());
+        assert!(size("n / -1", i32::MIN).is_err());
+        assert!(size("1 << n", 31).is_err());
+        assert!(size("(uint)n - 1u", 0).is_err());
+        assert!(size("n / 0", 1).unwrap_err().contains("division by zero"));
+        assert_eq!(
+            size("log2((uint)n) + min(n, 3)", 1 << 20),
+            Ok(Value::Int(23))
+        );
+    }
+
+    #[test]
+    fn an_input_beyond_the_limit_is_refused_before_allocation() {
+        let e = parse_input("iota", 1 << 31, Ty::Int, Monoid::IntAdd).unwrap_err();
+        assert!(e.contains("limit of 2.0 GiB"), "{e}");
+    }
 }
