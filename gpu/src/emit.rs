@@ -26,7 +26,7 @@
 //!   unless the divisor is a literal other than 0 and -1 (they give `INT_MIN / -1 ==
 //!   INT_MIN` as ksim does). Division by zero is a fault in the simulator; on the device
 //!   it is undefined, and the helpers return 0 (rather than trap: PoCL on x86 would kill
-//!   the host process with SIGFPE). Shift counts outside 0..32 are a fault in the
+//!   the host process with SIGFPE). Shift counts outside 0 to 31 are a fault in the
 //!   simulator; OpenCL C takes the count modulo 32. Out-of-bounds accesses are a fault
 //!   in the simulator and undefined behaviour on the device.
 //! - **Floats**: `#pragma OPENCL FP_CONTRACT OFF` (no fused multiply-add), so `+ - *` are
@@ -134,8 +134,8 @@ pub fn emit_with(launch: &Launch, opts: &EmitOptions) -> Result<Emitted, EmitErr
     Emitter::new(launch, opts)?.run()
 }
 
-/// OpenCL C keywords, types and the builtins the generated code uses: a kernel name that
-/// equals one of these is renamed (suffix `_`).
+/// OpenCL C keywords, types and the builtins the generated code uses. A kernel name that is
+/// [`reserved`] gets the prefix [`RENAME_PREFIX`] (see [`Names::fresh`]).
 const RESERVED: &[&str] = &[
     "auto",
     "break",
@@ -223,8 +223,21 @@ const RESERVED: &[&str] = &[
     "_Imaginary",
 ];
 
+/// The prefix given to a kernel's name that is [`reserved`]: no reserved word or prefix
+/// starts with it, so a renamed name is never reserved, whatever it was (`get_x` becomes
+/// `k_get_x`, `__x` becomes `k___x`, `int` becomes `k_int`).
+const RENAME_PREFIX: &str = "k_";
+
+/// Whether a name is taken in OpenCL C or by the generated code: a keyword, type or builtin
+/// function, a name of the reserved prefixes (`ks_` is the generated code's own namespace;
+/// `get_`, `convert_`, `as_`, `CLK_`, `cl_` are OpenCL's; `__` and `_X` are C's), or a
+/// vector type.
 fn reserved(name: &str) -> bool {
+    let mut chars = name.chars();
+    let underscore_upper =
+        chars.next() == Some('_') && chars.next().is_some_and(|c| c.is_ascii_uppercase());
     if RESERVED.contains(&name)
+        || underscore_upper
         || name.starts_with("ks_")
         || name.starts_with("get_")
         || name.starts_with("convert_")
@@ -252,6 +265,11 @@ struct Names {
 }
 
 impl Names {
+    /// A C identifier for `want`, unique among those handed out: `want` itself where it is
+    /// a free C name; otherwise its characters made C-safe, [`RENAME_PREFIX`] in front of a
+    /// [`reserved`] name, and `_1`, `_2`, ... after a name already used. A suffix keeps a
+    /// name unreserved (no reserved word ends in `_` and a digit, and prefixes are
+    /// unchanged), so the search ends after at most `used.len()` tries.
     fn fresh(&mut self, want: &str) -> String {
         let mut base: String = want
             .chars()
@@ -267,14 +285,16 @@ impl Names {
             base.insert(0, '_');
         }
         if reserved(&base) {
-            base.push('_');
+            base.insert_str(0, RENAME_PREFIX);
         }
+        debug_assert!(!reserved(&base), "{base}");
         let mut name = base.clone();
         let mut k = 1;
-        while self.used.contains(&name) || reserved(&name) {
+        while self.used.contains(&name) {
             name = format!("{base}_{k}");
             k += 1;
         }
+        debug_assert!(!reserved(&name), "{name}");
         self.used.insert(name.clone());
         name
     }
@@ -292,8 +312,17 @@ struct Emitter<'a> {
     vars: Vec<String>,
     builtins: Vec<(Builtin, String)>,
     helpers: BTreeSet<Helper>,
+    /// Long `else if` chains emitted so far (each gets its own `ks_doneN` flag).
+    chains: usize,
     out: String,
 }
+
+/// The longest `else if` chain emitted as `else if`. Device compilers parse an `else if`
+/// as an `if` nested in the `else` branch, recursively (clang, in PoCL and in GPU drivers,
+/// overflows the host's stack at some thousands of arms), so a longer chain is emitted as
+/// a flat sequence of `if`s guarded by a flag: `if (!ks_done1 && (c)) { ks_done1 = true;
+/// ... }`, which evaluates the same conditions in the same order.
+const MAX_ELSE_IF: usize = 256;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Helper {
@@ -383,6 +412,7 @@ impl<'a> Emitter<'a> {
             vars,
             builtins,
             helpers: BTreeSet::new(),
+            chains: 0,
             out: String::new(),
         })
     }
@@ -754,15 +784,52 @@ impl<'a> Emitter<'a> {
                     let _ = writeln!(out, "{ind}{lhs} = {v};");
                 }
                 StmtKind::If { cond, then, els } => {
-                    let c = self.expr_top(cond);
-                    let _ = writeln!(out, "{ind}if ({c}) {{");
-                    self.block(*then, depth + 1, out);
-                    if self.k.blocks[*els].is_empty() {
+                    // The arms of an `else if` chain, collected in a loop: a chain of any
+                    // length costs no stack here.
+                    let mut arms = vec![(cond, *then)];
+                    let mut els = *els;
+                    while let Some(StmtKind::If {
+                        cond,
+                        then,
+                        els: next,
+                    }) = self.k.else_if(els).map(|s| &s.kind)
+                    {
+                        arms.push((cond, *then));
+                        els = *next;
+                    }
+                    let has_else = !self.k.blocks[els].is_empty();
+                    if arms.len() <= MAX_ELSE_IF {
+                        for (k, (cond, then)) in arms.into_iter().enumerate() {
+                            let c = self.expr_top(cond);
+                            let kw = if k == 0 { "" } else { "} else " };
+                            let _ = writeln!(out, "{ind}{kw}if ({c}) {{");
+                            self.block(then, depth + 1, out);
+                        }
+                        if has_else {
+                            let _ = writeln!(out, "{ind}}} else {{");
+                            self.block(els, depth + 1, out);
+                        }
                         let _ = writeln!(out, "{ind}}}");
                     } else {
-                        let _ = writeln!(out, "{ind}}} else {{");
-                        self.block(*els, depth + 1, out);
-                        let _ = writeln!(out, "{ind}}}");
+                        self.chains += 1;
+                        let done = format!("ks_done{}", self.chains);
+                        let _ = writeln!(out, "{ind}bool {done} = false;");
+                        for (k, (cond, then)) in arms.into_iter().enumerate() {
+                            let c = self.expr_top(cond);
+                            if k == 0 {
+                                let _ = writeln!(out, "{ind}if ({c}) {{");
+                            } else {
+                                let _ = writeln!(out, "{ind}if (!{done} && ({c})) {{");
+                            }
+                            let _ = writeln!(out, "{ind}    {done} = true;");
+                            self.block(then, depth + 1, out);
+                            let _ = writeln!(out, "{ind}}}");
+                        }
+                        if has_else {
+                            let _ = writeln!(out, "{ind}if (!{done}) {{");
+                            self.block(els, depth + 1, out);
+                            let _ = writeln!(out, "{ind}}}");
+                        }
                     }
                 }
                 StmtKind::While { cond, body } => {
@@ -1128,6 +1195,33 @@ mod tests {
         };
         assert_eq!(n.fresh("x"), "x");
         assert_eq!(n.fresh("x"), "x_1");
-        assert_eq!(n.fresh("min"), "min_");
+        assert_eq!(n.fresh("min"), "k_min");
+        assert_eq!(n.fresh("k_min"), "k_min_1");
+        assert_eq!(n.fresh("min"), "k_min_2");
+    }
+
+    /// Every reserved prefix and word is renamed to a name that is not reserved, and never
+    /// to a name handed out before (the renaming once looped forever on `get_x`).
+    #[test]
+    fn renaming_ends_and_never_collides() {
+        let mut n = Names {
+            used: HashSet::new(),
+        };
+        let mut seen = HashSet::new();
+        let prefixes = ["get_", "ks_", "as_", "convert_", "cl_", "__", "CLK_", "_Q"];
+        let words = RESERVED.iter().map(|w| w.to_string());
+        let wants: Vec<String> = prefixes
+            .iter()
+            .flat_map(|p| [format!("{p}x"), format!("{p}"), format!("k_{p}x")])
+            .chain(words)
+            .chain(["int4".into(), "k_int4".into()])
+            .collect();
+        for _ in 0..3 {
+            for w in &wants {
+                let name = n.fresh(w);
+                assert!(!reserved(&name), "{w} -> {name}");
+                assert!(seen.insert(name.clone()), "{w} -> {name} twice");
+            }
+        }
     }
 }

@@ -6,7 +6,7 @@ use crate::fault::FaultKind;
 use crate::monoid::Monoid;
 use crate::value::{OpError, Value};
 use lang::ast::BinOp;
-use lang::core::{ArrayId, Builtin, Expr, ExprKind, Lit, ParamId, VarId};
+use lang::core::{ArrayId, Builtin, Expr, ExprKind, Lit, ParamId, Ty, VarId};
 
 /// What an expression can read.
 pub trait Env {
@@ -66,28 +66,33 @@ pub fn eval(e: &Expr, env: &mut impl Env) -> Result<Value, FaultKind> {
             }
         }
         ExprKind::Cast(a) => eval(a, env)?.cast(e.ty),
-        ExprKind::Log2(a) => {
-            let v = eval(a, env)?.as_i64().unwrap_or(0);
-            let l = if v <= 0 {
-                0
-            } else {
-                63 - v.leading_zeros() as i64
-            };
-            Value::Int(l as i32).cast(e.ty)
-        }
-        ExprKind::Min(a, b) | ExprKind::Max(a, b) => {
-            let (x, y) = (eval(a, env)?, eval(b, env)?);
-            let x_less = Value::binary(BinOp::Lt, &x, &y)
-                .map(|v| v.truthy())
-                .unwrap_or(false);
-            let take_x = matches!(e.kind, ExprKind::Min(..)) == x_less;
-            if take_x {
-                x
-            } else {
-                y
-            }
-        }
+        ExprKind::Log2(a) => log2(&eval(a, env)?, e.ty),
+        ExprKind::Min(a, b) => min_max(true, eval(a, env)?, eval(b, env)?),
+        ExprKind::Max(a, b) => min_max(false, eval(a, env)?, eval(b, env)?),
     })
+}
+
+/// `log2(v)` as a value of type `ty`: the floor of the base-2 logarithm, 0 for `v <= 0`.
+pub fn log2(v: &Value, ty: Ty) -> Value {
+    let v = v.as_i64().unwrap_or(0);
+    let l = if v <= 0 {
+        0
+    } else {
+        63 - v.leading_zeros() as i64
+    };
+    Value::Int(l as i32).cast(ty)
+}
+
+/// `min(x, y)` (`min` true) or `max(x, y)` on two values of the same type.
+pub fn min_max(min: bool, x: Value, y: Value) -> Value {
+    let x_less = Value::binary(BinOp::Lt, &x, &y)
+        .map(|v| v.truthy())
+        .unwrap_or(false);
+    if min == x_less {
+        x
+    } else {
+        y
+    }
 }
 
 pub fn eval_index(index: &[Expr], env: &mut impl Env) -> Result<Vec<i64>, FaultKind> {

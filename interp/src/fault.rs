@@ -29,7 +29,7 @@ pub enum FaultKind {
     },
     /// `/` or `%` with a zero divisor.
     DivisionByZero { dividend: String },
-    /// A shift count outside `0..32`.
+    /// A shift count outside 0 to 31 (both 32-bit integer types).
     ShiftRange { count: i64 },
     /// The execution did not terminate within the step bound (`--max-steps`).
     StepBound { steps: u64 },
@@ -60,7 +60,7 @@ impl fmt::Display for FaultKind {
                 write!(f, "division by zero ({dividend} / 0)")
             }
             FaultKind::ShiftRange { count } => {
-                write!(f, "shift count {count} outside 0..32")
+                write!(f, "shift count {count} outside 0 to 31")
             }
             FaultKind::StepBound { steps } => {
                 write!(f, "did not terminate within {steps} steps")

@@ -2,18 +2,68 @@
 //! `--local-size`), its monoid and its initial arrays (`--input`). Every engine starts from
 //! a [`Launch`] and ends in a [`Memory`], so their results compare directly.
 
-use crate::eval::{eval, Env};
-use crate::fault::FaultKind;
-use crate::monoid::{parse_int, Interval, Monoid};
-use crate::value::Value;
-use lang::ast::Space;
-use lang::core::{ArrayId, Builtin, Kernel, ParamId, Ty, VarId};
+use crate::eval::{lit, log2, min_max};
+use crate::monoid::{parse_float, parse_int, parse_uint, Interval, Monoid};
+use crate::value::{OpError, Value};
+use lang::ast::{BinOp, Space, UnOp};
+use lang::core::{ArrayId, Builtin, Expr, ExprKind, Kernel, Ty};
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 use std::sync::Arc;
 
-/// The largest array (in elements) a launch may allocate.
+/// The largest array (in elements, all instances together) and the most threads a launch
+/// may have: 2^28, so that every element and thread has a 32-bit index.
 pub const MAX_ELEMENTS: usize = 1 << 28;
+
+/// The memory a launch may need, by [`memory_estimate`]: 2 GiB. A larger launch is refused
+/// before anything is allocated (a usage error, exit 2), with the estimate and this limit,
+/// rather than aborting in the middle of a run when an allocation fails.
+pub const MEMORY_LIMIT: u64 = 2 << 30;
+
+/// Bytes the simulator keeps per array element (per instance): the initial contents and
+/// the final memory as [`Value`]s (24 bytes each), the fast executor's 8-byte cell and its
+/// race shadows, and the printed result. Measured: `ksim run` of one 2^24-element array
+/// peaks at 104 bytes per element, `ksim races` at 63.
+pub const BYTES_PER_ELEMENT: u64 = 112;
+
+/// Bytes the simulator keeps per thread, besides its variables: its continuation and the
+/// executor's per-thread bookkeeping.
+pub const BYTES_PER_THREAD: u64 = 64;
+
+/// Bytes per thread-local variable and thread (one [`Value`]).
+pub const BYTES_PER_VARIABLE: u64 = 24;
+
+/// The memory a launch needs at least, in bytes: `elements` array elements (all instances
+/// of all arrays) at [`BYTES_PER_ELEMENT`], and `threads` threads at [`BYTES_PER_THREAD`]
+/// plus [`BYTES_PER_VARIABLE`] per variable. An estimate from above: Kogge-Stone at
+/// n = 2^22 (8.4 M elements, 4.2 M threads) peaks at 0.79 GB in `ksim races`; the
+/// estimate is 1.4 GB.
+pub fn memory_estimate(elements: u64, threads: u64, vars: u64) -> u64 {
+    let per_thread = BYTES_PER_THREAD.saturating_add(vars.saturating_mul(BYTES_PER_VARIABLE));
+    elements
+        .saturating_mul(BYTES_PER_ELEMENT)
+        .saturating_add(threads.saturating_mul(per_thread))
+}
+
+/// Bytes as a short human-readable quantity (`6.0 GiB`, `512.0 MiB`).
+fn bytes_text(b: u64) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    const MIB: f64 = (1u64 << 20) as f64;
+    let b = b as f64;
+    if b >= GIB {
+        format!("{:.1} GiB", b / GIB)
+    } else {
+        format!("{:.1} MiB", b / MIB)
+    }
+}
+
+/// The size limit of an `@FILE` input for an array of `len` elements: 64 bytes per element,
+/// at least 1 MiB. Generous for any element (an interval `[123456,123457]` or a number
+/// takes under 20), and it stops `/dev/zero` or a file meant for another array before it
+/// is read into memory.
+pub fn input_file_limit(len: usize) -> u64 {
+    (len as u64).saturating_mul(64).max(1 << 20)
+}
 
 /// What the user asked for on the command line.
 #[derive(Clone, Debug)]
@@ -89,15 +139,16 @@ pub struct Memory {
 impl Launch {
     pub fn new(kernel: Arc<Kernel>, opts: &LaunchOptions) -> Result<Launch, LaunchError> {
         let params = bind_params(&kernel, &opts.defines)?;
-        let mut env = ConstEnv {
-            params: &params,
-            monoid: opts.monoid,
-        };
-        let mut eval_size = |what: &str, e: &lang::core::Expr| -> Result<usize, LaunchError> {
-            let v = eval(e, &mut env)
-                .map_err(|f| LaunchError(format!("cannot evaluate {what}: {f}")))?
-                .as_i64()
-                .unwrap_or(-1);
+        let eval_size = |what: &str, e: &Expr| -> Result<usize, LaunchError> {
+            let v = size_eval(e, &params).map_err(|why| {
+                let text = lang::print_core::expr(&kernel, e);
+                let text = match e.kind {
+                    ExprKind::Binary(..) | ExprKind::Cond(..) => &text[1..text.len() - 1],
+                    _ => &text,
+                };
+                LaunchError(format!("{what}, `{text}`, cannot be evaluated: {why}"))
+            })?;
+            let v = v.as_i64().unwrap_or(-1);
             usize::try_from(v)
                 .map_err(|_| LaunchError(format!("{what} evaluates to {v}, which is negative")))
         };
@@ -129,26 +180,52 @@ impl Launch {
             )));
         }
         let mut dims = Vec::new();
+        let mut elements = 0u64;
         for a in &kernel.arrays {
             let mut shape = Vec::new();
             for (k, d) in a.dims.iter().enumerate() {
                 shape.push(eval_size(
-                    &format!("dimension {} of `{}`", k + 1, a.name),
+                    &format!("dimension {} of array `{}`", k + 1, a.name),
                     d,
                 )?);
             }
             let len = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
             let copies = if a.space == Space::Local { groups } else { 1 };
-            if len
-                .and_then(|l| l.checked_mul(copies))
-                .is_none_or(|l| l > MAX_ELEMENTS)
-            {
-                return Err(LaunchError(format!(
-                    "array `{}` of size {shape:?} is larger than ksim supports ({MAX_ELEMENTS} elements)",
-                    a.name
-                )));
+            let all = len.and_then(|l| l.checked_mul(copies));
+            match all {
+                Some(n) if n <= MAX_ELEMENTS => elements += n as u64,
+                _ => {
+                    return Err(LaunchError(format!(
+                        "array `{}` of size {shape:?}{} is larger than ksim supports ({MAX_ELEMENTS} elements)",
+                        a.name,
+                        if copies > 1 {
+                            format!(" in each of {copies} groups")
+                        } else {
+                            String::new()
+                        }
+                    )))
+                }
             }
             dims.push(shape);
+        }
+        let threads = (groups * local_size) as u64;
+        let need = memory_estimate(elements, threads, kernel.vars.len() as u64);
+        if need > MEMORY_LIMIT {
+            return Err(LaunchError(format!(
+                "this launch needs about {} of memory ({elements} array elements x \
+                 {BYTES_PER_ELEMENT} bytes + {threads} threads x {} bytes), more than \
+                 ksim's limit of {}: use smaller sizes",
+                bytes_text(need),
+                BYTES_PER_THREAD + kernel.vars.len() as u64 * BYTES_PER_VARIABLE,
+                bytes_text(MEMORY_LIMIT)
+            )));
+        }
+        for (k, (name, _)) in opts.inputs.iter().enumerate() {
+            if opts.inputs[..k].iter().any(|(n, _)| n == name) {
+                return Err(LaunchError(format!(
+                    "--input {name} is given more than once"
+                )));
+            }
         }
         let mut launch = Launch {
             kernel: kernel.clone(),
@@ -266,18 +343,9 @@ fn bind_params(kernel: &Kernel, defines: &[(String, String)]) -> Result<Vec<Valu
 fn parse_scalar(text: &str, ty: Ty) -> Result<Value, String> {
     let t = text.trim();
     match ty {
-        Ty::Int => parse_int(t)
-            .filter(|_| t.parse::<i64>().map_or(true, |v| v <= i32::MAX as i64))
-            .map(Value::Int)
-            .ok_or_else(|| format!("`{t}` is not an int")),
-        Ty::Uint => t
-            .parse::<u32>()
-            .map(Value::Uint)
-            .map_err(|_| format!("`{t}` is not a uint")),
-        Ty::Float => t
-            .parse::<f32>()
-            .map(Value::float)
-            .map_err(|_| format!("`{t}` is not a float")),
+        Ty::Int => parse_int(t).map(Value::Int),
+        Ty::Uint => parse_uint(t).map(Value::Uint),
+        Ty::Float => parse_float(t).map(Value::float),
         Ty::Bool => t
             .parse::<bool>()
             .map(Value::Bool)
@@ -315,6 +383,17 @@ pub fn from_nat(i: u32, ty: Ty, monoid: Monoid) -> Result<Value, String> {
 /// line, or a JSON array).
 pub fn parse_input(spec: &str, len: usize, ty: Ty, monoid: Monoid) -> Result<Vec<Value>, String> {
     let spec = spec.trim();
+    // [`Launch::new`] checks its arrays before; other callers (the scan pipelines) rely
+    // on this check.
+    let need = memory_estimate(len as u64, 0, 0);
+    if len > MAX_ELEMENTS || need > MEMORY_LIMIT {
+        return Err(format!(
+            "an array of {len} elements needs about {} of memory, more than ksim's limit \
+             of {} (and at most {MAX_ELEMENTS} elements)",
+            bytes_text(need),
+            bytes_text(MEMORY_LIMIT)
+        ));
+    }
     match spec {
         "iota" => (0..len).map(|i| from_nat(i as u32, ty, monoid)).collect(),
         "zeros" => Ok(vec![Value::default_of(ty, monoid); len]),
@@ -341,8 +420,8 @@ pub fn parse_input(spec: &str, len: usize, ty: Ty, monoid: Monoid) -> Result<Vec
         }
         _ => {
             let items: Vec<String> = if let Some(path) = spec.strip_prefix('@') {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("cannot read `{path}`: {e}"))?;
+                let text = files::read_to_string(path.as_ref(), input_file_limit(len))
+                    .map_err(|e| e.to_string())?;
                 if text.trim_start().starts_with('[') {
                     let json: Vec<serde_json::Value> = serde_json::from_str(&text)
                         .map_err(|e| format!("`{path}` is not a JSON array: {e}"))?;
@@ -400,26 +479,103 @@ fn parse_elem(text: &str, ty: Ty, monoid: Monoid) -> Result<Value, String> {
     }
 }
 
-/// Evaluates launch-time expressions: parameters and literals only.
-struct ConstEnv<'a> {
-    params: &'a [Value],
-    monoid: Monoid,
+/// Evaluates a launch-time expression (an array size, a launch default): parameters and
+/// literals only, with the kernel's 32-bit operators, except that an `int` or `uint`
+/// operation whose exact result does not fit its type is an error instead of wrapping: a
+/// size is never silently reduced modulo 2^32 (`n * n` with n = 65536 is no 0-element
+/// array). The one evaluation of sizes, used by [`Launch::new`].
+pub fn size_eval(e: &Expr, params: &[Value]) -> Result<Value, String> {
+    let eval = |x: &Expr| size_eval(x, params);
+    Ok(match &e.kind {
+        ExprKind::Lit(l) => lit(*l),
+        ExprKind::Param(p) => params[*p].clone(),
+        ExprKind::Unary(op, a) => {
+            let x = eval(a)?;
+            let v = Value::unary(*op, &x);
+            if let (UnOp::Neg, Some(x), Some(r)) = (op, x.as_i64(), v.as_i64()) {
+                if -x != r {
+                    return Err(format!("-({x}) = {} overflows `{}`", -x, e.ty.name()));
+                }
+            }
+            v
+        }
+        ExprKind::Binary(BinOp::LogAnd, a, b) => {
+            Value::Bool(eval(a)?.truthy() && eval(b)?.truthy())
+        }
+        ExprKind::Binary(BinOp::LogOr, a, b) => Value::Bool(eval(a)?.truthy() || eval(b)?.truthy()),
+        ExprKind::Binary(op, a, b) => {
+            let (x, y) = (eval(a)?, eval(b)?);
+            let v = Value::binary(*op, &x, &y).map_err(|err| match err {
+                OpError::DivisionByZero => format!("division by zero ({x} {} 0)", op.symbol()),
+                OpError::ShiftRange(c) => format!("shift count {c} outside 0 to 31"),
+            })?;
+            if let (Some(x), Some(y), Some(r)) = (x.as_i64(), y.as_i64(), v.as_i64()) {
+                let (x, y) = (x as i128, y as i128);
+                let exact = match op {
+                    BinOp::Add => Some(x + y),
+                    BinOp::Sub => Some(x - y),
+                    BinOp::Mul => Some(x * y),
+                    BinOp::Div => Some(x / y),
+                    BinOp::Shl => Some(x << y),
+                    _ => None,
+                };
+                if let Some(exact) = exact.filter(|&exact| exact != r as i128) {
+                    return Err(format!(
+                        "{x} {} {y} = {exact} overflows `{}` (sizes are checked, not wrapped)",
+                        op.symbol(),
+                        e.ty.name()
+                    ));
+                }
+            }
+            v
+        }
+        ExprKind::Cond(c, a, b) => {
+            if eval(c)?.truthy() {
+                eval(a)?
+            } else {
+                eval(b)?
+            }
+        }
+        ExprKind::Cast(a) => eval(a)?.cast(e.ty),
+        ExprKind::Log2(a) => log2(&eval(a)?, e.ty),
+        ExprKind::Min(a, b) => min_max(true, eval(a)?, eval(b)?),
+        ExprKind::Max(a, b) => min_max(false, eval(a)?, eval(b)?),
+        ExprKind::Identity | ExprKind::Var(_) | ExprKind::Builtin(_) | ExprKind::Load { .. } => {
+            unreachable!("sizes mention only parameters and literals (checked)")
+        }
+    })
 }
 
-impl Env for ConstEnv<'_> {
-    fn var(&self, _: VarId) -> Value {
-        unreachable!("size expressions mention no variables (checked)")
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn size(src: &str, n: i32) -> Result<Value, String> {
+        let k = lang::check::compile(&format!("kernel k(global int a[{src}]) {{ }}")).unwrap();
+        size_eval(&k.arrays[0].dims[0], &[Value::Int(n)])
     }
-    fn param(&self, p: ParamId) -> Value {
-        self.params[p].clone()
+
+    #[test]
+    fn sizes_are_evaluated_exactly_or_refused() {
+        assert_eq!(size("n * n", 46340), Ok(Value::Int(2147395600)));
+        assert!(size("n * n", 65536)
+            .unwrap_err()
+            .contains("overflows `int`"));
+        assert!(size("n + 2147483647", 1).is_err());
+        assert!(size("-n", i32::MIN).is_err());
+        assert!(size("n / -1", i32::MIN).is_err());
+        assert!(size("1 << n", 31).is_err());
+        assert!(size("(uint)n - 1u", 0).is_err());
+        assert!(size("n / 0", 1).unwrap_err().contains("division by zero"));
+        assert_eq!(
+            size("log2((uint)n) + min(n, 3)", 1 << 20),
+            Ok(Value::Int(23))
+        );
     }
-    fn builtin(&self, _: Builtin) -> Value {
-        unreachable!("size expressions mention no builtins (checked)")
-    }
-    fn monoid(&self) -> Monoid {
-        self.monoid
-    }
-    fn load(&mut self, _: ArrayId, _: &[i64]) -> Result<Value, FaultKind> {
-        unreachable!("size expressions read no arrays (checked)")
+
+    #[test]
+    fn an_input_beyond_the_limit_is_refused_before_allocation() {
+        let e = parse_input("iota", 1 << 31, Ty::Int, Monoid::IntAdd).unwrap_err();
+        assert!(e.contains("limit of 2.0 GiB"), "{e}");
     }
 }

@@ -148,9 +148,13 @@ impl Monoid {
         let bad = || format!("`{t}` is not an element of the {} monoid", self.name());
         match self {
             Monoid::IntAdd | Monoid::IntMax | Monoid::IntMin | Monoid::IntMul | Monoid::BitOr => {
-                parse_int(t).map(Value::Int).ok_or_else(bad)
+                parse_int(t)
+                    .map(Value::Int)
+                    .map_err(|e| format!("{e} (the {} monoid)", self.name()))
             }
-            Monoid::FloatAdd => t.parse::<f32>().map(Value::float).map_err(|_| bad()),
+            Monoid::FloatAdd => parse_float(t)
+                .map(Value::float)
+                .map_err(|e| format!("{e} (the {} monoid)", self.name())),
             Monoid::Interval => match t {
                 "1" | "id" => Ok(Value::Interval(Interval::Id)),
                 "⊤" | "top" => Ok(Value::Interval(Interval::Top)),
@@ -188,25 +192,63 @@ impl Monoid {
     }
 }
 
-/// A decimal or `0x` hexadecimal 32-bit integer, possibly negative.
-pub(crate) fn parse_int(t: &str) -> Option<i32> {
+/// A decimal or `0x` hexadecimal integer with at most one leading `-`: how integers are
+/// written in `-D` and `--input`. Anything else (`--8`, `-0x-8`, `+8`, `1e3`, ``) is
+/// malformed; a well-formed integer too large for 128 bits gives `Ok(None)`.
+fn parse_integer(t: &str) -> Result<Option<i128>, ()> {
     let (neg, digits) = match t.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, t),
     };
-    let mag = match digits
+    let (radix, digits) = match digits
         .strip_prefix("0x")
         .or_else(|| digits.strip_prefix("0X"))
     {
-        Some(hex) => i64::from_str_radix(hex, 16).ok()?,
-        None => digits.parse::<i64>().ok()?,
+        Some(hex) => (16, hex),
+        None => (10, digits),
     };
-    let v = if neg { -mag } else { mag };
-    if v >= i32::MIN as i64 && v <= u32::MAX as i64 {
-        Some(v as i32)
-    } else {
-        None
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return Err(());
     }
+    Ok(i128::from_str_radix(digits, radix)
+        .ok()
+        .map(|m| if neg { -m } else { m }))
+}
+
+/// An integer of the C type `ty` (`int` or `uint`), written as [`parse_integer`] accepts;
+/// a value outside the type's range is an error, never wrapped.
+fn parse_in_range<T: TryFrom<i128>>(t: &str, ty: &str, range: &str) -> Result<T, String> {
+    match parse_integer(t) {
+        Err(()) => Err(format!("`{t}` is not {ty}")),
+        Ok(v) => v
+            .and_then(|v| T::try_from(v).ok())
+            .ok_or_else(|| format!("`{t}` is out of range for {ty} ({range})")),
+    }
+}
+
+/// A 32-bit signed integer (decimal or `0x` hexadecimal, possibly negative).
+pub(crate) fn parse_int(t: &str) -> Result<i32, String> {
+    parse_in_range(t, "an int", "-2147483648 to 2147483647")
+}
+
+/// A 32-bit unsigned integer (decimal or `0x` hexadecimal).
+pub(crate) fn parse_uint(t: &str) -> Result<u32, String> {
+    parse_in_range(t, "a uint", "0 to 4294967295")
+}
+
+/// A 32-bit float. A finite number too large for `float` (`1e40`) is an error, as the
+/// literal `1e40` is in a kernel (C99 6.4.4p2: a constant's value must be in the range of
+/// its type; OpenCL C inherits the rule); `inf`, `-inf` and `NaN` spelt out are accepted.
+pub(crate) fn parse_float(t: &str) -> Result<f32, String> {
+    let v: f32 = t.parse().map_err(|_| format!("`{t}` is not a float"))?;
+    let word = t.trim_start_matches(['-', '+']).to_ascii_lowercase();
+    if v.is_infinite() && word != "inf" && word != "infinity" {
+        return Err(format!(
+            "`{t}` is out of range for a 32-bit float (largest finite value {:e})",
+            f32::MAX
+        ));
+    }
+    Ok(v)
 }
 
 impl FromStr for Monoid {

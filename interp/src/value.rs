@@ -29,7 +29,7 @@ pub enum Value {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OpError {
     DivisionByZero,
-    /// A shift count outside `0..32`.
+    /// A shift count outside 0 to 31 (both 32-bit integer types).
     ShiftRange(i64),
 }
 
@@ -218,15 +218,35 @@ impl fmt::Display for Value {
 }
 
 impl serde::Serialize for Value {
-    /// Numbers and booleans as JSON scalars; monoid elements as their printed form.
+    /// Numbers and booleans as JSON scalars; monoid elements as their printed form. JSON
+    /// has no NaN or infinities (serde_json would write `null`, losing the value), so a
+    /// non-finite float is the string `"NaN"`, `"inf"` or `"-inf"`, as ksim prints it and
+    /// as `--input @FILE` reads it back.
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Value::Int(v) => s.serialize_i32(*v),
             Value::Uint(v) => s.serialize_u32(*v),
             Value::Bool(b) => s.serialize_bool(*b),
-            Value::Float(bits) => s.serialize_f32(f32::from_bits(*bits)),
+            Value::Float(bits) if f32::from_bits(*bits).is_finite() => {
+                s.serialize_f32(f32::from_bits(*bits))
+            }
             Value::Ternary(t) => s.serialize_u8(*t),
             other => s.serialize_str(&other.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_finite_floats_serialise_as_strings() {
+        let json = |f: f32| serde_json::to_string(&Value::float(f)).unwrap();
+        assert_eq!(json(f32::NAN), "\"NaN\"");
+        assert_eq!(json(f32::INFINITY), "\"inf\"");
+        assert_eq!(json(f32::NEG_INFINITY), "\"-inf\"");
+        assert_eq!(json(1.5), "1.5");
+        assert_eq!(json(-0.0), "-0.0");
     }
 }

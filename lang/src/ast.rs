@@ -122,9 +122,14 @@ pub enum StmtKind {
         target: LValue,
         decrement: bool,
     },
+    /// `if (c) s`, `if (c) s else t`, and a whole `else if` chain
+    /// `if (c1) s1 else if (c2) s2 ... [else t]` as one statement. The arms of a chain are
+    /// a list, not nested `if`s in `else` branches, so that a chain of any length (C code
+    /// has chains of thousands) is no deeper than one `if` for the parser, the checker,
+    /// the printers and `Drop`. `els` is never itself an `if` (that is another arm).
     If {
-        cond: Expr,
-        then: Box<Stmt>,
+        /// At least one.
+        arms: Vec<IfArm>,
         els: Option<Box<Stmt>>,
     },
     While {
@@ -141,6 +146,15 @@ pub enum StmtKind {
     Block(Block),
     /// `barrier();`
     Barrier,
+}
+
+/// One arm of an `if` / `else if` chain: `if (cond) then`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IfArm {
+    pub cond: Expr,
+    pub then: Stmt,
+    /// From the arm's `if` to the end of its `then` statement.
+    pub span: Span,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]

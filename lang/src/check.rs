@@ -348,19 +348,34 @@ impl Checker {
                     out.push(Stmt { kind: st, span });
                 }
             }
-            S::If { cond, then, els } => {
-                let cond = self.cond(cond);
-                let then = self.body(then);
-                let els = match els {
+            S::If { arms, els } => {
+                // The core `if` has two branches (Figure 4): the chain
+                // `if (c1) s1 else if (c2) s2 ... else t` becomes
+                // `if (c1) {s1} else {if (c2) {s2} else {... {t}}}`, built from the last arm
+                // back in a loop (a chain may have thousands of arms). The `if` of arm k
+                // spans from its `if` to the end of the chain.
+                let checked: Vec<_> = arms
+                    .iter()
+                    .map(|arm| (self.cond(&arm.cond), self.body(&arm.then), arm.span.start))
+                    .collect();
+                let mut els = match els {
                     Some(e) => self.body(e),
                     None => self.new_block(Vec::new()),
                 };
-                if let Ok(cond) = cond {
-                    out.push(Stmt {
+                let mut first = None;
+                for (k, (cond, then, start)) in checked.into_iter().enumerate().rev() {
+                    let Ok(cond) = cond else { continue };
+                    let stmt = Stmt {
                         kind: StmtKind::If { cond, then, els },
-                        span,
-                    });
+                        span: start..span.end,
+                    };
+                    if k == 0 {
+                        first = Some(stmt);
+                    } else {
+                        els = self.new_block(vec![stmt]);
+                    }
                 }
+                out.extend(first);
             }
             S::While { cond, body } => {
                 let cond = self.cond(cond);
@@ -807,7 +822,10 @@ impl Checker {
             if !matches!(a.ty, Ty::Int | Ty::Uint) {
                 return self.err("`log2` takes an integer", &a.span);
             }
-            return Ok(mk(ExprKind::Log2(Box::new(cast(a, Ty::Int))), Ty::Int));
+            // The argument keeps its type: converting a `uint` above INT_MAX to `int`
+            // would make it negative (log2(3000000000u) would be 0, not 31). The result
+            // (0..31) is an `int` either way.
+            return Ok(mk(ExprKind::Log2(Box::new(a)), Ty::Int));
         }
         let b = args.pop().expect("two arguments");
         let a = args.pop().expect("two arguments");
@@ -933,4 +951,41 @@ fn unop_symbol(op: UnOp) -> &'static str {
 /// Parses and checks a kernel source in one go.
 pub fn compile(source: &str) -> Result<Kernel, Vec<Diagnostic>> {
     check(&crate::parse::parse(source)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The body's first statement's value: `x := VALUE;`.
+    fn first_value(src: &str) -> Expr {
+        let k = compile(src).expect("well-typed");
+        match &k.blocks[Kernel::BODY][0].kind {
+            StmtKind::Assign { value, .. } => value.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn log2_keeps_a_uint_argument_unsigned() {
+        let e = first_value("kernel k() { int x = log2(3000000000u); }");
+        let ExprKind::Log2(a) = &e.kind else {
+            panic!("{e:?}")
+        };
+        assert_eq!(a.ty, Ty::Uint, "no conversion of the argument to int");
+        assert_eq!(e.ty, Ty::Int);
+        let e = first_value("kernel k() { int x = log2(5); }");
+        let ExprKind::Log2(a) = &e.kind else {
+            panic!("{e:?}")
+        };
+        assert_eq!(a.ty, Ty::Int);
+    }
+
+    #[test]
+    fn min_and_max_keep_uint_operands_unsigned() {
+        for f in ["min", "max"] {
+            let e = first_value(&format!("kernel k() {{ uint x = {f}(3000000000u, 5u); }}"));
+            assert_eq!(e.ty, Ty::Uint, "{f}");
+        }
+    }
 }

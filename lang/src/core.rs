@@ -72,6 +72,20 @@ impl Kernel {
     pub fn param(&self, name: &str) -> Option<ParamId> {
         self.params.iter().position(|p| p.name == name)
     }
+
+    /// The `if` statement that is the whole of block `b`, if it is one. An `else` block of
+    /// this shape is an `else if` of the source: printers and compilers continue the chain
+    /// in a loop rather than by recursion, so that thousands of `else if` arms neither
+    /// exhaust the stack nor nest their output.
+    pub fn else_if(&self, b: BlockId) -> Option<&Stmt> {
+        match self.blocks[b].as_slice() {
+            [s @ Stmt {
+                kind: StmtKind::If { .. },
+                ..
+            }] => Some(s),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

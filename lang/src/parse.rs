@@ -14,8 +14,8 @@ use chumsky::{input::ValueInput, pratt::*, prelude::*};
 use std::fmt;
 
 use crate::ast::{
-    AssignOp, BinOp, Block, Expr, ExprKind, Ident, Kernel, LValue, LaunchItem, LaunchKey, Param,
-    Space, Stmt, StmtKind, TypeName, UnOp,
+    AssignOp, BinOp, Block, Expr, ExprKind, Ident, IfArm, Kernel, LValue, LaunchItem, LaunchKey,
+    Param, Space, Stmt, StmtKind, TypeName, UnOp,
 };
 use crate::diag::Diagnostic;
 
@@ -416,33 +416,60 @@ fn int_suffix(suffix: &str, span: &std::ops::Range<usize>, diag: &mut Option<Dia
 }
 
 /// Deeply nested input would make the (recursive) tree deep enough to exhaust the stack when
-/// it is processed or dropped. Bound the nesting: for every statement, the number of operator,
+/// it is processed or dropped. Bound the nesting: for every token, the number of operator,
 /// bracket and control-keyword tokens on the path from the kernel down to it.
-const MAX_NESTING: usize = 1000;
+///
+/// A statement's depth is that of the statements around it: at a `;` or `}` that ends a
+/// statement the count goes back to the enclosing block's level, and an `else` goes back
+/// to its `if` (plus one for its body). The arms of an `else if` chain are at the level of
+/// the chain's first `if`, since the parser and every pass over the tree handle a chain as
+/// a list: a chain of any length is legitimate C and nests no deeper.
+pub const MAX_NESTING: usize = 1000;
 
 fn check_nesting(tokens: &[Spanned<'_>]) -> Option<Diagnostic> {
-    let mut braces: Vec<usize> = Vec::new(); // `cur` at each enclosing `{`
+    // The level at each enclosing `{`, with the open `if`s outside it.
+    let mut braces: Vec<(usize, Vec<usize>)> = Vec::new();
+    // The levels of the `if`s of the current statement that may still take an `else`,
+    // innermost last (C's dangling `else` goes to the innermost).
+    let mut open_ifs: Vec<usize> = Vec::new();
     let mut parens = 0usize; // `(` / `[` depth inside the current statement
     let mut cur = 0usize;
-    for (tok, span) in tokens {
+    // A statement just ended (`;` or `}`): the next token starts a new one, unless it is
+    // an `else` continuing an `if`.
+    let mut ended = false;
+    for (k, (tok, span)) in tokens.iter().enumerate() {
+        if std::mem::take(&mut ended) && *tok != Tok::Kw("else") {
+            cur = braces.last().map_or(0, |(c, _)| c + 1);
+            open_ifs.clear();
+        }
         match tok {
             Tok::Punct("{") => {
-                braces.push(cur);
+                braces.push((cur, std::mem::take(&mut open_ifs)));
                 cur += 1;
                 parens = 0;
             }
             Tok::Punct("}") => {
-                cur = braces.pop().unwrap_or(0);
+                (cur, open_ifs) = braces.pop().unwrap_or_default();
                 parens = 0;
+                ended = true;
             }
-            Tok::Punct(";") if parens == 0 => cur = braces.last().map_or(0, |c| c + 1),
+            Tok::Punct(";") if parens == 0 => ended = true,
             Tok::Punct("(" | "[") => {
                 parens += 1;
                 cur += 1;
             }
             Tok::Punct(")" | "]") => parens = parens.saturating_sub(1),
             Tok::Punct(",") => {}
-            Tok::Punct(_) | Tok::Kw("if" | "else" | "while" | "for") => cur += 1,
+            Tok::Kw("if") => {
+                open_ifs.push(cur);
+                cur += 1;
+            }
+            Tok::Kw("else") => {
+                let level = open_ifs.pop().unwrap_or(cur);
+                let chained = tokens.get(k + 1).is_some_and(|(t, _)| *t == Tok::Kw("if"));
+                cur = if chained { level } else { level + 1 };
+            }
+            Tok::Punct(_) | Tok::Kw("while" | "for") => cur += 1,
             _ => {}
         }
         if cur > MAX_NESTING {
@@ -940,14 +967,27 @@ where
                 span: sp(e.span()),
             });
 
-        let if_ = kw("if")
+        // `if (c) s` then any number of `else if (c) s`, then maybe `else s`: the chain is
+        // parsed by repetition, not by recursion into the `else` branch, so its length
+        // costs no stack (see `StmtKind::If`).
+        let arm = kw("if")
             .ignore_then(cond_parens.clone())
             .then(stmt.clone())
-            .then(kw("else").ignore_then(stmt.clone()).or_not())
-            .map(|((cond, then), els)| StmtKind::If {
+            .map_with(|(cond, then), e| IfArm {
                 cond,
-                then: Box::new(then),
-                els: els.map(Box::new),
+                then,
+                span: sp(e.span()),
+            });
+        let if_ = arm
+            .clone()
+            .then(kw("else").ignore_then(arm).repeated().collect::<Vec<_>>())
+            .then(kw("else").ignore_then(stmt.clone()).or_not())
+            .map(|((first, mut rest), els)| {
+                rest.insert(0, first);
+                StmtKind::If {
+                    arms: rest,
+                    els: els.map(Box::new),
+                }
             });
         let while_ = kw("while")
             .ignore_then(cond_parens.clone())

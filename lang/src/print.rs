@@ -44,7 +44,7 @@ pub fn print_expr(e: &Expr) -> String {
 /// (`while (offset < n)`), `{ ... }` for a block, and the full statement otherwise.
 pub fn print_stmt_head(s: &Stmt) -> String {
     match &s.kind {
-        StmtKind::If { cond, .. } => format!("if ({})", print_expr(cond)),
+        StmtKind::If { arms, .. } => format!("if ({})", print_expr(&arms[0].cond)),
         StmtKind::While { cond, .. } => format!("while ({})", print_expr(cond)),
         StmtKind::For {
             init, cond, step, ..
@@ -199,6 +199,7 @@ fn ends_with_open_if(s: &Stmt) -> bool {
     match &s.kind {
         StmtKind::If { els: None, .. } => true,
         StmtKind::If { els: Some(e), .. } => ends_with_open_if(e),
+        // (`els` is no `if`, so this recursion follows nesting, never a chain.)
         StmtKind::While { body, .. } | StmtKind::For { body, .. } => ends_with_open_if(body),
         _ => false,
     }
@@ -213,38 +214,38 @@ fn write_stmt(out: &mut String, s: &Stmt, indent: usize) {
         }
         StmtKind::Barrier => out.push_str("barrier();"),
         StmtKind::Block(b) => write_block(out, b, indent),
-        StmtKind::If { cond, then, els } => {
-            let _ = write!(out, "if ({})", print_expr(cond));
-            let then_ends_block = match els {
-                Some(_) if ends_with_open_if(then) => {
+        StmtKind::If { arms, els } => {
+            // One line per arm, `else if` flat, however long the chain.
+            for (k, arm) in arms.iter().enumerate() {
+                let _ = write!(out, "if ({})", print_expr(&arm.cond));
+                let more = k + 1 < arms.len() || els.is_some();
+                let then_ends_block = if more && ends_with_open_if(&arm.then) {
                     // Dangling else: braces keep the `else` on this `if`.
                     out.push_str(" {\n");
                     push_indent(out, indent + 1);
-                    write_stmt(out, then, indent + 1);
+                    write_stmt(out, &arm.then, indent + 1);
                     out.push('\n');
                     push_indent(out, indent);
                     out.push('}');
                     true
-                }
-                _ => write_body(out, then, indent),
-            };
-            if let Some(e) = els {
-                if then_ends_block {
-                    out.push_str(" else");
                 } else {
-                    out.push('\n');
-                    push_indent(out, indent);
-                    out.push_str("else");
-                }
-                match &e.kind {
-                    StmtKind::If { .. } => {
+                    write_body(out, &arm.then, indent)
+                };
+                if more {
+                    if then_ends_block {
+                        out.push_str(" else");
+                    } else {
+                        out.push('\n');
+                        push_indent(out, indent);
+                        out.push_str("else");
+                    }
+                    if k + 1 < arms.len() {
                         out.push(' ');
-                        write_stmt(out, e, indent);
-                    }
-                    _ => {
-                        write_body(out, e, indent);
                     }
                 }
+            }
+            if let Some(e) = els {
+                write_body(out, e, indent);
             }
         }
         StmtKind::While { cond, body } => {
@@ -432,9 +433,12 @@ fn erase_stmt(s: &mut Stmt) {
             erase_expr(value);
         }
         StmtKind::Step { target, .. } => erase_lvalue(target),
-        StmtKind::If { cond, then, els } => {
-            erase_expr(cond);
-            erase_stmt(then);
+        StmtKind::If { arms, els } => {
+            for arm in arms {
+                arm.span = 0..0;
+                erase_expr(&mut arm.cond);
+                erase_stmt(&mut arm.then);
+            }
             if let Some(e) = els {
                 erase_stmt(e);
             }

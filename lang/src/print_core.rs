@@ -63,8 +63,20 @@ fn block(k: &Kernel, b: BlockId, depth: usize, out: &mut String) {
             StmtKind::If { cond, then, els } => {
                 let _ = writeln!(out, "{pad}if ({}) {{", top(k, cond));
                 block(k, *then, depth + 1, out);
+                // An `else` holding only an `if` is printed `} else if (...) {`, flat.
+                let mut els = *els;
+                while let Some(StmtKind::If {
+                    cond,
+                    then,
+                    els: next,
+                }) = k.else_if(els).map(|s| &s.kind)
+                {
+                    let _ = writeln!(out, "{pad}}} else if ({}) {{", top(k, cond));
+                    block(k, *then, depth + 1, out);
+                    els = *next;
+                }
                 let _ = writeln!(out, "{pad}}} else {{");
-                block(k, *els, depth + 1, out);
+                block(k, els, depth + 1, out);
                 let _ = writeln!(out, "{pad}}}");
             }
             StmtKind::While { cond, body } => {

@@ -163,9 +163,10 @@ fn parses_kogge_stone() {
         panic!()
     };
     assert_eq!(b.stmts.len(), 5);
-    let StmtKind::If { then, .. } = &b.stmts[3].kind else {
+    let StmtKind::If { arms, .. } = &b.stmts[3].kind else {
         panic!()
     };
+    let then = &arms[0].then;
     assert_eq!(
         &KOGGE_STONE[then.span.clone()],
         "out[tid] = temp ⊕ out[tid];"
@@ -192,9 +193,10 @@ fn parses_2d_tree() {
     assert!(
         matches!(&k.params[1], Param::Scalar { ty: TypeName::Int, name, .. } if name.name == "d")
     );
-    let StmtKind::If { cond, then, els } = &k.body.stmts[1].kind else {
+    let StmtKind::If { arms, els } = &k.body.stmts[1].kind else {
         panic!()
     };
+    let (cond, then) = (&arms[0].cond, &arms[0].then);
     assert!(els.is_none());
     assert_eq!(full(cond), "(i < (n >> d))");
     let StmtKind::Assign { target, op, value } = &then.kind else {
@@ -392,11 +394,11 @@ fn minimal_parentheses() {
 #[test]
 fn dangling_else_binds_to_nearest_if() {
     let k = parse_ok("kernel k() { if (a) if (b) x = 1; else x = 2; }");
-    let StmtKind::If { then, els, .. } = &k.body.stmts[0].kind else {
+    let StmtKind::If { arms, els } = &k.body.stmts[0].kind else {
         panic!()
     };
     assert!(els.is_none(), "else must bind to the inner if");
-    let StmtKind::If { els: inner_els, .. } = &then.kind else {
+    let StmtKind::If { els: inner_els, .. } = &arms[0].then.kind else {
         panic!()
     };
     assert!(inner_els.is_some());
@@ -653,6 +655,69 @@ fn deep_nesting_is_an_error_not_a_crash() {
         ")".repeat(200)
     );
     parse_ok(&ok);
+}
+
+/// Issue 13 item 7: `else if` chains are lists, at any length, with or without braces; the
+/// nesting bound still counts what really nests (it once reset at every `;`).
+#[test]
+fn else_if_chains_of_any_length_parse_and_check() {
+    for braces in [false, true] {
+        let arm = |i: usize| {
+            if braces {
+                format!("if (x == {i}) {{ y = {i}; }}")
+            } else {
+                format!("if (x == {i}) y = {i};")
+            }
+        };
+        let chain: Vec<String> = (0..15_000).map(arm).collect();
+        let src = format!(
+            "kernel k() {{ int x = 3; int y = 0; {} else y = -1; }}",
+            chain.join(" else ")
+        );
+        let k = parse_ok(&src);
+        let StmtKind::If { arms, els } = &k.body.stmts[2].kind else {
+            panic!()
+        };
+        assert_eq!(arms.len(), 15_000);
+        assert!(els.is_some());
+        assert_eq!(&src[arms[1].span.clone()], arm(1));
+        // The printer keeps the chain flat: one line per arm (two with braces).
+        let printed = print_kernel(&k);
+        assert!(printed.lines().count() < 2 * 15_000 + 10, "braces {braces}");
+        let last = if braces {
+            "} else if (x == 14999) {"
+        } else {
+            "else if (x == 14999) y = 14999;"
+        };
+        assert!(printed.contains(last), "braces {braces}");
+        lang::check::check(&k).expect("well-typed");
+    }
+    // Blocks one after the other do not add up.
+    let loops = format!("kernel k() {{ {} }}", "while (a) { x = 1; } ".repeat(3000));
+    parse_ok(&loops);
+    // A dangling `else` still goes to the innermost `if`, in a chain too.
+    let k = parse_ok("kernel k() { if (a) if (b) x = 1; else if (c) x = 2; else x = 3; }");
+    let StmtKind::If { arms, els } = &k.body.stmts[0].kind else {
+        panic!()
+    };
+    assert!(els.is_none() && arms.len() == 1);
+    let StmtKind::If { arms, els } = &arms[0].then.kind else {
+        panic!()
+    };
+    assert!(els.is_some() && arms.len() == 2);
+    // What nests is counted, across `;` and `}`: an `else` whose body is a `while` whose
+    // body is an `if` ..., and `if`s whose then-branches are blocks holding `if`s.
+    let stairs = format!(
+        "kernel k() {{ {} x = 1; }}",
+        "if (a) x = 1; else while (a) ".repeat(5000)
+    );
+    assert_error_mentions(&stairs, "nested too deeply");
+    let blocks = format!(
+        "kernel k() {{ {} x = 1; {} }}",
+        "if (a) { ".repeat(5000),
+        "} else x = 2; ".repeat(5000)
+    );
+    assert_error_mentions(&blocks, "nested too deeply");
 }
 
 // ----- rendering -----
@@ -933,11 +998,22 @@ fn stmt_strategy() -> impl Strategy<Value = Stmt> {
                     } else {
                         then
                     };
-                    mk_stmt(StmtKind::If {
+                    // An `else` that is an `if` is more arms of one chain, as the
+                    // parser builds it.
+                    let mut arms = vec![IfArm {
                         cond,
-                        then: Box::new(then),
-                        els: els.map(Box::new),
-                    })
+                        then,
+                        span: 0..0,
+                    }];
+                    let els = match els.map(|e| e.kind) {
+                        Some(StmtKind::If { arms: more, els }) => {
+                            arms.extend(more);
+                            els
+                        }
+                        Some(kind) => Some(Box::new(mk_stmt(kind))),
+                        None => None,
+                    };
+                    mk_stmt(StmtKind::If { arms, els })
                 }),
             (expr_strategy(), inner.clone()).prop_map(|(cond, body)| mk_stmt(StmtKind::While {
                 cond,

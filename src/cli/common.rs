@@ -38,7 +38,9 @@ pub type CmdResult = Result<i32, Failure>;
 pub struct LaunchArgs {
     /// The kernel source (`.ksim`).
     pub file: PathBuf,
-    /// Bind a size or scalar parameter, like an OpenCL build option: `-D n=8`.
+    /// Bind a size or scalar parameter, like an OpenCL build option: `-D n=8`. Sizes are
+    /// checked (no 32-bit wrap-around); a launch may have 2^28 threads, 2^28 elements per
+    /// array and need 2 GiB of memory by ksim's estimate (see README, launch options).
     #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
     pub define: Vec<(String, String)>,
     /// Number of work-groups (default: the kernel's `launch(groups = ...)`, else 1).

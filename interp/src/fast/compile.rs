@@ -797,29 +797,52 @@ impl Compiler<'_> {
                     });
                     self.done();
                 }
-                StmtKind::If { cond, then, els } => {
-                    let has_else = !kernel.blocks[*els].is_empty();
-                    let (lt, le) = (self.lead(*then), self.lead(*els));
-                    let jz = self.cond_jump(cond, le, lt)?;
-                    self.next_temp = mark;
-                    self.credit = lt;
-                    self.block(*then)?;
-                    if has_else {
+                StmtKind::If { .. } => {
+                    // An `else if` chain (an `else` block holding only an `if`) is compiled
+                    // in this loop, not by recursion, so that its length costs no stack;
+                    // `exits` jump from the end of each then-branch to the end of the chain.
+                    let mut s = s;
+                    let mut exits = Vec::new();
+                    loop {
+                        let StmtKind::If { cond, then, els } = &s.kind else {
+                            unreachable!("the chain continues only with an `if`")
+                        };
+                        let has_else = !kernel.blocks[*els].is_empty();
+                        let (lt, le) = (self.lead(*then), self.lead(*els));
+                        let jz = self.cond_jump(cond, le, lt)?;
+                        self.next_temp = mark;
+                        self.credit = lt;
+                        self.block(*then)?;
+                        if !has_else {
+                            self.flush()?;
+                            let end = self.here();
+                            self.patch(jz, end);
+                            for j in exits {
+                                self.patch(j, end);
+                            }
+                            break;
+                        }
                         let steps = self.steps()?;
-                        let j = self.here();
+                        exits.push(self.here());
                         self.code.push(Inst::Jump { t: 0, steps });
                         self.pre = 0;
                         let else_start = self.here();
                         self.patch(jz, else_start);
                         self.credit = le;
+                        if let Some(next) = kernel.else_if(*els) {
+                            // What `self.block(*els)` does for its one statement.
+                            self.stmt = self.spans.len() as u32;
+                            self.spans.push(next.span.clone());
+                            s = next;
+                            continue;
+                        }
                         self.block(*els)?;
                         self.flush()?;
                         let end = self.here();
-                        self.patch(j, end);
-                    } else {
-                        self.flush()?;
-                        let end = self.here();
-                        self.patch(jz, end);
+                        for j in exits {
+                            self.patch(j, end);
+                        }
+                        break;
                     }
                 }
                 StmtKind::While { cond, body } => {
