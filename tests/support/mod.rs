@@ -13,7 +13,6 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use wait_timeout::ChildExt;
 
 /// What a finished (or killed) child process left.
 #[derive(Debug)]
@@ -23,27 +22,35 @@ pub struct Exit {
     /// The signal that ended it, if any.
     pub signal: Option<i32>,
     pub timed_out: bool,
-    /// At most [`KEEP`] bytes of each stream (the rest is read and counted).
+    /// The head of each stream (the rest is read and counted).
     pub stdout: String,
     pub stderr: String,
     /// Total bytes written to stdout.
     pub stdout_len: u64,
+    /// Peak resident memory of the process, in KiB, as `wait4` reports it. This includes
+    /// the test process's own peak at the time of the spawn (the child starts in its
+    /// address space), so it means something only above that: keep the test small.
+    pub max_rss_kib: u64,
     pub elapsed: Duration,
 }
 
-/// Bytes of each output stream kept for assertions.
+/// Bytes of each output stream kept for assertions (JSON documents of explorations).
 pub const KEEP: usize = 64 << 20;
+/// Bytes kept where only exit codes and messages matter (a small test process keeps peak
+/// memory measurements of its children meaningful; see [`Exit::max_rss_kib`]).
+pub const KEEP_SMALL: usize = 1 << 20;
 
 impl Exit {
     /// Exit code, signal or time-out, and the head of both streams: for failure messages.
     pub fn describe(&self) -> String {
-        let how = if self.timed_out {
+        let mut how = if self.timed_out {
             format!("TIMED OUT after {:.1} s", self.elapsed.as_secs_f64())
         } else if let Some(s) = self.signal {
             format!("killed by signal {s}")
         } else {
             format!("exit code {:?}", self.code)
         };
+        how.push_str(&format!(" (peak memory {} MiB)", self.max_rss_kib >> 10));
         let head = |s: &str| s.chars().take(3000).collect::<String>();
         format!(
             "{how}\n--- stdout ({} bytes) ---\n{}\n--- stderr ---\n{}",
@@ -72,8 +79,11 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Reads a stream to its end, keeping the first [`KEEP`] bytes; returns them and the total.
-fn drain(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<(Vec<u8>, u64)> {
+/// Reads a stream to its end, keeping the first `keep` bytes; returns them and the total.
+fn drain(
+    mut r: impl Read + Send + 'static,
+    keep: usize,
+) -> std::thread::JoinHandle<(Vec<u8>, u64)> {
     std::thread::spawn(move || {
         let mut kept = Vec::new();
         let mut total = 0u64;
@@ -83,7 +93,7 @@ fn drain(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<(Vec<u8>,
                 Ok(0) | Err(_) => break,
                 Ok(k) => {
                     total += k as u64;
-                    let room = KEEP.saturating_sub(kept.len());
+                    let room = keep.saturating_sub(kept.len());
                     kept.extend_from_slice(&buf[..k.min(room)]);
                 }
             }
@@ -92,8 +102,27 @@ fn drain(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<(Vec<u8>,
     })
 }
 
-/// Runs a command in `dir` with a time limit (killed when it runs out), stdin closed.
-pub fn run_cmd(mut cmd: Command, dir: &Path, timeout: Duration) -> Exit {
+/// Waits for a child with `wait4`, which also gives its peak memory (resident set).
+/// Returns the raw wait status and the peak in KiB.
+fn wait_with_rusage(pid: libc::pid_t) -> (libc::c_int, u64) {
+    loop {
+        let mut status: libc::c_int = 0;
+        // SAFETY: plain system call on our own child; `ru` is fully written by the kernel.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+        if r == pid {
+            return (status, ru.ru_maxrss.max(0) as u64);
+        }
+        if r == -1 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        }
+        panic!("wait4({pid}): {}", std::io::Error::last_os_error());
+    }
+}
+
+/// Runs a command in `dir` with a time limit (killed when it runs out), stdin closed,
+/// keeping the first `keep` bytes of each output stream.
+pub fn run_cmd(mut cmd: Command, dir: &Path, timeout: Duration, keep: usize) -> Exit {
     cmd.current_dir(dir)
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
@@ -101,26 +130,41 @@ pub fn run_cmd(mut cmd: Command, dir: &Path, timeout: Duration) -> Exit {
         .stderr(Stdio::piped());
     let start = Instant::now();
     let mut child = cmd.spawn().expect("the command starts");
-    let out = drain(child.stdout.take().expect("piped"));
-    let err = drain(child.stderr.take().expect("piped"));
-    let (status, timed_out) = match child.wait_timeout(timeout).expect("wait") {
-        Some(s) => (s, false),
-        None => {
+    let out = drain(child.stdout.take().expect("piped"), keep);
+    let err = drain(child.stderr.take().expect("piped"), keep);
+    // The child is reaped by this thread (never by `Child::wait`), so that its resource
+    // usage can be read.
+    let pid = child.id() as libc::pid_t;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(wait_with_rusage(pid));
+    });
+    let ((status, max_rss_kib), timed_out) = match rx.recv_timeout(timeout) {
+        Ok(r) => (r, false),
+        Err(_) => {
+            // Not reaped yet (the waiter holds the only wait), so the pid is still ours.
             let _ = child.kill();
-            (child.wait().expect("wait after kill"), true)
+            (rx.recv().expect("waiter"), true)
         }
     };
     let elapsed = start.elapsed();
     let (stdout, stdout_len) = out.join().expect("reader");
     let (stderr, _) = err.join().expect("reader");
-    use std::os::unix::process::ExitStatusExt;
+    let (code, signal) = if libc::WIFEXITED(status) {
+        (Some(libc::WEXITSTATUS(status)), None)
+    } else if libc::WIFSIGNALED(status) {
+        (None, Some(libc::WTERMSIG(status)))
+    } else {
+        (None, None)
+    };
     Exit {
-        code: status.code(),
-        signal: status.signal(),
+        code,
+        signal,
         timed_out,
         stdout: String::from_utf8_lossy(&stdout).into_owned(),
         stderr: String::from_utf8_lossy(&stderr).into_owned(),
         stdout_len,
+        max_rss_kib,
         elapsed,
     }
 }
@@ -129,7 +173,7 @@ pub fn run_cmd(mut cmd: Command, dir: &Path, timeout: Duration) -> Exit {
 pub fn ksim_in<S: AsRef<OsStr>>(dir: &Path, args: &[S], timeout: Duration) -> Exit {
     let mut cmd = Command::new(ksim_bin());
     cmd.args(args);
-    run_cmd(cmd, dir, timeout)
+    run_cmd(cmd, dir, timeout, KEEP)
 }
 
 /// `ksim ARGS` in `dir` under `ulimit -v KIB` (address space, as a user's shell limit),
@@ -140,7 +184,7 @@ pub fn ksim_limited<S: AsRef<OsStr>>(dir: &Path, kib: u64, args: &[S], timeout: 
         .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
         .arg(ksim_bin())
         .args(args);
-    run_cmd(cmd, dir, timeout)
+    run_cmd(cmd, dir, timeout, KEEP_SMALL)
 }
 
 /// A case count: the environment variable `var` if set (and a number), else `default`.
