@@ -4,27 +4,11 @@
 //! (`// expect:`).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::{ksim, text};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn ksim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ksim"))
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("ksim runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 #[test]

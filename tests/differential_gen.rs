@@ -271,20 +271,16 @@ fn check_kernel(k: &GenKernel, stats: &Stats) -> Result<(), TestCaseError> {
             cmd_ref
         );
     }
-    // Issue 10: the fast executor does not check barrier divergence yet, so with divergence
-    // its verdict (`clean`, exit code) leaves out what only the reference semantics sees.
-    // Everything else above is compared for every kernel.
-    if !divergent {
-        prop_assert_eq!(&fa["divergences"], &rf["divergences"], "{}", cmd_fast);
-        prop_assert_eq!(
-            &fa["clean"],
-            &rf["clean"],
-            "clean: {} vs {}",
-            cmd_fast,
-            cmd_ref
-        );
-        prop_assert_eq!(fa_code, rf_code, "exit code: {} vs {}", cmd_fast, cmd_ref);
-    }
+    // Both engines judge barrier divergence the same way: everything is compared.
+    prop_assert_eq!(&fa["divergences"], &rf["divergences"], "{}", cmd_fast);
+    prop_assert_eq!(
+        &fa["clean"],
+        &rf["clean"],
+        "clean: {} vs {}",
+        cmd_fast,
+        cmd_ref
+    );
+    prop_assert_eq!(fa_code, rf_code, "exit code: {} vs {}", cmd_fast, cmd_ref);
 
     // `ksim races`: the fast executor's verdict for the input.
     let (ra, ra_code) = json_of(d, k, &["races"], &["--json"])?;
@@ -303,16 +299,14 @@ fn check_kernel(k: &GenKernel, stats: &Stats) -> Result<(), TestCaseError> {
         cmd_races,
         cmd_ref
     );
+    prop_assert_eq!(&ra["divergences"], &rf["divergences"], "{}", cmd_races);
     prop_assert_eq!(
         ra["race_free"] == true,
-        !racy && !faulted,
+        !racy && !faulted && !divergent,
         "race_free: {}",
         cmd_races
     );
-    // Issue 10 again: `races` does not see divergence yet.
-    if !divergent {
-        prop_assert_eq!(ra_code, rf_code, "exit code: {} vs {}", cmd_races, cmd_ref);
-    }
+    prop_assert_eq!(ra_code, rf_code, "exit code: {} vs {}", cmd_races, cmd_ref);
 
     // The OpenCL C translation (no device needed).
     let emit = ksim_k(d, k, &["gpu", "emit"], &[]);

@@ -3,24 +3,8 @@
 //! `--engine reference` prints, `races` exits 1, and `gpu compare` never launches a
 //! divergent kernel on a device (PoCL segfaults or hangs on one).
 
-use std::process::{Command, Output};
-
-fn ksim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ksim"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("ksim runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+mod common;
+use common::{ksim, text};
 
 const KERNELS: [(&str, &str); 2] = [
     (

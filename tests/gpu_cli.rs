@@ -3,24 +3,8 @@
 //! undefined never runs on the device, and what was measured is kept.
 
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn ksim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ksim"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("ksim runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+mod common;
+use common::{ksim, text};
 
 fn path(p: &Path) -> &str {
     p.to_str().expect("UTF-8 temp path")

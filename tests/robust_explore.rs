@@ -5,15 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn ksim_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ksim"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("ksim runs")
-}
+mod common;
+use common::{ksim_in, text};
 
 fn spawn_in(dir: &Path, args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_ksim"))
@@ -24,14 +17,6 @@ fn spawn_in(dir: &Path, args: &[&str]) -> Child {
         .stderr(Stdio::piped())
         .spawn()
         .expect("ksim starts")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 fn last_line(o: &Output) -> String {

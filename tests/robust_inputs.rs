@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
+mod common;
+use common::{ksim, stdout, text};
 
 /// Writes a kernel (or any input file) into this test binary's scratch directory.
 fn file(name: &str, text: &str) -> PathBuf {
@@ -12,27 +14,6 @@ fn file(name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn ksim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ksim"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("ksim runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// Runs ksim and asserts the exit code.

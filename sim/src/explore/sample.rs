@@ -102,9 +102,13 @@ pub fn pct(
 ) -> Summary {
     let depth = depth.max(1);
     let deadline = Deadline::new(cfg);
-    let k = exec::run(launch, until(deadline, |r| r.first().expect("a runnable thread")), &mut Quiet)
-        .steps
-        .max(1);
+    let k = exec::run(
+        launch,
+        until(deadline, |r| r.first().expect("a runnable thread")),
+        &mut Quiet,
+    )
+    .steps
+    .max(1);
     let points = (depth as u64 - 1).min(k);
     let threads = launch.threads();
     let mut s = sample(
