@@ -4,7 +4,7 @@
 
 use std::path::Path;
 mod common;
-use common::{ksim, text};
+use common::{ksim, ksim_in, text};
 
 fn path(p: &Path) -> &str {
     p.to_str().expect("UTF-8 temp path")
@@ -157,4 +157,21 @@ fn compare_of_a_racy_kernel_exits_1_and_says_why() {
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("not meaningful"), "{}", text(&o));
+}
+
+#[test]
+fn a_crash_of_the_opencl_compiler_is_reported_not_shared() {
+    if gpu::device_or_skip("compare on a kernel PoCL's compiler aborts on").is_none() {
+        return;
+    }
+    // Run elsewhere: PoCL dumps a `.dot` file into the working directory when it aborts.
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/pocl_crash.ksim");
+    let o = ksim_in(dir.path(), &["gpu", "compare", path(&kernel)]);
+    let t = text(&o);
+    match o.status.code() {
+        Some(0) => assert!(t.contains("match"), "{t}"), // an implementation without the bug
+        Some(2) => assert!(t.contains("the OpenCL implementation crashed"), "{t}"),
+        other => panic!("exit {other:?}: {t}"),
+    }
 }

@@ -226,7 +226,45 @@ fn simulated_memory(launch: &Launch) -> Result<Memory, String> {
     }
 }
 
+/// Set in the child process that does the work of `gpu compare` (see [`isolated`]).
+const DEVICE_CHILD: &str = "KSIM_GPU_CHILD";
+
+/// Runs this same `ksim` command in a child process and returns its exit code. An OpenCL
+/// implementation compiles and runs kernels inside the calling process, and some abort on
+/// valid kernels (PoCL fails an assertion on a barrier inside a loop whose trip count
+/// differs between work-items, tests/kernels/pocl_crash.ksim): such a crash is reported,
+/// and does not take ksim down with it.
+fn isolated() -> CmdResult {
+    let exe = std::env::current_exe()
+        .map_err(|e| Failure::usage(format!("cannot find the ksim executable: {e}")))?;
+    let status = std::process::Command::new(exe)
+        .args(std::env::args_os().skip(1))
+        .env(DEVICE_CHILD, "1")
+        .status()
+        .map_err(|e| Failure::usage(format!("cannot start the device run: {e}")))?;
+    if let Some(code) = status.code() {
+        return Ok(code);
+    }
+    #[cfg(unix)]
+    let how = {
+        use std::os::unix::process::ExitStatusExt;
+        status
+            .signal()
+            .map_or_else(|| "it was stopped".to_string(), |s| format!("signal {s}"))
+    };
+    #[cfg(not(unix))]
+    let how = "an abnormal exit".to_string();
+    Err(Failure::usage(format!(
+        "the OpenCL implementation crashed ({how}) while building or running the kernel: \
+         nothing was compared. This is a bug of the device's OpenCL compiler or driver; \
+         `ksim races` and `ksim run` still check the kernel itself."
+    )))
+}
+
 fn compare(args: &CompareArgs) -> CmdResult {
+    if std::env::var_os(DEVICE_CHILD).is_none() {
+        return isolated();
+    }
     if let Some(storage) = scan_storage(&args.launch.file)? {
         let n = size_param(&args.launch.define)?;
         let device = open(&args.device)?;
