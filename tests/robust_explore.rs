@@ -283,3 +283,42 @@ fn replay_and_run_say_the_truth_about_a_schedule() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `--max-executions` bounds the work of the search: executions pruned as redundant count
+/// too (a racy kernel can prune hundreds of thousands between two complete ones).
+#[test]
+fn max_executions_counts_pruned_executions_too() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let o = ksim_in(
+        root,
+        &[
+            "explore",
+            "--exhaustive",
+            "examples/blelloch_missing_barrier.ksim",
+            "-D",
+            "n=8",
+            "--input",
+            "in=iota",
+            "--no-reports",
+            "--max-executions",
+            "50",
+        ],
+    );
+    let t = text(&o);
+    let line = t
+        .lines()
+        .find(|l| l.starts_with("executions: "))
+        .unwrap_or_else(|| panic!("{t}"));
+    let num = |after: &str| -> u64 {
+        let rest = line.split(after).next().unwrap().trim();
+        rest.rsplit(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let (complete, pruned) = (num(" complete"), num(" pruned"));
+    assert!(pruned > 0, "the kernel prunes: {line}");
+    assert_eq!(complete + pruned, 50, "{line}");
+    assert!(t.contains("INCOMPLETE (max-executions)"), "{t}");
+}

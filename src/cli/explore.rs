@@ -77,7 +77,7 @@ pub struct ExploreArgs {
     /// Seed for --random and --pct.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Stop after this many complete executions (at least 1).
+    /// Stop after this many executions, complete or pruned as redundant (at least 1).
     #[arg(long, value_name = "M", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_executions: Option<u64>,
     /// Stop after this many distinct states at barrier points (exhaustive).

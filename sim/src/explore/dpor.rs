@@ -366,7 +366,10 @@ impl Dpor<'_, '_> {
                 // A new execution starts here: check the bounds first.
                 if self.stop.is_none() {
                     if let Some(m) = self.cfg.max_executions {
-                        if self.col.summary.complete >= m {
+                        // Pruned executions are work too: a racy kernel can prune
+                        // hundreds of thousands between two complete ones.
+                        let s = &self.col.summary;
+                        if s.complete + s.pruned >= m {
                             self.stop = Some(Incomplete::MaxExecutions);
                         }
                     }

@@ -57,7 +57,7 @@ use crate::schedule::Schedule;
 /// Bounds and controls shared by every explorer.
 #[derive(Clone, Default)]
 pub struct Config<'a> {
-    /// Stop after this many complete executions.
+    /// Stop after this many executions, complete or pruned (every path of the search).
     pub max_executions: Option<u64>,
     /// Stop when more than this many distinct barrier states would be explored.
     pub max_states: Option<u64>,
