@@ -322,3 +322,42 @@ fn max_executions_counts_pruned_executions_too() {
     assert_eq!(complete + pruned, 50, "{line}");
     assert!(t.contains("INCOMPLETE (max-executions)"), "{t}");
 }
+
+/// A step-bound cut that leaves a work-group before a barrier it could still pass: the
+/// race after that barrier (seen by `run --schedule round-robin`) is out of the search's
+/// sight, so the verdict is INCOMPLETE (step bound), never "races: none ... EXHAUSTIVE".
+#[test]
+fn a_cut_that_hides_a_barrier_is_incomplete_not_exhaustive() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let kernel = "tests/kernels/spin_then_barrier.ksim";
+    let rr = ksim_in(
+        root,
+        &[
+            "run",
+            kernel,
+            "--max-steps",
+            "2000",
+            "--schedule",
+            "round-robin",
+        ],
+    );
+    assert!(text(&rr).contains("data race"), "{}", text(&rr));
+    let o = ksim_in(
+        root,
+        &[
+            "explore",
+            "--exhaustive",
+            kernel,
+            "--max-steps",
+            "2000",
+            "--no-reports",
+        ],
+    );
+    let t = text(&o);
+    let found = !t.contains("races: none");
+    assert!(
+        found || t.contains("INCOMPLETE (step bound)"),
+        "a hidden race with a complete verdict: {t}"
+    );
+    assert!(!t.contains("EXHAUSTIVE") || found, "{t}");
+}

@@ -18,7 +18,8 @@
 //! { "kernel": name, "path": file, "launch": {groups, local_size, monoid, params, max_steps},
 //!   "mode": "exhaustive" | "random" | "pct", "seed": S | null, "depth": D | null,
 //!   "verdict": "EXHAUSTIVE" | "INCOMPLETE", "incomplete_reason": null | "max-executions" |
-//!     "max-states" | "timeout" | "interrupted" | "random sampling" | "pct sampling",
+//!     "max-states" | "timeout" | "interrupted" | "random sampling" | "pct sampling" |
+//!     "step bound",
 //!   "executions": {"total", "complete", "pruned", "cache_hits", "sleep_blocked", "cut"},
 //!   "states": distinct states at barrier points (exhaustive),
 //!   "final_stores": [{"count", "schedule": {"runs"}, "arrays": {name: [values] or [[...] per group]}}],

@@ -203,6 +203,9 @@ struct Dpor<'a, 'p> {
     stop: Option<Incomplete>,
     /// Something was left unexplored (a state over `max_states`).
     skipped: bool,
+    /// A step-bound cut left threads whose future the solo analysis cannot see (see
+    /// [`Dpor::bound_leaf`]): the verdict cannot be EXHAUSTIVE.
+    cut_unseen: bool,
     progress: Option<ProgressFn<'p>>,
     ticks: u64,
 }
@@ -222,6 +225,7 @@ pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>
         zero: vec![0u32; threads].into(),
         stop: None,
         skipped: false,
+        cut_unseen: false,
         progress,
         ticks: 0,
     };
@@ -240,7 +244,9 @@ pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>
     }
     d.push_root(state, 0);
     d.run();
-    let verdict = if d.path.is_empty() && !d.skipped {
+    let verdict = if d.path.is_empty() && !d.skipped && d.cut_unseen {
+        Verdict::Incomplete(Incomplete::StepBound)
+    } else if d.path.is_empty() && !d.skipped {
         Verdict::Exhaustive
     } else {
         Verdict::Incomplete(d.stop.unwrap_or(Incomplete::Interrupted))
@@ -803,20 +809,43 @@ impl Dpor<'_, '_> {
     /// scheduled where they last stopped (see [`Dpor::resume_waiting_threads`]). Threads
     /// that only touch their own data are not: spinning threads do not multiply the
     /// executions.
+    ///
+    /// A solo run cannot pass a barrier: the barrier needs the thread's group-mates. When a
+    /// thread waits at a barrier (at the cut or after its solo run) and no thread of its
+    /// group spins (runs all [`SOLO_STEPS`] steps), the barrier may fire in a continuation
+    /// and what follows it is unseen: the verdict is then INCOMPLETE (step bound), never a
+    /// false EXHAUSTIVE. With a spinning group-mate the barrier never fires, and nothing is
+    /// unseen.
     fn bound_leaf(&mut self, i: usize) {
         let state = self.here(i).0.clone();
         // Per element: the threads whose solo run touched it, and whether one wrote it.
         let mut touched: HashMap<ElemKey, (Vec<usize>, bool)> = HashMap::new();
         let mut waiting: Vec<usize> = Vec::new();
+        let groups = self.launch.groups;
+        let group = |t: usize| t / self.launch.local_size;
+        let (mut spins, mut at_barrier) = (vec![false; groups], vec![false; groups]);
+        for t in 0..self.launch.threads() {
+            if state.status(self.launch, t) == interp::reference::ThreadStatus::AtBarrier {
+                at_barrier[group(t)] = true;
+            }
+        }
         for t in self.open(i).enabled.clone() {
             let mut s = state.clone();
+            let mut ran_out = true;
             for n in 0..SOLO_STEPS {
                 if (n as u64).is_multiple_of(super::CHECK_EVERY) && self.col.stop_reason().is_some()
                 {
                     break; // `run` records the stop at its next look
                 }
-                if s.status(self.launch, t) != interp::reference::ThreadStatus::Runnable {
-                    break;
+                match s.status(self.launch, t) {
+                    interp::reference::ThreadStatus::Runnable => {}
+                    status => {
+                        if status == interp::reference::ThreadStatus::AtBarrier {
+                            at_barrier[group(t)] = true;
+                        }
+                        ran_out = false;
+                        break;
+                    }
                 }
                 match s.step(self.launch, t) {
                     Ok((next, info)) => {
@@ -843,10 +872,15 @@ impl Dpor<'_, '_> {
                         };
                         self.analyse(i, t, &acc);
                         waiting.push(t);
+                        ran_out = false;
                         break;
                     }
                 }
             }
+            spins[group(t)] |= ran_out;
+        }
+        if (0..groups).any(|g| at_barrier[g] && !spins[g]) {
+            self.cut_unseen = true;
         }
         for (threads, written) in touched.into_values() {
             if written && threads.len() > 1 {

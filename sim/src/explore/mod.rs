@@ -132,6 +132,9 @@ pub enum Incomplete {
     Random,
     /// PCT sampling: a probabilistic guarantee only.
     Pct,
+    /// An execution cut by the step bound left threads waiting at a barrier that could
+    /// still fire: what they would do after it was not explored.
+    StepBound,
 }
 
 impl Incomplete {
@@ -143,6 +146,7 @@ impl Incomplete {
             Incomplete::Interrupted => "interrupted",
             Incomplete::Random => "random sampling",
             Incomplete::Pct => "pct sampling",
+            Incomplete::StepBound => "step bound",
         }
     }
 }
