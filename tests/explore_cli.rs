@@ -334,7 +334,10 @@ fn non_termination_and_faults_are_reported() {
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let j = json(&o);
-    assert_eq!(j["verdict"], "EXHAUSTIVE");
+    // Cuts where thread 0 leaves its loop for the barrier leave the rest to other
+    // executions: the verdict says the step bound hid something (see README).
+    assert_eq!(j["verdict"], "INCOMPLETE");
+    assert_eq!(j["incomplete_reason"], "step bound");
     assert!(j["non_terminating"]["count"].as_u64().unwrap() >= 1, "{j}");
     assert_eq!(j["faults"][0]["kind"], "out-of-bounds", "{j}");
     assert!(!j["races"].as_array().unwrap().is_empty());
