@@ -1,32 +1,14 @@
 //! Acceptance tests of `ksim explore` and `ksim replay` (the schedule-exploration issue),
 //! run on the built binary.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Output;
+
+mod common;
+use common::{ksim, ksim_in, stdout, text};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn ksim_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ksim"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("ksim runs")
-}
-
-fn ksim(args: &[&str]) -> Output {
-    ksim_in(&root(), args)
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", stdout(o), String::from_utf8_lossy(&o.stderr))
 }
 
 fn last_line(o: &Output) -> String {

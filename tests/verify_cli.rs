@@ -1,18 +1,9 @@
 //! `ksim verify-scan` end to end: exit codes, messages, JSON, and the showcase.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn ksim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ksim"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("ksim runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+mod common;
+use common::{ksim, stdout};
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
