@@ -17,6 +17,7 @@ use opencl3::kernel::Kernel as ClKernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
 use opencl3::types::{cl_device_id, cl_mem, CL_BLOCKING};
+use opencl3::error_codes::{CL_INVALID_WORK_GROUP_SIZE, CL_OUT_OF_RESOURCES};
 use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
@@ -354,6 +355,10 @@ pub(crate) struct Compiled {
     pub emitted: Emitted,
     kernel: ClKernel,
     _program: Program,
+    /// The driver's `CL_KERNEL_WORK_GROUP_SIZE`, if it answered. Only used to explain a
+    /// refused launch: NVIDIA's driver (580) answers 256 for every kernel, even one of
+    /// ten registers, yet launches the same kernels with 1024 work-items per group.
+    kernel_limit: Option<usize>,
 }
 
 /// The device buffers of one launch: per kernel array, the buffer behind its argument
@@ -413,15 +418,12 @@ impl<'d> Session<'d> {
         let program = self.build(&emitted.source)?;
         let kernel =
             ClKernel::create(&program, &emitted.kernel_name).map_err(cl_err("clCreateKernel"))?;
-        if let Ok(kmax) = kernel.get_work_group_size(self.device.id) {
-            if launch.local_size > kmax {
-                return Err(self.too_large(launch.local_size, kmax, true));
-            }
-        }
+        let kernel_limit = kernel.get_work_group_size(self.device.id).ok();
         let c = Rc::new(Compiled {
             emitted,
             kernel,
             _program: program,
+            kernel_limit,
         });
         self.cache
             .borrow_mut()
@@ -577,7 +579,15 @@ impl<'d> Session<'d> {
                 &[],
             )
         }
-        .map_err(cl_err("clEnqueueNDRangeKernel"))?;
+        .map_err(|e| match c.kernel_limit {
+            // The launch itself decides: the kernel's reported limit is only advisory.
+            Some(kmax)
+                if local > kmax && matches!(e.0, CL_INVALID_WORK_GROUP_SIZE | CL_OUT_OF_RESOURCES) =>
+            {
+                self.too_large(local, kmax, true)
+            }
+            _ => cl_err("clEnqueueNDRangeKernel")(e),
+        })?;
         event.wait().map_err(cl_err("clWaitForEvents"))?;
         let start = event
             .profiling_command_start()
