@@ -91,6 +91,7 @@
 
 use crate::builder::*;
 use crate::pipeline::Pipeline;
+use crate::repr::Repr;
 use crate::runtime::GpuError;
 use interp::{Launch, LaunchOptions, Monoid, Value};
 use lang::ast::Space;
@@ -268,13 +269,16 @@ pub fn add_sums_kernel() -> Kernel {
 }
 
 /// The multi-work-group exclusive scan of `input` (n = its length, a power of two ≥ 2)
-/// with at most `max_local_size` work-items per group. Buffers: `data` (input, then the
+/// with at most `max_local_size` work-items per group and block trees of at most
+/// `max_local_bytes` (the device's local memory: a 2D tree of b elements takes
+/// (log2 b + 1) × b elements, so it gets smaller blocks than the 1D heap of 2b). Buffers: `data` (input, then the
 /// exclusive scan), `sums1`, `sums2`, … (block totals of each level, then their scans)
 /// and `total` (the sum of everything).
 pub fn scan_pipeline(
     storage: Storage,
     input: Vec<Value>,
     max_local_size: usize,
+    max_local_bytes: u64,
     monoid: Monoid,
 ) -> Result<Pipeline, GpuError> {
     let n = input.len();
@@ -288,7 +292,24 @@ pub fn scan_pipeline(
             "max local size must be at least 1".into(),
         ));
     }
-    let block_max = 2 * (1usize << (usize::BITS - 1 - max_local_size.leading_zeros()));
+    let mut block_max = 2 * (1usize << (usize::BITS - 1 - max_local_size.leading_zeros()));
+    let elem = Repr::of(Ty::Generic, monoid).map_or(8, Repr::size) as u64;
+    let tree_bytes = |b: usize| -> u64 {
+        let b = b as u64;
+        elem * match storage {
+            Storage::Tree1d => 2 * b,
+            Storage::Tree2d => (u64::from(b.ilog2()) + 1) * b,
+        }
+    };
+    while block_max > 2 && tree_bytes(block_max) > max_local_bytes {
+        block_max /= 2;
+    }
+    if tree_bytes(block_max) > max_local_bytes {
+        return Err(GpuError::Pipeline(format!(
+            "even a block of 2 elements needs {} bytes of local memory, more than the device's {max_local_bytes}",
+            tree_bytes(block_max)
+        )));
+    }
     let scan_k = Arc::new(scan_blocks_kernel(storage));
     let add_k = Arc::new(add_sums_kernel());
     let launch = |k: &Arc<Kernel>, n: usize, b: usize| -> Result<Launch, GpuError> {

@@ -72,7 +72,7 @@ fn storage_experiment() {
             let input =
                 interp::launch::parse_input("random:2", n, lang::core::Ty::Generic, Monoid::IntAdd)
                     .unwrap();
-            let p = gpu::scan_pipeline(s, input, max_local, Monoid::IntAdd).unwrap();
+            let p = gpu::scan_pipeline(s, input, max_local, u64::MAX, Monoid::IntAdd).unwrap();
             let r = gpu::run_pipeline(&p, &dev, 2 + repeat).unwrap();
             rows.extend(rows_for(
                 &format!("scan_{}", s.name()),

@@ -181,7 +181,8 @@ fn scan_pipeline(
     let values = parse_input(input, n, Ty::Generic, monoid)
         .map_err(|e| Failure::usage(format!("--input in={input}: {e}")))?;
     let max = device.info.max_work_group_size.min(1024);
-    gpu::scan_pipeline(storage, values, max, monoid).map_err(gpu_failure)
+    gpu::scan_pipeline(storage, values, max, device.info.local_mem_size, monoid)
+        .map_err(gpu_failure)
 }
 
 fn size_param(defines: &[(String, String)]) -> Result<usize, Failure> {
