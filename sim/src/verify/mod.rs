@@ -28,6 +28,7 @@
 //! says: a kernel that reads an element it never wrote can never pass.
 
 pub mod demo;
+pub mod scan;
 pub mod voigtlaender;
 
 pub use interp::canonical::Engine;
