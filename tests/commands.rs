@@ -387,3 +387,44 @@ fn plot_redraws_a_bench_csv() {
     let o = ksim(&["plot", Path::new("/nonexistent.csv").to_str().unwrap(), "--plot", "x.svg"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
 }
+
+/// `explore --timeout` stops a search that would not end otherwise, and says so.
+#[test]
+fn explore_timeout_stops_the_search_and_says_incomplete() {
+    let o = ksim(&[
+        "explore",
+        "examples/kogge_stone.ksim",
+        "-D",
+        "n=8",
+        "--random",
+        "100000000",
+        "--timeout",
+        "0.3",
+    ]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
+    assert!(stdout(&o).contains("INCOMPLETE (timeout)"), "{}", text(&o));
+}
+
+#[test]
+fn explore_usage_errors_exit_2_with_a_message() {
+    for (args, says) in [
+        (
+            &["explore", "examples/kogge_stone.ksim", "-D", "n=4", "--exhaustive", "--random", "3"][..],
+            "cannot be used with",
+        ),
+        (
+            &["explore", "examples/kogge_stone.ksim", "-D", "n=4"],
+            "required arguments were not provided",
+        ),
+        (
+            &["explore", "examples/kogge_stone.ksim", "-D", "n=4", "--exhaustive", "--timeout", "soon"],
+            "soon",
+        ),
+        (&["explore", "examples/kogge_stone.ksim", "--exhaustive"], "parameter `n` is not bound"),
+    ] {
+        let o = ksim(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(says), "{args:?}: {}", text(&o));
+        assert!(!text(&o).contains("panicked"), "{args:?}");
+    }
+}
