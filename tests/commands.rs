@@ -23,7 +23,10 @@ fn races_says_race_free_and_exits_0_for_a_correct_kernel() {
     let o = ksim(&["races", "examples/kogge_stone.ksim", "-D", "n=64"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let out = stdout(&o);
-    assert!(out.starts_with("race-free for this input (64 threads, "), "{out}");
+    assert!(
+        out.starts_with("race-free for this input (64 threads, "),
+        "{out}"
+    );
     assert!(stderr(&o).is_empty(), "{}", stderr(&o));
 }
 
@@ -49,7 +52,13 @@ fn races_reports_each_race_with_its_count_and_exits_1() {
         "{err}"
     );
     // The JSON form says the same.
-    let o = ksim(&["races", "examples/kogge_stone_racy.ksim", "-D", "n=8", "--json"]);
+    let o = ksim(&[
+        "races",
+        "examples/kogge_stone_racy.ksim",
+        "-D",
+        "n=8",
+        "--json",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let j = json(&o);
     assert_eq!(j["race_free"], false);
@@ -119,7 +128,11 @@ fn races_with_the_list_monoid_falls_back_to_the_reference_semantics_and_says_so(
         "{}",
         j["fallback_reason"]
     );
-    assert_eq!(j["races"][0]["count"], Value::Null, "the reference does not count");
+    assert_eq!(
+        j["races"][0]["count"],
+        Value::Null,
+        "the reference does not count"
+    );
     let o = ksim(&[
         "races",
         "examples/kogge_stone_racy.ksim",
@@ -133,14 +146,21 @@ fn races_with_the_list_monoid_falls_back_to_the_reference_semantics_and_says_so(
         err.contains("the reference semantics decides instead"),
         "{err}"
     );
-    assert!(err.contains("reports the first conflicting pair only"), "{err}");
+    assert!(
+        err.contains("reports the first conflicting pair only"),
+        "{err}"
+    );
 }
 
 #[test]
 fn races_refuses_an_unbound_size_with_exit_2() {
     let o = ksim(&["races", "examples/kogge_stone.ksim"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("parameter `n` is not bound"), "{}", text(&o));
+    assert!(
+        text(&o).contains("parameter `n` is not bound"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]
@@ -184,17 +204,17 @@ fn check_core_shows_the_desugarings() {
     assert_eq!(
         body,
         [
-            "x := tid;",          // declaration with initialiser: an assignment
-            "i := 0;",            // for: init; while (cond) { body; step }
+            "x := tid;", // declaration with initialiser: an assignment
+            "i := 0;",   // for: init; while (cond) { body; step }
             "while (i < 2) {",
-            "x := x + i;",        // x += e
-            "i := i + 1;",        // i++
+            "x := x + i;", // x += e
+            "i := i + 1;", // i++
             "}",
-            "if (x > 3) {",       // if without else: an empty else
+            "if (x > 3) {", // if without else: an empty else
             "a[tid] := x;",
             "} else {",
             "}",
-            "x := x + 1;",        // x++
+            "x := x + 1;",             // x++
             "a[tid] := (a[tid] * 2);", // a[e] *= e
         ],
         "{core}"
@@ -260,7 +280,10 @@ fn input_specs_lists_files_intervals_and_lists() {
     assert!(out.contains("out = [0,0] ⊤ ⊤ ⊤\n"), "{out}");
     // List elements: dot-separated naturals, `[]` for the empty list.
     let out = with(&["--monoid", "list", "--input", "in=0,1.2,[],3"]);
-    assert!(out.contains("out = [0] [0 1 2] [0 1 2] [0 1 2 3]\n"), "{out}");
+    assert!(
+        out.contains("out = [0] [0 1 2] [0 1 2] [0 1 2 3]\n"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -323,7 +346,19 @@ fn round_robin_interleaves_threads_and_ends_in_the_same_store() {
     };
     // One step per thread in turn: 0, 1, 2, 3, then around again, every run one step.
     let rr_runs = runs(&rr);
-    assert_eq!(rr_runs[..8], [(0, 1), (1, 1), (2, 1), (3, 1), (0, 1), (1, 1), (2, 1), (3, 1)]);
+    assert_eq!(
+        rr_runs[..8],
+        [
+            (0, 1),
+            (1, 1),
+            (2, 1),
+            (3, 1),
+            (0, 1),
+            (1, 1),
+            (2, 1),
+            (3, 1)
+        ]
+    );
     assert!(rr_runs.iter().all(|r| r.1 == 1), "{rr_runs:?}");
     // The canonical schedule runs a thread until its barrier: several steps in a row.
     assert!(runs(&canonical).iter().any(|r| r.1 > 1));
@@ -338,7 +373,10 @@ fn opencl(test: &str) -> bool {
         return true;
     }
     if std::env::var("KSIM_REQUIRE_OPENCL").is_ok_and(|v| v == "1") {
-        panic!("{test}: KSIM_REQUIRE_OPENCL=1 but no OpenCL device: {}", text(&o));
+        panic!(
+            "{test}: KSIM_REQUIRE_OPENCL=1 but no OpenCL device: {}",
+            text(&o)
+        );
     }
     eprintln!("{test}: skipped: no OpenCL device ({})", text(&o).trim());
     false
@@ -357,10 +395,20 @@ fn gpu_devices_emit_and_compare_work_from_the_command_line() {
     assert!(stdout(&o).contains("max work-group size"), "{}", text(&o));
     let o = ksim(&["gpu", "compare", "examples/kogge_stone.ksim", "-D", "n=8"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    assert!(stdout(&o).starts_with("match (16 elements compared"), "{}", text(&o));
+    assert!(
+        stdout(&o).starts_with("match (16 elements compared"),
+        "{}",
+        text(&o)
+    );
     // A wrong kernel is still what the simulator computes: compare checks the device, not
     // the algorithm.
-    let o = ksim(&["gpu", "compare", "examples/scan_off_by_one.ksim", "-D", "n=8"]);
+    let o = ksim(&[
+        "gpu",
+        "compare",
+        "examples/scan_off_by_one.ksim",
+        "-D",
+        "n=8",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }
 
@@ -384,7 +432,12 @@ fn plot_redraws_a_bench_csv() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let drawn = std::fs::read_to_string(&svg).unwrap();
     assert!(drawn.contains("<svg"), "{drawn}");
-    let o = ksim(&["plot", Path::new("/nonexistent.csv").to_str().unwrap(), "--plot", "x.svg"]);
+    let o = ksim(&[
+        "plot",
+        Path::new("/nonexistent.csv").to_str().unwrap(),
+        "--plot",
+        "x.svg",
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
 }
 
@@ -409,7 +462,15 @@ fn explore_timeout_stops_the_search_and_says_incomplete() {
 fn explore_usage_errors_exit_2_with_a_message() {
     for (args, says) in [
         (
-            &["explore", "examples/kogge_stone.ksim", "-D", "n=4", "--exhaustive", "--random", "3"][..],
+            &[
+                "explore",
+                "examples/kogge_stone.ksim",
+                "-D",
+                "n=4",
+                "--exhaustive",
+                "--random",
+                "3",
+            ][..],
             "cannot be used with",
         ),
         (
@@ -417,10 +478,21 @@ fn explore_usage_errors_exit_2_with_a_message() {
             "required arguments were not provided",
         ),
         (
-            &["explore", "examples/kogge_stone.ksim", "-D", "n=4", "--exhaustive", "--timeout", "soon"],
+            &[
+                "explore",
+                "examples/kogge_stone.ksim",
+                "-D",
+                "n=4",
+                "--exhaustive",
+                "--timeout",
+                "soon",
+            ],
             "soon",
         ),
-        (&["explore", "examples/kogge_stone.ksim", "--exhaustive"], "parameter `n` is not bound"),
+        (
+            &["explore", "examples/kogge_stone.ksim", "--exhaustive"],
+            "parameter `n` is not bound",
+        ),
     ] {
         let o = ksim(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));

@@ -49,7 +49,9 @@ fn same_model(dir: &Path, args: &[String]) -> Result<i32, String> {
     let runs = ref_schedule.as_ref().and_then(|s| s["runs"].as_array());
     let steps = reference["steps"].as_u64().unwrap_or(0);
     if steps > 0 && runs.is_none_or(|r| r.is_empty()) {
-        return Err(format!("{cmd}: the reference semantics recorded no schedule"));
+        return Err(format!(
+            "{cmd}: the reference semantics recorded no schedule"
+        ));
     }
     if fast != reference {
         return Err(format!(
@@ -61,7 +63,10 @@ fn same_model(dir: &Path, args: &[String]) -> Result<i32, String> {
     }
     let code = ref_code.unwrap();
     if (code == 0) != (reference["clean"] == Value::Bool(true)) {
-        return Err(format!("{cmd}: exit code {code} but clean = {}", reference["clean"]));
+        return Err(format!(
+            "{cmd}: exit code {code} but clean = {}",
+            reference["clean"]
+        ));
     }
     // The text view renders the model: the same text from both.
     let text = |engine: &str| {
@@ -150,6 +155,12 @@ fn fast_and_reference_engines_give_the_same_model_for_generated_kernels() {
         gen::kernel(),
         cases,
         |k| check_kernel(&k),
-        |k| format!("--- k.ksim ---\n{}--- launch ---\n{}", k.source(), k.launch_args().join(" ")),
+        |k| {
+            format!(
+                "--- k.ksim ---\n{}--- launch ---\n{}",
+                k.source(),
+                k.launch_args().join(" ")
+            )
+        },
     );
 }

@@ -225,14 +225,28 @@ fn stream_compaction_keeps_the_nonzero_elements_in_order() {
     for log_n in 0..=8 {
         let n = 1usize << log_n;
         let input: Vec<i32> = (0..n as i32)
-            .map(|i| if (i * 7 + log_n) % 3 == 0 { 0 } else { i * 5 - 40 })
+            .map(|i| {
+                if (i * 7 + log_n) % 3 == 0 {
+                    0
+                } else {
+                    i * 5 - 40
+                }
+            })
             .collect();
         let kept: Vec<i32> = input.iter().copied().filter(|&x| x != 0).collect();
-        for scheduler in [Scheduler::Canonical, Scheduler::RoundRobin, Scheduler::Random { seed: 3 }] {
+        for scheduler in [
+            Scheduler::Canonical,
+            Scheduler::RoundRobin,
+            Scheduler::Random { seed: 3 },
+        ] {
             let l = launch(&k, n, &input);
             let (out, _) = sim::run(&l, &scheduler, &mut interp::exec::Quiet);
             assert!(out.is_clean(), "n={n} {scheduler:?}");
-            assert_eq!(&out_ints(&l, &out)[..kept.len()], &kept[..], "n={n} {scheduler:?}");
+            assert_eq!(
+                &out_ints(&l, &out)[..kept.len()],
+                &kept[..],
+                "n={n} {scheduler:?}"
+            );
         }
     }
 }

@@ -69,11 +69,13 @@ const LAUNCH: &str = "launch launch.groups launch.local_size launch.max_steps la
 
 fn race_fields(prefix: &str) -> String {
     let access = |side: &str| {
-        ["", ".epoch", ".group", ".kind", ".span", ".span.[]", ".step", ".thread"]
-            .iter()
-            .map(|f| format!("{prefix}.[].{side}{f}"))
-            .collect::<Vec<_>>()
-            .join(" ")
+        [
+            "", ".epoch", ".group", ".kind", ".span", ".span.[]", ".step", ".thread",
+        ]
+        .iter()
+        .map(|f| format!("{prefix}.[].{side}{f}"))
+        .collect::<Vec<_>>()
+        .join(" ")
     };
     format!(
         "{prefix} {prefix}.[] {prefix}.[].array {prefix}.[].index {prefix}.[].index.[] \
@@ -96,9 +98,27 @@ fn run_json_keeps_its_fields() {
     std::fs::write(&schedule, r#"{"runs": [[0, 1]]}"#).unwrap();
     let at_schedule = format!("@{}", schedule.display());
     let docs = [
-        json(&["run", "examples/kogge_stone_racy.ksim", "-D", "n=4", "--json"]),
-        json(&["run", "tests/kernels/out_of_bounds.ksim", "-D", "n=4", "--json"]),
-        json(&["run", "tests/kernels/two_barriers.ksim", "-D", "n=4", "--json"]),
+        json(&[
+            "run",
+            "examples/kogge_stone_racy.ksim",
+            "-D",
+            "n=4",
+            "--json",
+        ]),
+        json(&[
+            "run",
+            "tests/kernels/out_of_bounds.ksim",
+            "-D",
+            "n=4",
+            "--json",
+        ]),
+        json(&[
+            "run",
+            "tests/kernels/two_barriers.ksim",
+            "-D",
+            "n=4",
+            "--json",
+        ]),
         json(&[
             "run",
             "examples/kogge_stone.ksim",
@@ -123,9 +143,27 @@ fn run_json_keeps_its_fields() {
 #[test]
 fn races_json_keeps_its_fields() {
     let docs = [
-        json(&["races", "examples/kogge_stone_racy.ksim", "-D", "n=4", "--json"]),
-        json(&["races", "tests/kernels/out_of_bounds.ksim", "-D", "n=4", "--json"]),
-        json(&["races", "tests/kernels/two_barriers.ksim", "-D", "n=4", "--json"]),
+        json(&[
+            "races",
+            "examples/kogge_stone_racy.ksim",
+            "-D",
+            "n=4",
+            "--json",
+        ]),
+        json(&[
+            "races",
+            "tests/kernels/out_of_bounds.ksim",
+            "-D",
+            "n=4",
+            "--json",
+        ]),
+        json(&[
+            "races",
+            "tests/kernels/two_barriers.ksim",
+            "-D",
+            "n=4",
+            "--json",
+        ]),
     ];
     let golden = format!(
         "engine fallback_reason intervals kernel race_free seconds steps threads \
@@ -147,7 +185,13 @@ fn verify_scan_json_keeps_its_fields() {
             "both",
             "--json",
         ]),
-        json(&["verify-scan", "examples/kogge_stone_racy.ksim", "-D", "n=8", "--json"]),
+        json(&[
+            "verify-scan",
+            "examples/kogge_stone_racy.ksim",
+            "-D",
+            "n=8",
+            "--json",
+        ]),
     ];
     let golden = format!(
         "file input output kernel kind n methods_disagree ratio verdict {LAUNCH} \
@@ -172,12 +216,22 @@ fn verify_scan_json_keeps_its_fields() {
 #[test]
 fn trace_end_record_keeps_its_fields() {
     let o = Command::new(env!("CARGO_BIN_EXE_ksim"))
-        .args(["trace", "examples/kogge_stone_racy.ksim", "-D", "n=4", "--format", "json"])
+        .args([
+            "trace",
+            "examples/kogge_stone_racy.ksim",
+            "-D",
+            "n=4",
+            "--format",
+            "json",
+        ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
-    let records: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let end: Vec<Value> = records
         .iter()
         .filter(|r| r["event"] == "end")

@@ -1321,16 +1321,31 @@ fn check_never_panics() {
         distinct.len()
     );
     assert!(accepted >= 40, "only {accepted} of 400 kernels accepted");
-    assert!(generic >= 20, "only {generic} accepted kernels generic in T");
+    assert!(
+        generic >= 20,
+        "only {generic} accepted kernels generic in T"
+    );
     assert!(rejected >= 40, "only {rejected} of 400 kernels rejected");
     let unresolved = messages
         .iter()
         .filter(|m| m.contains("not declared") || m.contains("unknown"))
         .count();
-    assert_eq!(unresolved, 0, "name errors in well-scoped kernels: {messages:?}");
+    assert_eq!(
+        unresolved, 0,
+        "name errors in well-scoped kernels: {messages:?}"
+    );
     // Both kinds of rule reject: plain typing (operand types) and genericity (`T` opaque).
     let generic_rule = distinct.iter().filter(|m| m.contains("type `T`")).count();
-    let typing_rule = distinct.iter().filter(|m| m.contains("needs integer")).count();
-    assert!(generic_rule >= 5, "the genericity rules were hardly reached: {distinct:?}");
-    assert!(typing_rule >= 1, "the operand typing rules were not reached: {distinct:?}");
+    let typing_rule = distinct
+        .iter()
+        .filter(|m| m.contains("needs integer"))
+        .count();
+    assert!(
+        generic_rule >= 5,
+        "the genericity rules were hardly reached: {distinct:?}"
+    );
+    assert!(
+        typing_rule >= 1,
+        "the operand typing rules were not reached: {distinct:?}"
+    );
 }

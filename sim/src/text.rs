@@ -73,9 +73,10 @@ impl SourceText<'_> {
                     .thread
                     .map(|t| format!(" in {}", thread_name(launch, t)))
                     .unwrap_or_default();
-                let d = Diagnostic::new(format!("runtime fault: {}{who}", fault.kind), span.clone())
-                    .with_label(span.clone(), format!("{}", fault.kind))
-                    .with_note(format!("at {}", self.location(span.start)));
+                let d =
+                    Diagnostic::new(format!("runtime fault: {}{who}", fault.kind), span.clone())
+                        .with_label(span.clone(), format!("{}", fault.kind))
+                        .with_note(format!("at {}", self.location(span.start)));
                 self.render(&[d])
             }
             None => format!("runtime fault: {fault}\n"),

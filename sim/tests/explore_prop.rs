@@ -185,7 +185,11 @@ fn check(seed: u64) -> Result<Compared, TestCaseError> {
         // The naive search stopped at its bound: every store, race, fault it found is one
         // the reduced explorer finds too.
         let (ef, nf) = (ex.final_memories(), nv.final_memories());
-        prop_assert!(nf.is_subset(&ef), "final stores (naive incomplete)\n{}", src);
+        prop_assert!(
+            nf.is_subset(&ef),
+            "final stores (naive incomplete)\n{}",
+            src
+        );
         prop_assert!(
             nv.race_keys().is_subset(&ex.race_keys()),
             "races (naive incomplete)\n{}",
@@ -270,7 +274,10 @@ fn exhaustive_agrees_with_naive() {
     // Both kinds occur: small spaces compared in full, and spaces beyond the naive bound
     // (which an assumption used to drop silently) compared by inclusion.
     assert!(full >= 32, "only {full} of 128 cases compared in full");
-    assert!(inclusion >= 1, "no case exceeded the naive bound: the spaces are all small");
+    assert!(
+        inclusion >= 1,
+        "no case exceeded the naive bound: the spaces are all small"
+    );
 }
 
 #[test]
@@ -313,7 +320,8 @@ fn print_a_generated_kernel() {
             .and_then(|k| lang::check::check(&k))
             .unwrap_or_else(|d| panic!("{d:?}\n{s}"));
     }
-    let sizes: std::collections::BTreeSet<(usize, usize)> =
-        (0..300).map(|seed| (kernel(seed).1, kernel(seed).2)).collect();
+    let sizes: std::collections::BTreeSet<(usize, usize)> = (0..300)
+        .map(|seed| (kernel(seed).1, kernel(seed).2))
+        .collect();
     assert!(sizes.len() >= 4, "launch shapes: {sizes:?}");
 }

@@ -192,7 +192,11 @@ pub fn trace(args: &TraceArgs) -> CmdResult {
         sim::outcome::RunReport::of_outcome(&launch, &args.schedule.schedule, out, infeasible);
     match args.format {
         TraceFormat::Text => print_text(&sim::text::Text {
-            out: format!("-- {} steps\n{}", report.steps, report.arrays_text(&launch, &[])),
+            out: format!(
+                "-- {} steps\n{}",
+                report.steps,
+                report.arrays_text(&launch, &[])
+            ),
             err: report.findings_text(&launch, src.view()),
         }),
         TraceFormat::Json => println!("{}", report.end_event()),

@@ -112,9 +112,12 @@ pub fn verify_scan(kernel: Arc<Kernel>, request: Request) -> Result<ScanReport, 
         )),
     };
     let methods_disagree = match (&interval, &voigtlaender) {
-        (Some(i), Some(VoigtReport { verdict: Some(v), .. })) => {
-            v.is_verified() != i.verdict.is_verified()
-        }
+        (
+            Some(i),
+            Some(VoigtReport {
+                verdict: Some(v), ..
+            }),
+        ) => v.is_verified() != i.verdict.is_verified(),
         _ => false,
     };
     Ok(ScanReport {
@@ -498,7 +501,9 @@ struct VoigtJson<'a> {
 impl ScanReport {
     fn races_json(&self, v: Option<&Verdict>) -> Vec<RaceView> {
         match v {
-            Some(Verdict::Racy(races)) => races.iter().map(|r| RaceView::of(&self.base, r)).collect(),
+            Some(Verdict::Racy(races)) => {
+                races.iter().map(|r| RaceView::of(&self.base, r)).collect()
+            }
             _ => Vec::new(),
         }
     }

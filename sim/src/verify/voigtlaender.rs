@@ -56,9 +56,7 @@
 //!   the `(0, 0)` f1 test checks (any cell in `w_0` gives 1 or 2, not 0). The same n(n+1)/2
 //!   + n-1 inputs are used, compared with the exclusive scan of each.
 
-use super::{
-    first_mismatch, instantiate, Counterexample, Engine, ScanArrays, ScanKind, Verdict,
-};
+use super::{first_mismatch, instantiate, Counterexample, Engine, ScanArrays, ScanKind, Verdict};
 use interp::launch::Launch;
 use interp::{Monoid, Value};
 use serde::Serialize;
