@@ -2,6 +2,7 @@
 //! POPL 2014 Figures 6 and 7 on persistent stores, and data races (Definition 5.2).
 
 pub mod canonical;
+pub mod codec;
 pub mod eval;
 pub mod exec;
 pub mod fast;
