@@ -6,6 +6,7 @@ pub mod outcome;
 pub mod report;
 pub mod schedule;
 pub mod text;
+pub mod trace;
 pub mod verify;
 
 pub use explore::{exhaustive, naive, pct, random, Config, Incomplete, Mode, Summary, Verdict};

@@ -5,7 +5,6 @@ use clap::{Args, ValueEnum};
 use interp::exec::Observer;
 use interp::reference::{BarrierInfo, StepInfo};
 use interp::{Launch, Race};
-use serde_json::json;
 use sim::{Schedule, Scheduler};
 use std::path::{Path, PathBuf};
 
@@ -204,84 +203,27 @@ pub fn trace(args: &TraceArgs) -> CmdResult {
     Ok(exit_code(report.clean))
 }
 
-/// Prints one line (or JSON record) per rule application.
+/// Prints one line (or JSON record) per rule application ([`sim::trace::TraceView`]).
 pub struct Tracer<'a> {
-    src: &'a Source,
-    launch: &'a Launch,
-    format: TraceFormat,
-    step: u64,
+    view: sim::trace::TraceView<'a>,
 }
 
 impl<'a> Tracer<'a> {
     pub fn new(src: &'a Source, launch: &'a Launch, format: TraceFormat) -> Self {
-        if format == TraceFormat::Text {
-            println!(
-                "{:>6}  {:<9} {:<10} {:<44} changes",
-                "step", "thread", "rule", "statement"
-            );
+        let view = sim::trace::TraceView::new(src.view(), launch, format == TraceFormat::Json);
+        if let Some(h) = view.header() {
+            println!("{h}");
         }
-        Tracer {
-            src,
-            launch,
-            format,
-            step: 0,
-        }
+        Tracer { view }
     }
 }
 
 impl Observer for Tracer<'_> {
     fn step(&mut self, info: &StepInfo) {
-        let k = &self.launch.kernel;
-        let change = if let Some((v, old, new)) = &info.var_change {
-            format!("{}: {old} -> {new}", k.vars[*v].name)
-        } else if let (Some(e), Some((old, new))) = (&info.write, &info.elem_change) {
-            format!(
-                "{}: {old} -> {new}",
-                elem_name(self.launch, e.array, e.instance, &e.index)
-            )
-        } else {
-            String::new()
-        };
-        let stmt = self.src.statement(&info.span);
-        match self.format {
-            TraceFormat::Text => println!(
-                "{:>6}  g{}.t{:<5} {:<10} {:<44} {}",
-                self.step,
-                info.thread.group,
-                info.thread.local,
-                info.rule.name(),
-                stmt,
-                change
-            ),
-            TraceFormat::Json => println!(
-                "{}",
-                json!({"event": "step", "step": self.step, "group": info.thread.group,
-                    "thread": info.thread.local, "rule": info.rule, "statement": stmt,
-                    "line": lang::render::line_col(&self.src.text, info.span.start).0,
-                    "change": change})
-            ),
-        }
-        self.step += 1;
+        println!("{}", self.view.step(info));
     }
 
     fn barrier(&mut self, info: &BarrierInfo) {
-        match self.format {
-            TraceFormat::Text => println!(
-                "{:>6}  g{:<8} {:<10} epoch {} begins{}",
-                "--",
-                info.group,
-                "K-BARRIER",
-                info.epoch,
-                info.divergence
-                    .as_ref()
-                    .map(|d| format!(" (divergence: {d})"))
-                    .unwrap_or_default()
-            ),
-            TraceFormat::Json => println!(
-                "{}",
-                json!({"event": "barrier", "rule": "K-BARRIER", "group": info.group,
-                    "epoch": info.epoch, "divergence": info.divergence})
-            ),
-        }
+        println!("{}", self.view.barrier(info));
     }
 }
