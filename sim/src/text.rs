@@ -26,6 +26,13 @@ impl SourceText<'_> {
         format!("{}:{line}:{col}", self.path)
     }
 
+    /// The first line of a statement's source text: what traces and summaries show.
+    pub fn statement(&self, span: &lang::ast::Span) -> String {
+        let text = self.text.get(span.clone()).unwrap_or("");
+        let first = text.lines().next().unwrap_or("").trim();
+        first.trim_end_matches('{').trim_end().to_string()
+    }
+
     /// A race: both statements highlighted, threads and element named, plus the plain
     /// `file:line:col` of both accesses and the `extra` notes.
     pub fn race(&self, launch: &Launch, race: &Race, extra: &[String]) -> String {

@@ -62,13 +62,6 @@ impl<'a> TraceView<'a> {
         })
     }
 
-    /// The first line of a statement's source text.
-    fn statement(&self, span: &lang::ast::Span) -> String {
-        let text = self.src.text.get(span.clone()).unwrap_or("");
-        let first = text.lines().next().unwrap_or("").trim();
-        first.trim_end_matches('{').trim_end().to_string()
-    }
-
     pub fn step(&mut self, info: &StepInfo) -> String {
         let k = &self.launch.kernel;
         let change = if let Some((v, old, new)) = &info.var_change {
@@ -81,7 +74,7 @@ impl<'a> TraceView<'a> {
         } else {
             String::new()
         };
-        let stmt = self.statement(&info.span);
+        let stmt = self.src.statement(&info.span);
         let line = if self.json {
             record(&StepRecord {
                 event: "step",

@@ -111,11 +111,9 @@ impl Source {
         self.view().location(offset)
     }
 
-    /// The first line of a statement's source text: what a trace shows.
+    /// The first line of a statement's source text ([`sim::text::SourceText::statement`]).
     pub fn statement(&self, span: &lang::ast::Span) -> String {
-        let text = self.text.get(span.clone()).unwrap_or("");
-        let first = text.lines().next().unwrap_or("").trim();
-        first.trim_end_matches('{').trim_end().to_string()
+        self.view().statement(span)
     }
 }
 
