@@ -100,7 +100,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub schedule: ScheduleArgs,
     /// `reference`: the small-step semantics, any schedule. `fast`: the fast executor
-    /// (canonical schedule only; same memory, races, faults and divergence).
+    /// (canonical schedule only, not recorded; same memory, races, faults, divergence and
+    /// steps: `interp::canonical`).
     #[arg(long, value_enum, default_value = "reference")]
     pub engine: Engine,
     /// Threads for the fast executor (0: all cores).
