@@ -1,27 +1,86 @@
-//! `ksim run --engine fast` and `--engine reference` print the same thing for every
-//! example (issue: identical output at n = 256).
+//! `ksim run --engine fast` and `--engine reference` produce the same model of the
+//! canonical execution (`interp::canonical`): every field of `run --json` — arrays, races
+//! with both accesses, fault, divergences, steps, verdict — and the same exit code and
+//! text, for every example and for generated kernels (`support::gen`). The only field that
+//! differs is `schedule`: the reference semantics records it, the fast executor does not
+//! (`null`); the test checks that too.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod support;
 
-fn run(engine: &str, file: &str, input: &str) -> (Option<i32>, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_ksim"))
-        .args([
-            "run", file, "-D", "n=256", "--input", input, "--engine", engine,
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("ksim runs");
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into(),
-        String::from_utf8_lossy(&o.stderr).into(),
-    )
+use proptest::test_runner::TestCaseError;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use support::gen::{self, GenKernel};
+use support::{check_property, ksim_in, Exit};
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn ksim(dir: &Path, args: &[String]) -> Exit {
+    ksim_in(dir, args, LIMIT)
 }
 
-#[test]
-fn fast_and_reference_engines_print_the_same_for_every_example() {
+/// Runs `ksim run ARGS --engine E` (text) and `... --json` on both engines and compares.
+/// Returns the exit code.
+fn same_model(dir: &Path, args: &[String]) -> Result<i32, String> {
+    let with = |extra: &[&str]| -> Vec<String> {
+        let mut a = vec!["run".to_string()];
+        a.extend(args.iter().cloned());
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let cmd = format!("ksim run {}", args.join(" "));
+    let json = |engine: &str| -> Result<(Value, Option<i32>), String> {
+        let e = ksim(dir, &with(&["--engine", engine, "--json"]));
+        if !matches!(e.code, Some(0 | 1)) {
+            return Err(format!("{cmd} --engine {engine} --json: {}", e.describe()));
+        }
+        let v: Value = serde_json::from_str(&e.stdout)
+            .map_err(|err| format!("{cmd} --engine {engine}: not JSON ({err})"))?;
+        Ok((v, e.code))
+    };
+    let (mut fast, fast_code) = json("fast")?;
+    let (mut reference, ref_code) = json("reference")?;
+    let fast_schedule = fast.as_object_mut().unwrap().remove("schedule");
+    let ref_schedule = reference.as_object_mut().unwrap().remove("schedule");
+    if fast_schedule != Some(Value::Null) {
+        return Err(format!("{cmd}: the fast executor claims a schedule"));
+    }
+    let runs = ref_schedule.as_ref().and_then(|s| s["runs"].as_array());
+    let steps = reference["steps"].as_u64().unwrap_or(0);
+    if steps > 0 && runs.is_none_or(|r| r.is_empty()) {
+        return Err(format!(
+            "{cmd}: the reference semantics recorded no schedule"
+        ));
+    }
+    if fast != reference {
+        return Err(format!(
+            "{cmd}: the models differ\n--- fast ---\n{fast:#}\n--- reference ---\n{reference:#}"
+        ));
+    }
+    if fast_code != ref_code {
+        return Err(format!("{cmd}: exit codes {fast_code:?} vs {ref_code:?}"));
+    }
+    let code = ref_code.unwrap();
+    if (code == 0) != (reference["clean"] == Value::Bool(true)) {
+        return Err(format!(
+            "{cmd}: exit code {code} but clean = {}",
+            reference["clean"]
+        ));
+    }
+    // The text view renders the model: the same text from both.
+    let text = |engine: &str| {
+        let e = ksim(dir, &with(&["--engine", engine]));
+        (e.code, e.stdout, e.stderr)
+    };
+    let (f, r) = (text("fast"), text("reference"));
+    if f != r {
+        return Err(format!("{cmd}: text differs\n{f:?}\n{r:?}"));
+    }
+    Ok(code)
+}
+
+fn examples() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples");
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -29,9 +88,17 @@ fn fast_and_reference_engines_print_the_same_for_every_example() {
         .filter(|p| p.extension().is_some_and(|e| e == "ksim"))
         .collect();
     files.sort();
+    files
+}
+
+#[test]
+fn fast_and_reference_engines_give_the_same_model_for_every_example() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let files = examples();
     assert!(files.len() >= 13);
+    let mut codes = [0usize; 2];
     for path in files {
-        let file = path.to_str().unwrap();
+        let file = path.to_str().unwrap().to_string();
         let src = std::fs::read_to_string(&path).unwrap();
         // left_rotation keeps the paper's single array `array`.
         let input = if src.contains(" in[") {
@@ -39,9 +106,61 @@ fn fast_and_reference_engines_print_the_same_for_every_example() {
         } else {
             "array=iota"
         };
-        let fast = run("fast", file, input);
-        let reference = run("reference", file, input);
-        assert_eq!(fast, reference, "{file}");
-        assert!(matches!(fast.0, Some(0 | 1)), "{file}: {}", fast.2);
+        for n in ["8", "256"] {
+            let args: Vec<String> = [&file, "-D", &format!("n={n}"), "--input", input]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            let code = same_model(&root, &args).unwrap_or_else(|e| panic!("{e}"));
+            codes[code as usize] += 1;
+        }
     }
+    // Both verdicts occur among the examples (racy and wrong ones are there on purpose).
+    assert!(codes[0] > 0 && codes[1] > 0, "exit codes 0/1: {codes:?}");
+}
+
+/// Divergent, faulting and non-terminating kernels: the findings are in the model too.
+#[test]
+fn fast_and_reference_engines_give_the_same_model_for_divergence_faults_and_step_bounds() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let cases: &[&[&str]] = &[
+        &["tests/kernels/early_exit_barrier.ksim", "-D", "n=4"],
+        &["tests/kernels/two_barriers.ksim", "-D", "n=4"],
+        &["tests/kernels/divergent_copy.ksim", "-D", "n=4"],
+        &["tests/kernels/spin_then_barrier.ksim", "--max-steps", "500"],
+        &["tests/kernels/out_of_bounds.ksim", "-D", "n=4"],
+    ];
+    for args in cases {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let code = same_model(&root, &args).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(code, 1, "{args:?}: each of these kernels has a finding");
+    }
+}
+
+fn check_kernel(k: &GenKernel) -> Result<(), TestCaseError> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("k.ksim"), k.source()).unwrap();
+    let mut args = vec!["k.ksim".to_string()];
+    args.extend(k.launch_args());
+    same_model(dir.path(), &args)
+        .map(|_| ())
+        .map_err(TestCaseError::fail)
+}
+
+#[test]
+fn fast_and_reference_engines_give_the_same_model_for_generated_kernels() {
+    let cases = support::cases("KSIM_ENGINE_CASES", 64);
+    check_property(
+        "fast_and_reference_engines_give_the_same_model_for_generated_kernels",
+        gen::kernel(),
+        cases,
+        |k| check_kernel(&k),
+        |k| {
+            format!(
+                "--- k.ksim ---\n{}--- launch ---\n{}",
+                k.source(),
+                k.launch_args().join(" ")
+            )
+        },
+    );
 }

@@ -84,32 +84,70 @@ fn every_example_parses_and_type_checks() {
     assert!(count >= 13, "only {count} examples");
 }
 
-fn schedule_strategy() -> impl Strategy<Value = Scheduler> {
-    prop_oneof![
-        Just(Scheduler::Canonical),
-        Just(Scheduler::RoundRobin),
-        any::<u64>().prop_map(|seed| Scheduler::Random { seed }),
-    ]
+/// Every correct prefix sum, at every size from its smallest up to 2^8, under the
+/// canonical, round-robin and two random schedules, on an input that depends on the size
+/// and seed, computes the sequential prefix sum with no race, fault or divergence.
+#[test]
+fn prefix_sum_examples_compute_the_sequential_prefix_sum() {
+    let mut checked = 0;
+    for (file, exclusive, min_log) in SCANS {
+        let k = example(file);
+        for log_n in min_log..=8 {
+            let n = 1usize << log_n;
+            for (s, scheduler) in [
+                Scheduler::Canonical,
+                Scheduler::RoundRobin,
+                Scheduler::Random { seed: 1 },
+                Scheduler::Random { seed: 0x9E37_79B9 },
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let seed = (log_n as u64) << 8 | s as u64;
+                let input: Vec<i32> = (0..n as u64)
+                    .map(|i| ((seed ^ (i * 0x9E37_79B9)) % 1000) as i32 - 500)
+                    .collect();
+                let l = launch(&k, n, &input);
+                let (out, _) = sim::run(&l, &scheduler, &mut interp::exec::Quiet);
+                assert!(
+                    out.is_clean(),
+                    "{file} n={n} {scheduler:?}: {:?} {:?} {:?}",
+                    out.races.first(),
+                    out.fault,
+                    out.divergences.first()
+                );
+                assert_eq!(
+                    out_ints(&l, &out),
+                    scan(&input, exclusive),
+                    "{file} n={n} {scheduler:?}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    // 7 kernels, 8 or 9 sizes each, 4 schedules.
+    assert_eq!(checked, 4 * (9 + 8 * 5 + 9));
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
+    /// Random inputs (any 32-bit values, wrapping) at random sizes up to 2^10 on the
+    /// canonical schedule: the result does not depend on the values.
     #[test]
-    fn prefix_sum_examples_compute_the_sequential_prefix_sum(
+    fn prefix_sum_examples_are_right_for_any_input(
         which in 0..SCANS.len(),
-        log_n in 0u32..=8,
-        seed in any::<u64>(),
-        scheduler in schedule_strategy(),
+        log_n in 0u32..=10,
+        input in prop::collection::vec(any::<i32>(), 1024),
     ) {
         let (file, exclusive, min_log) = SCANS[which];
         let n = 1usize << log_n.max(min_log);
-        let input: Vec<i32> = (0..n as u64).map(|i| ((seed ^ (i * 0x9E37_79B9)) % 1000) as i32 - 500).collect();
+        let input = &input[..n];
         let k = example(file);
-        let l = launch(&k, n, &input);
-        let (out, _) = sim::run(&l, &scheduler, &mut interp::exec::Quiet);
-        prop_assert!(out.is_clean(), "{file} n={n}: {:?} {:?}", out.races.first(), out.fault);
-        prop_assert_eq!(out_ints(&l, &out), scan(&input, exclusive), "{} n={} {:?}", file, n, scheduler);
+        let l = launch(&k, n, input);
+        let (out, _) = sim::run(&l, &Scheduler::Canonical, &mut interp::exec::Quiet);
+        prop_assert!(out.is_clean(), "{file} n={n}");
+        prop_assert_eq!(out_ints(&l, &out), scan(input, exclusive), "{} n={}", file, n);
     }
 }
 
@@ -179,16 +217,41 @@ fn blelloch_commuted_is_right_for_integer_addition_only() {
     assert_ne!(out.memory.arrays[a][0], expected);
 }
 
+/// At every size 2^0..2^8 and every scheduler, with about half the elements zero: the
+/// nonzero elements, in order, at the front of `out`.
 #[test]
 fn stream_compaction_keeps_the_nonzero_elements_in_order() {
     let k = example("stream_compaction.ksim");
-    let input = [0, 5, 0, 0, 7, 1, 0, 9];
-    let l = launch(&k, 8, &input);
-    let out = run_canonical(&l);
-    assert!(out.is_clean());
-    assert_eq!(&out_ints(&l, &out)[..4], &[5, 7, 1, 9]);
+    for log_n in 0..=8 {
+        let n = 1usize << log_n;
+        let input: Vec<i32> = (0..n as i32)
+            .map(|i| {
+                if (i * 7 + log_n) % 3 == 0 {
+                    0
+                } else {
+                    i * 5 - 40
+                }
+            })
+            .collect();
+        let kept: Vec<i32> = input.iter().copied().filter(|&x| x != 0).collect();
+        for scheduler in [
+            Scheduler::Canonical,
+            Scheduler::RoundRobin,
+            Scheduler::Random { seed: 3 },
+        ] {
+            let l = launch(&k, n, &input);
+            let (out, _) = sim::run(&l, &scheduler, &mut interp::exec::Quiet);
+            assert!(out.is_clean(), "n={n} {scheduler:?}");
+            assert_eq!(
+                &out_ints(&l, &out)[..kept.len()],
+                &kept[..],
+                "n={n} {scheduler:?}"
+            );
+        }
+    }
 }
 
+/// Every size 1..=40 (any n works), canonical and round-robin: array[i] = old[(i+1) % n].
 #[test]
 fn left_rotation_rotates_by_one() {
     let k = example("left_rotation.ksim");
@@ -199,16 +262,19 @@ fn left_rotation_rotates_by_one() {
         .expect("an array")
         .name
         .clone();
-    let opts = LaunchOptions {
-        defines: vec![("n".into(), "8".into())],
-        inputs: vec![(a.clone(), "iota".into())],
-        ..LaunchOptions::default()
-    };
-    let l = Launch::new(k.clone(), &opts).unwrap();
-    let out = run_canonical(&l);
-    assert!(out.is_clean(), "{:?}", out.races.first());
-    let idx = k.array(&a).unwrap();
-    let got: Vec<Value> = out.memory.arrays[idx][0].clone();
-    let want: Vec<Value> = (0..8).map(|i| Value::Int((i + 1) % 8)).collect();
-    assert_eq!(got, want);
+    for n in 1..=40usize {
+        let opts = LaunchOptions {
+            defines: vec![("n".into(), n.to_string())],
+            inputs: vec![(a.clone(), "iota".into())],
+            ..LaunchOptions::default()
+        };
+        let l = Launch::new(k.clone(), &opts).unwrap();
+        for scheduler in [Scheduler::Canonical, Scheduler::RoundRobin] {
+            let (out, _) = sim::run(&l, &scheduler, &mut interp::exec::Quiet);
+            assert!(out.is_clean(), "n={n}: {:?}", out.races.first());
+            let idx = k.array(&a).unwrap();
+            let want: Vec<Value> = (0..n).map(|i| Value::Int(((i + 1) % n) as i32)).collect();
+            assert_eq!(out.memory.arrays[idx][0], want, "n={n} {scheduler:?}");
+        }
+    }
 }

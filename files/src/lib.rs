@@ -73,7 +73,7 @@ fn parent(path: &Path) -> &Path {
 /// Writes `bytes` to `path` atomically, creating the parent directory if needed. On any
 /// failure `path` keeps its old contents (if it had any) and no temporary file remains.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_atomic_with(path, |file| file.write_all(bytes))
+    write_atomic_in(path, "", |tmp| tmp.as_file_mut().write_all(bytes))
 }
 
 /// Like [`write_atomic`], for producers that write to a path themselves (a plotting
@@ -84,26 +84,25 @@ pub fn write_atomic_via<E: From<std::io::Error>>(
     suffix: &str,
     produce: impl FnOnce(&Path) -> Result<(), E>,
 ) -> Result<(), E> {
+    write_atomic_in(path, suffix, |tmp| produce(tmp.path()))
+}
+
+/// The one atomic writer: a temporary file next to `path` (same file system, so the final
+/// rename is atomic), filled by `fill`, flushed to disk, renamed over `path`; dropped (and
+/// so deleted) on any failure.
+fn write_atomic_in<E: From<std::io::Error>>(
+    path: &Path,
+    suffix: &str,
+    fill: impl FnOnce(&mut tempfile::NamedTempFile) -> Result<(), E>,
+) -> Result<(), E> {
     let dir = parent(path);
     std::fs::create_dir_all(dir)?;
-    let tmp = tempfile::Builder::new()
+    let mut tmp = tempfile::Builder::new()
         .prefix(".ksim-")
         .suffix(suffix)
         .tempfile_in(dir)?;
-    produce(tmp.path())?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
-fn write_atomic_with(
-    path: &Path,
-    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let dir = parent(path);
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new().prefix(".ksim-").tempfile_in(dir)?;
-    fill(tmp.as_file_mut())?;
-    tmp.as_file_mut().sync_all()?;
+    fill(&mut tmp)?;
+    tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }

@@ -41,7 +41,7 @@
 //!   i > j, so neither is an interval) and the helper `iv_combine`, as in the POPL 2014
 //!   artifact. The list monoid has no fixed-size encoding and is refused.
 
-use crate::repr::{Repr, IV_ID, IV_TOP};
+use crate::repr::{Bytes, Repr, IV_ID, IV_TOP};
 use interp::{Launch, Monoid, Value};
 use lang::ast::{BinOp, Space, UnOp};
 use lang::core::{ArrayId, Builtin, Expr, ExprKind, Kernel, Lit, StmtKind, Ty};
@@ -420,7 +420,7 @@ impl<'a> Emitter<'a> {
     fn repr(&self, ty: Ty) -> Repr {
         Repr::of(ty, self.launch.monoid)
             .or(self.generic)
-            .unwrap_or(Repr::Int)
+            .unwrap_or(Repr::I32)
     }
 
     /// The C type of a private variable or expression of type `ty`.

@@ -15,7 +15,7 @@
 
 use crate::compare::{compare_arrays, ArrayMeta, Comparison, DEFAULT_FLOAT_ULPS};
 use crate::emit::EmitOptions;
-use crate::repr::Repr;
+use crate::repr::{Bytes, Repr};
 use crate::runtime::{is_global, Device, DeviceInfo, GpuError, Session, Timing};
 use interp::{Launch, Memory, Value};
 use lang::core::{ArrayId, Ty};

@@ -4,6 +4,7 @@
 //! machine without OpenCL builds and runs every other command; there the functions here
 //! return [`GpuError::NoPlatform`], whose message tells what to install.
 
+use crate::repr::Bytes;
 use crate::emit::{emit_with, EmitOptions, Emitted};
 use interp::{Launch, Memory};
 use lang::ast::Space;

@@ -5,7 +5,6 @@
 mod common;
 
 use gpu::{compare, device_or_skip, run};
-use interp::fast::FastOptions;
 use interp::{Launch, LaunchOptions, Memory, Monoid};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -28,26 +27,17 @@ fn examples() -> Vec<(String, String)> {
     out
 }
 
-/// The simulator: the fast executor where it applies, else the reference semantics.
-/// Returns the memory and whether the run was clean (no race, no fault).
+/// The simulator ([`interp::canonical::run_preferred`]: the fast executor where it
+/// applies, else the reference semantics). Returns the memory and whether the run was
+/// clean (no race, no fault, no divergence).
 fn simulate(l: &Launch) -> (Memory, bool) {
-    match interp::fast::run(
-        l,
-        &FastOptions {
-            jobs: 1,
-            track_races: true,
-        },
-    ) {
-        Ok(o) => {
-            let clean = o.races.is_empty() && o.fault.is_none();
-            (o.memory, clean)
-        }
-        Err(_) => {
-            let o = interp::exec::run_canonical(l);
-            let clean = o.is_clean();
-            (o.memory, clean)
-        }
-    }
+    let opts = interp::canonical::Options {
+        jobs: 1,
+        track_races: true,
+    };
+    let e = interp::canonical::run_preferred(l, &opts).execution;
+    let clean = e.is_clean();
+    (e.memory, clean)
 }
 
 #[test]
@@ -113,9 +103,10 @@ fn every_example_matches_the_simulator() {
                     assert!(c.is_match(), "{name} n={n} {m}: {c}\n{}", dev_run.source);
                     checked += 1;
                 } else {
-                    // A racy kernel: a difference is expected, not a backend bug.
+                    // A racy (or divergent) kernel: a difference is expected, not a backend
+                    // bug.
                     eprintln!(
-                        "{name} n={n} {m}: racy in the simulator; device {}",
+                        "{name} n={n} {m}: racy or divergent in the simulator; device {}",
                         if c.is_match() { "matches" } else { "differs" }
                     );
                 }

@@ -6,7 +6,7 @@
 //! run-length encoded, so that any run can be replayed; nothing else an execution keeps
 //! grows with its length.
 
-use crate::fault::{Fault, FaultKind};
+use crate::fault::Fault;
 use crate::launch::{Launch, Memory};
 use crate::race::{Race, RaceTracker};
 use crate::reference::{BarrierInfo, Runnable, State, StepInfo};
@@ -153,6 +153,21 @@ pub trait Observer {
 pub struct Quiet;
 impl Observer for Quiet {}
 
+/// Fires enabled barriers (K-BARRIER) until none is enabled, in group order: after a
+/// K-BARRIER the threads of a group may all wait at another barrier (`barrier();
+/// barrier();`), which is then enabled too ([`State::fire_ready_barriers`] fires each
+/// group at most once). Every engine on the reference state fires barriers through this.
+pub fn fire_barriers(state: &mut State, launch: &Launch) -> Vec<BarrierInfo> {
+    let mut all = Vec::new();
+    loop {
+        let fired = state.fire_ready_barriers(launch);
+        if fired.is_empty() {
+            return all;
+        }
+        all.extend(fired);
+    }
+}
+
 /// Runs from the initial state. `choose` gets the state and its runnable threads (never
 /// empty) and returns one of them, or `None` to stop.
 pub fn run(
@@ -172,34 +187,20 @@ pub fn run(
         stopped: false,
     };
     loop {
-        // Fire barriers until none is enabled: a group may go from one barrier straight
-        // to the next.
-        loop {
-            let fired = state.fire_ready_barriers(launch);
-            if fired.is_empty() {
-                break;
-            }
-            for b in fired {
-                tracker.barrier();
-                obs.barrier(&b);
-                if b.divergence.is_some()
-                    && !out.divergences.iter().any(|d| d.divergence == b.divergence)
-                {
-                    out.divergences.push(b);
-                }
+        for b in fire_barriers(&mut state, launch) {
+            tracker.barrier();
+            obs.barrier(&b);
+            if b.divergence.is_some()
+                && !out.divergences.iter().any(|d| d.divergence == b.divergence)
+            {
+                out.divergences.push(b);
             }
         }
         if state.runnable().is_empty() {
             break; // every thread has terminated
         }
         if out.steps >= launch.max_steps {
-            out.fault = Some(Fault {
-                kind: FaultKind::StepBound {
-                    steps: launch.max_steps,
-                },
-                thread: None,
-                span: None,
-            });
+            out.fault = Some(Fault::step_bound(launch.max_steps));
             break;
         }
         let Some(t) = choose(&state, state.runnable()) else {

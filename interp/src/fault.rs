@@ -45,6 +45,18 @@ pub struct Fault {
     pub span: Option<Span>,
 }
 
+impl Fault {
+    /// The execution did not terminate within `steps` K-STEPs (`--max-steps`): a fault of
+    /// the whole execution, with no thread or statement.
+    pub fn step_bound(steps: u64) -> Fault {
+        Fault {
+            kind: FaultKind::StepBound { steps },
+            thread: None,
+            span: None,
+        }
+    }
+}
+
 impl fmt::Display for FaultKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -1104,10 +1104,11 @@ proptest! {
         prop_assert_eq!(print_kernel(&parsed), src);
     }
 
-    /// The type checker accepts or rejects every random kernel with diagnostics, never a
-    /// panic, and a rejection always carries a message.
+    /// The type checker accepts or rejects every random syntax tree (names mostly
+    /// unresolved) with diagnostics, never a panic; `check_never_panics` below generates
+    /// well-scoped kernels that reach the typing rules.
     #[test]
-    fn check_never_panics(k in kernel_strategy()) {
+    fn check_never_panics_on_random_trees(k in kernel_strategy()) {
         if let Err(diags) = lang::check::check(&k) {
             prop_assert!(!diags.is_empty());
             prop_assert!(diags.iter().all(|d| !d.message.is_empty()));
@@ -1176,4 +1177,175 @@ proptest! {
             }
         }
     }
+}
+
+// Well-scoped random kernels for the checker: every name is declared (parameters of each
+// element type, `T` arrays, variables of each type), so the checker gets past name
+// resolution to its typing and genericity rules (Definition 4.2). Expressions are mostly
+// well-typed; one in a few is a sub-expression of another type, a comparison or an index
+// of `T`, or a `T` value in a condition, so that both verdicts occur.
+
+/// (type, generator depth) -> source text of an expression, mostly of that type.
+fn typed_expr(ty: &'static str, depth: u32) -> BoxedStrategy<String> {
+    let leaf: BoxedStrategy<String> = match ty {
+        "int" => prop::sample::select(vec!["x", "tid", "n", "1", "a[tid]", "a[x % n]", "gid"])
+            .prop_map(String::from)
+            .boxed(),
+        "uint" => prop::sample::select(vec!["u", "2u", "ua[tid]", "(uint)x"])
+            .prop_map(String::from)
+            .boxed(),
+        "float" => prop::sample::select(vec!["f", "0.5f", "fa[tid]", "(float)x"])
+            .prop_map(String::from)
+            .boxed(),
+        "bool" => prop::sample::select(vec!["p", "true", "ba[tid]", "tid < n"])
+            .prop_map(String::from)
+            .boxed(),
+        _ => prop::sample::select(vec!["t", "in[tid]", "out[tid]", "out[x % n]"])
+            .prop_map(String::from)
+            .boxed(),
+    };
+    if depth == 0 {
+        return leaf;
+    }
+    let sub = move |t: &'static str| typed_expr(t, depth - 1);
+    let other = prop::sample::select(vec!["int", "uint", "float", "bool", "T"]);
+    let mistyped = other.prop_flat_map(move |t| typed_expr(t, 0)).boxed();
+    let composite: BoxedStrategy<String> = match ty {
+        "int" | "uint" | "float" => {
+            let ops = prop::sample::select(vec!["+", "-", "*", "/", "%", "<<", "&"]);
+            (sub(ty), ops, sub(ty))
+                .prop_map(|(a, o, b)| format!("({a} {o} {b})"))
+                .boxed()
+        }
+        "bool" => {
+            let cmp = prop::sample::select(vec!["<", "==", "!="]);
+            let num = prop::sample::select(vec!["int", "uint", "float"]);
+            prop_oneof![
+                (num, cmp).prop_flat_map(move |(t, c)| {
+                    (sub(t), sub(t)).prop_map(move |(a, b)| format!("({a} {c} {b})"))
+                }),
+                (sub("bool"), sub("bool")).prop_map(|(a, b)| format!("({a} && !{b})")),
+                // Genericity: a `T` value compared (rejected: T is opaque).
+                (sub("T"), sub("T")).prop_map(|(a, b)| format!("({a} == {b})")),
+            ]
+            .boxed()
+        }
+        _ => (sub("T"), sub("T"))
+            .prop_map(|(a, b)| format!("({a} ⊕ {b})"))
+            .boxed(),
+    };
+    prop_oneof![4 => leaf, 3 => composite, 1 => mistyped].boxed()
+}
+
+fn typed_stmt(depth: u32) -> BoxedStrategy<String> {
+    let assign = prop::sample::select(vec![
+        ("x", "int"),
+        ("a[tid]", "int"),
+        ("u", "uint"),
+        ("f", "float"),
+        ("fa[tid]", "float"),
+        ("p", "bool"),
+        ("t", "T"),
+        ("out[tid]", "T"),
+        // Genericity: an index computed from a `T` array is rejected.
+        ("out[(int)in[tid]]", "T"),
+    ])
+    .prop_flat_map(|(lhs, ty)| typed_expr(ty, 2).prop_map(move |e| format!("{lhs} = {e};")));
+    let leaf = prop_oneof![6 => assign, 1 => Just("barrier();".to_string())].boxed();
+    if depth == 0 {
+        return leaf;
+    }
+    prop_oneof![
+        3 => leaf,
+        1 => (typed_expr("bool", 1), typed_stmt(depth - 1), typed_stmt(depth - 1))
+            .prop_map(|(c, a, b)| format!("if ({c}) {{ {a} }} else {{ {b} }}")),
+        1 => typed_stmt(depth - 1)
+            .prop_map(|s| format!("for (int i = 0; i < 2; i++) {{ {s} }}")),
+        // A `T` condition: rejected by genericity.
+        1 => typed_stmt(depth - 1).prop_map(|s| format!("if (t) {{ {s} }}")),
+    ]
+    .boxed()
+}
+
+fn scoped_kernel() -> impl Strategy<Value = String> {
+    prop::collection::vec(typed_stmt(2), 1..6).prop_map(|body| {
+        format!(
+            "kernel g(const global T in[n], global T out[n], global int a[n], \
+             global uint ua[n], global float fa[n], global bool ba[n])\n{{\n\
+             int x = 0; uint u = 0u; float f = 0.0f; bool p = false; T t;\n{}\n}}\n",
+            body.join("\n")
+        )
+    })
+}
+
+/// The checker on well-scoped kernels: never a panic, a message with every rejection, and
+/// over the cases both verdicts, generic kernels accepted, and rejections that come from
+/// the typing and genericity rules rather than from name resolution.
+#[test]
+fn check_never_panics() {
+    use proptest::test_runner::{Config, RngSeed, TestRunner};
+    use std::cell::RefCell;
+    let seen = RefCell::new((0u32, 0u32, 0u32, Vec::<String>::new()));
+    let mut runner = TestRunner::new(Config {
+        cases: 400,
+        rng_seed: RngSeed::Fixed(20261126),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&scoped_kernel(), |src| {
+            let k = parse(&src).unwrap_or_else(|d| panic!("{src}\n{d:?}"));
+            let mut s = seen.borrow_mut();
+            match lang::check::check(&k) {
+                Ok(core) => {
+                    s.0 += 1;
+                    if core.generic {
+                        s.1 += 1;
+                    }
+                }
+                Err(diags) => {
+                    prop_assert!(!diags.is_empty());
+                    prop_assert!(diags.iter().all(|d| !d.message.is_empty()));
+                    s.2 += 1;
+                    s.3.extend(diags.iter().map(|d| d.message.clone()));
+                }
+            }
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (accepted, generic, rejected, messages) = seen.into_inner();
+    let distinct: std::collections::BTreeSet<&String> = messages.iter().collect();
+    eprintln!(
+        "check_never_panics: {accepted} accepted ({generic} generic), {rejected} rejected \
+         with {} distinct messages",
+        distinct.len()
+    );
+    assert!(accepted >= 40, "only {accepted} of 400 kernels accepted");
+    assert!(
+        generic >= 20,
+        "only {generic} accepted kernels generic in T"
+    );
+    assert!(rejected >= 40, "only {rejected} of 400 kernels rejected");
+    let unresolved = messages
+        .iter()
+        .filter(|m| m.contains("not declared") || m.contains("unknown"))
+        .count();
+    assert_eq!(
+        unresolved, 0,
+        "name errors in well-scoped kernels: {messages:?}"
+    );
+    // Both kinds of rule reject: plain typing (operand types) and genericity (`T` opaque).
+    let generic_rule = distinct.iter().filter(|m| m.contains("type `T`")).count();
+    let typing_rule = distinct
+        .iter()
+        .filter(|m| m.contains("needs integer"))
+        .count();
+    assert!(
+        generic_rule >= 5,
+        "the genericity rules were hardly reached: {distinct:?}"
+    );
+    assert!(
+        typing_rule >= 1,
+        "the operand typing rules were not reached: {distinct:?}"
+    );
 }

@@ -2,8 +2,11 @@
 //! their replay, exhaustive and randomised schedule exploration, race reports.
 
 pub mod explore;
+pub mod outcome;
 pub mod report;
 pub mod schedule;
+pub mod text;
+pub mod trace;
 pub mod verify;
 
 pub use explore::{exhaustive, naive, pct, random, Config, Incomplete, Mode, Summary, Verdict};

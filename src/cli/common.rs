@@ -92,22 +92,28 @@ impl Source {
         })
     }
 
+    /// The source as the library's text views take it (colour on a terminal).
+    pub fn view(&self) -> sim::text::SourceText<'_> {
+        sim::text::SourceText {
+            path: &self.path,
+            text: &self.text,
+            color: use_color(),
+        }
+    }
+
     /// Renders diagnostics against this source (colour on a terminal).
     pub fn render(&self, diags: &[Diagnostic]) -> String {
-        lang::render::render(diags, &self.path, &self.text, use_color())
+        self.view().render(diags)
     }
 
     /// `file:line:col` of a byte offset.
     pub fn location(&self, offset: usize) -> String {
-        let (line, col) = lang::render::line_col(&self.text, offset);
-        format!("{}:{line}:{col}", self.path)
+        self.view().location(offset)
     }
 
-    /// The first line of a statement's source text: what a trace shows.
+    /// The first line of a statement's source text ([`sim::text::SourceText::statement`]).
     pub fn statement(&self, span: &lang::ast::Span) -> String {
-        let text = self.text.get(span.clone()).unwrap_or("");
-        let first = text.lines().next().unwrap_or("").trim();
-        first.trim_end_matches('{').trim_end().to_string()
+        self.view().statement(span)
     }
 }
 
@@ -146,91 +152,29 @@ impl LaunchArgs {
     }
 }
 
-/// `out[3]`, `tree[1][2]`, or `out[3] (group 1)` for a local array of a multi-group launch.
-pub fn elem_name(launch: &Launch, array: usize, instance: usize, index: &[usize]) -> String {
-    let idx: String = index.iter().map(|i| format!("[{i}]")).collect();
-    let name = &launch.kernel.arrays[array].name;
-    if launch.instances(array) > 1 {
-        format!("{name}{idx} (group {instance})")
-    } else {
-        format!("{name}{idx}")
-    }
-}
+pub use sim::text::{divergence_message, elem_name};
 
-fn verb(kind: interp::AccessKind) -> &'static str {
-    match kind {
-        interp::AccessKind::Read => "reads",
-        interp::AccessKind::Write => "writes",
-    }
-}
-
-/// A race as a compiler-style diagnostic: both statements highlighted, threads and element
-/// named, plus the plain `file:line:col` of both accesses.
+/// A race as a compiler-style diagnostic ([`sim::text::SourceText::race`]).
 pub fn render_race(src: &Source, launch: &Launch, race: &Race, extra: &[String]) -> String {
-    let elem = elem_name(launch, race.array, race.instance, &race.index);
-    let (a, b) = (&race.first, &race.second);
-    let mut d = Diagnostic::new(format!("data race on {elem}"), b.span.clone())
-        .with_label(
-            b.span.clone(),
-            format!("{} {} {elem}", a_thread(launch, b.thread), verb(b.kind)),
-        )
-        .with_note(format!(
-            "first access:  {} {} {elem} at {}",
-            a_thread(launch, a.thread),
-            verb(a.kind),
-            src.location(a.span.start)
-        ))
-        .with_note(format!(
-            "second access: {} {} {elem} at {}, {}",
-            a_thread(launch, b.thread),
-            verb(b.kind),
-            src.location(b.span.start),
-            if a.thread.group == b.thread.group {
-                "with no barrier in between"
-            } else {
-                "in another work-group (a barrier orders only the threads of its own group)"
-            }
-        ));
-    if a.span != b.span {
-        d = d.with_label(
-            a.span.clone(),
-            format!("{} {} {elem}", a_thread(launch, a.thread), verb(a.kind)),
-        );
-    }
-    for e in extra {
-        d = d.with_note(e.clone());
-    }
-    src.render(&[d])
+    src.view().race(launch, race, extra)
 }
 
-fn a_thread(launch: &Launch, t: interp::ThreadId) -> String {
-    if launch.groups > 1 {
-        format!("thread {} of group {}", t.local, t.group)
-    } else {
-        format!("thread {}", t.local)
-    }
-}
-
-/// A runtime fault with its statement highlighted.
+/// A runtime fault with its statement highlighted ([`sim::text::SourceText::fault`]).
 pub fn render_fault(src: &Source, launch: &Launch, fault: &Fault) -> String {
-    match &fault.span {
-        Some(span) => {
-            let who = fault
-                .thread
-                .map(|t| format!(" in {}", a_thread(launch, t)))
-                .unwrap_or_default();
-            let d = Diagnostic::new(format!("runtime fault: {}{who}", fault.kind), span.clone())
-                .with_label(span.clone(), format!("{}", fault.kind))
-                .with_note(format!("at {}", src.location(span.start)));
-            src.render(&[d])
-        }
-        None => format!("runtime fault: {fault}\n"),
-    }
+    src.view().fault(launch, fault)
 }
-/// The one-line report of a divergent barrier, the same from every command and engine.
-pub fn divergence_message(d: &interp::reference::BarrierInfo) -> String {
-    format!(
-        "barrier divergence: {} (the paper's K-BARRIER still fires; on a device this is undefined)",
-        d.divergence.as_deref().unwrap_or("")
-    )
+
+/// Prints a view's text: results on stdout, then findings on stderr.
+pub fn print_text(text: &sim::text::Text) {
+    print!("{}", text.out);
+    eprint!("{}", text.err);
+}
+
+/// The exit code of a model's verdict: 0 when nothing was found, else 1.
+pub fn exit_code(clean: bool) -> i32 {
+    if clean {
+        EXIT_OK
+    } else {
+        EXIT_FOUND
+    }
 }

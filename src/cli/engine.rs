@@ -1,10 +1,8 @@
-//! Choosing the engine that runs a launch along the canonical schedule: the fast executor
-//! where it supports the launch, else the reference semantics. Both give the same memory,
-//! races (by statement pair), faults and barrier divergence; the differential tests check
-//! it.
+//! The simulated side of `ksim gpu`: the canonical execution of
+//! [`interp::canonical::run_preferred`] in the shape the gpu commands read.
+//! (Kept only so that `src/cli/gpu.rs` reads as before; the engine is chosen there.)
 
-use interp::exec::run_canonical;
-use interp::fast::{self, FastOptions};
+use interp::canonical::{self, Options};
 use interp::reference::BarrierInfo;
 use interp::{Fault, Launch, Memory, Race};
 
@@ -12,64 +10,32 @@ use interp::{Fault, Launch, Memory, Race};
 pub struct Simulated {
     pub memory: Memory,
     /// One race per distinct pair of statements, with how many conflicting pairs the fast
-    /// executor counted (1 for the reference semantics, which stops counting at the first).
+    /// executor counted (1 from the reference semantics, which reports the first only).
     pub races: Vec<(Race, u64)>,
     pub fault: Option<Fault>,
-    /// Barriers that fired divergently (undefined behaviour on a device).
     pub divergences: Vec<BarrierInfo>,
-    pub steps: u64,
-    /// Barrier intervals executed (summed over work-groups); known to the fast executor.
-    pub intervals: Option<u64>,
+    /// `fast` or `reference`.
     pub engine: &'static str,
-    /// Why the fast executor did not run, when the reference semantics ran instead: said
-    /// to the user, never a silent switch.
-    pub fallback: Option<String>,
 }
 
-/// Runs `launch` on the fast executor (with race tracking) or, where it cannot (the list
-/// monoid, or no worker threads), on the reference semantics, saying why in `fallback`.
+/// The canonical execution with race tracking on `jobs` worker threads.
 pub fn simulate(launch: &Launch, jobs: usize) -> Simulated {
-    match fast::run(
+    let c = canonical::run_preferred(
         launch,
-        &FastOptions {
+        &Options {
             jobs,
             track_races: true,
         },
-    ) {
-        Ok(out) => Simulated {
-            memory: out.memory,
-            races: out.races.into_iter().map(|r| (r.race, r.count)).collect(),
-            fault: out.fault,
-            divergences: out.divergences,
-            steps: out.steps,
-            intervals: Some(out.intervals),
-            engine: "fast",
-            fallback: None,
-        },
-        Err(why) => Simulated {
-            fallback: Some(why.to_string()),
-            ..reference(launch)
-        },
-    }
-}
-
-/// The reference semantics along the canonical schedule.
-pub fn reference(launch: &Launch) -> Simulated {
-    let out = run_canonical(launch);
+    );
+    let counts = c.race_pairs.unwrap_or_default();
+    let e = c.execution;
     Simulated {
-        memory: out.memory,
-        races: out.races.into_iter().map(|r| (r, 1)).collect(),
-        fault: out.fault,
-        divergences: out.divergences,
-        steps: out.steps,
-        intervals: None,
-        engine: "reference",
-        fallback: None,
-    }
-}
-
-impl Simulated {
-    pub fn is_clean(&self) -> bool {
-        self.races.is_empty() && self.fault.is_none() && self.divergences.is_empty()
+        races: (e.races.into_iter().enumerate())
+            .map(|(k, r)| (r, counts.get(k).copied().unwrap_or(1)))
+            .collect(),
+        memory: e.memory,
+        fault: e.fault,
+        divergences: e.divergences,
+        engine: c.engine.id(),
     }
 }

@@ -2,11 +2,10 @@
 
 use super::common::*;
 use clap::{Args, ValueEnum};
-use interp::exec::{Observer, Outcome, Quiet};
+use interp::exec::Observer;
 use interp::reference::{BarrierInfo, StepInfo};
 use interp::{Launch, Race};
-use serde_json::json;
-use sim::{Infeasible, Schedule, Scheduler};
+use sim::{Schedule, Scheduler};
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
@@ -101,7 +100,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub schedule: ScheduleArgs,
     /// `reference`: the small-step semantics, any schedule. `fast`: the fast executor
-    /// (canonical schedule only; same memory, races, faults and divergence).
+    /// (canonical schedule only, not recorded; same memory, races, faults, divergence and
+    /// steps: `interp::canonical`).
     #[arg(long, value_enum, default_value = "reference")]
     pub engine: Engine,
     /// Threads for the fast executor (0: all cores).
@@ -125,35 +125,20 @@ pub fn run(args: &RunArgs) -> CmdResult {
         }
     }
     let scheduler = args.schedule.scheduler(&launch)?;
-    let (out, infeasible) = match args.engine {
-        Engine::Reference => sim::run(&launch, &scheduler, &mut Quiet),
-        Engine::Fast => {
-            if !matches!(scheduler, Scheduler::Canonical) {
-                return Err(Failure::usage(
-                    "--engine fast runs the canonical schedule only; use --engine reference for other schedules",
-                ));
-            }
-            (fast_outcome(&launch, args.jobs)?, None)
-        }
-    };
-    let code = verdict_code(&out, infeasible.as_ref());
+    let report = sim::outcome::run(
+        &launch,
+        &scheduler,
+        &args.schedule.schedule,
+        args.engine.into(),
+        args.jobs,
+    )
+    .map_err(Failure::usage)?;
     if args.json {
-        let doc = outcome_json(&launch, &args.schedule.schedule, &out, infeasible.as_ref());
-        println!("{}", serde_json::to_string_pretty(&doc).expect("JSON"));
-        return Ok(code);
+        println!("{}", sim::outcome::to_json(&report));
+    } else {
+        print_text(&report.text(&launch, src.view(), &args.show));
     }
-    println!(
-        "kernel {}: {} group(s) of {} threads, monoid {}, schedule {}, {} steps",
-        launch.kernel.name,
-        launch.groups,
-        launch.local_size,
-        launch.monoid,
-        args.schedule.schedule,
-        out.steps
-    );
-    print_arrays(&launch, &out, &args.show);
-    report_findings(&src, &launch, &out, infeasible.as_ref());
-    Ok(code)
+    Ok(exit_code(report.clean))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -162,165 +147,23 @@ pub enum Engine {
     Fast,
 }
 
-/// The fast executor's canonical run, as an [`Outcome`] (its schedule is not recorded:
-/// it is the canonical one).
-fn fast_outcome(launch: &Launch, jobs: usize) -> Result<Outcome, Failure> {
-    let opts = interp::fast::FastOptions {
-        jobs,
-        track_races: true,
-    };
-    let out = interp::fast::run(launch, &opts)
-        .map_err(|e| Failure::usage(format!("--engine fast: {e}; use --engine reference")))?;
-    Ok(Outcome {
-        memory: out.memory,
-        races: out.races.into_iter().map(|r| r.race).collect(),
-        fault: out.fault,
-        divergences: out.divergences,
-        steps: out.steps,
-        schedule: Schedule::default(),
-        stopped: false,
-    })
-}
-
-pub fn verdict_code(out: &Outcome, infeasible: Option<&Infeasible>) -> i32 {
-    if out.is_clean() && infeasible.is_none() {
-        EXIT_OK
-    } else {
-        EXIT_FOUND
-    }
-}
-
-/// Prints every array (or those in `show`): 1D as one line, 2D as one line per row.
-pub fn print_arrays(launch: &Launch, out: &Outcome, show: &[String]) {
-    let k = &launch.kernel;
-    let width = k.arrays.iter().map(|a| a.name.len()).max().unwrap_or(0);
-    for (a, decl) in k.arrays.iter().enumerate() {
-        if !show.is_empty() && !show.contains(&decl.name) {
-            continue;
-        }
-        for (inst, values) in out.memory.arrays[a].iter().enumerate() {
-            let label = if launch.instances(a) > 1 {
-                format!("{} (group {inst})", decl.name)
-            } else {
-                decl.name.clone()
-            };
-            let dims = &launch.dims[a];
-            if dims.len() == 2 {
-                let cols = dims[1].max(1);
-                println!("{label} =");
-                for (r, row) in values.chunks(cols).enumerate() {
-                    println!("  [{r}] {}", join(row));
-                }
-                if values.is_empty() {
-                    println!("  (empty)");
-                }
-            } else {
-                println!("{label:width$} = {}", join(values));
-            }
+impl From<Engine> for interp::canonical::Engine {
+    fn from(e: Engine) -> Self {
+        match e {
+            Engine::Reference => interp::canonical::Engine::Reference,
+            Engine::Fast => interp::canonical::Engine::Fast,
         }
     }
 }
 
-fn join(values: &[interp::Value]) -> String {
-    values
-        .iter()
-        .map(|v| v.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Prints races, faults, divergence and schedule problems to stderr.
-pub fn report_findings(
-    src: &Source,
-    launch: &Launch,
-    out: &Outcome,
-    infeasible: Option<&Infeasible>,
-) {
-    for race in &out.races {
-        eprint!("{}", render_race(src, launch, race, &[]));
-    }
-    if let Some(f) = &out.fault {
-        eprint!("{}", render_fault(src, launch, f));
-    }
-    for d in &out.divergences {
-        eprintln!("{}", divergence_message(d));
-    }
-    if let Some(i) = infeasible {
-        eprintln!("schedule not followed: {}", i.reason);
-    }
-    if out.races.is_empty()
-        && out.fault.is_none()
-        && out.divergences.is_empty()
-        && infeasible.is_none()
-    {
-        eprintln!("no race, fault or divergence in this execution");
-    }
-}
-
+/// A race in the JSON outputs ([`sim::outcome::RaceView`]).
 pub fn race_json(launch: &Launch, race: &Race) -> serde_json::Value {
-    let access = |a: &interp::Access| {
-        json!({
-            "group": a.thread.group,
-            "thread": a.thread.local,
-            "kind": a.kind,
-            "span": [a.span.start, a.span.end],
-            "step": a.step,
-            "epoch": a.epoch,
-        })
-    };
-    json!({
-        "array": launch.kernel.arrays[race.array].name,
-        "instance": race.instance,
-        "index": race.index,
-        "first": access(&race.first),
-        "second": access(&race.second),
-    })
+    serde_json::to_value(sim::outcome::RaceView::of(launch, race)).expect("JSON")
 }
 
-/// The `--json` form of one execution.
-pub fn outcome_json(
-    launch: &Launch,
-    schedule: &str,
-    out: &Outcome,
-    infeasible: Option<&Infeasible>,
-) -> serde_json::Value {
-    let arrays: serde_json::Map<String, serde_json::Value> = launch
-        .kernel
-        .arrays
-        .iter()
-        .enumerate()
-        .map(|(a, d)| (d.name.clone(), json!(out.memory.arrays[a])))
-        .collect();
-    json!({
-        "kernel": launch.kernel.name,
-        "launch": launch_json(launch),
-        "scheduler": schedule,
-        "steps": out.steps,
-        "schedule": out.schedule,
-        "arrays": arrays,
-        "races": out.races.iter().map(|r| race_json(launch, r)).collect::<Vec<_>>(),
-        "fault": out.fault,
-        "divergences": out.divergences,
-        "infeasible": infeasible,
-        "clean": out.is_clean() && infeasible.is_none(),
-    })
-}
-
+/// The launch in the JSON outputs ([`sim::outcome::LaunchInfo`]).
 pub fn launch_json(launch: &Launch) -> serde_json::Value {
-    let params: serde_json::Map<String, serde_json::Value> = launch
-        .kernel
-        .params
-        .iter()
-        .zip(&launch.params)
-        .map(|(p, v)| (p.name.clone(), json!(v)))
-        .collect();
-    json!({
-        "groups": launch.groups,
-        "local_size": launch.local_size,
-        "monoid": launch.monoid.name(),
-        "params": params,
-        "max_steps": launch.max_steps,
-    })
+    serde_json::to_value(sim::outcome::LaunchInfo::of(launch)).expect("JSON")
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -345,96 +188,43 @@ pub fn trace(args: &TraceArgs) -> CmdResult {
     let scheduler = args.schedule.scheduler(&launch)?;
     let mut tracer = Tracer::new(&src, &launch, args.format);
     let (out, infeasible) = sim::run(&launch, &scheduler, &mut tracer);
-    if args.format == TraceFormat::Text {
-        println!("-- {} steps", out.steps);
-        print_arrays(&launch, &out, &[]);
-        report_findings(&src, &launch, &out, infeasible.as_ref());
-    } else {
-        let end = json!({"event": "end", "steps": out.steps, "clean": out.is_clean() && infeasible.is_none(),
-            "races": out.races.iter().map(|r| race_json(&launch, r)).collect::<Vec<_>>(), "fault": out.fault});
-        println!("{end}");
+    let report =
+        sim::outcome::RunReport::of_outcome(&launch, &args.schedule.schedule, out, infeasible);
+    match args.format {
+        TraceFormat::Text => print_text(&sim::text::Text {
+            out: format!(
+                "-- {} steps\n{}",
+                report.steps,
+                report.arrays_text(&launch, &[])
+            ),
+            err: report.findings_text(&launch, src.view()),
+        }),
+        TraceFormat::Json => println!("{}", report.end_event()),
     }
-    Ok(verdict_code(&out, infeasible.as_ref()))
+    Ok(exit_code(report.clean))
 }
 
-/// Prints one line (or JSON record) per rule application.
+/// Prints one line (or JSON record) per rule application ([`sim::trace::TraceView`]).
 pub struct Tracer<'a> {
-    src: &'a Source,
-    launch: &'a Launch,
-    format: TraceFormat,
-    step: u64,
+    view: sim::trace::TraceView<'a>,
 }
 
 impl<'a> Tracer<'a> {
     pub fn new(src: &'a Source, launch: &'a Launch, format: TraceFormat) -> Self {
-        if format == TraceFormat::Text {
-            println!(
-                "{:>6}  {:<9} {:<10} {:<44} changes",
-                "step", "thread", "rule", "statement"
-            );
+        let view = sim::trace::TraceView::new(src.view(), launch, format == TraceFormat::Json);
+        if let Some(h) = view.header() {
+            println!("{h}");
         }
-        Tracer {
-            src,
-            launch,
-            format,
-            step: 0,
-        }
+        Tracer { view }
     }
 }
 
 impl Observer for Tracer<'_> {
     fn step(&mut self, info: &StepInfo) {
-        let k = &self.launch.kernel;
-        let change = if let Some((v, old, new)) = &info.var_change {
-            format!("{}: {old} -> {new}", k.vars[*v].name)
-        } else if let (Some(e), Some((old, new))) = (&info.write, &info.elem_change) {
-            format!(
-                "{}: {old} -> {new}",
-                elem_name(self.launch, e.array, e.instance, &e.index)
-            )
-        } else {
-            String::new()
-        };
-        let stmt = self.src.statement(&info.span);
-        match self.format {
-            TraceFormat::Text => println!(
-                "{:>6}  g{}.t{:<5} {:<10} {:<44} {}",
-                self.step,
-                info.thread.group,
-                info.thread.local,
-                info.rule.name(),
-                stmt,
-                change
-            ),
-            TraceFormat::Json => println!(
-                "{}",
-                json!({"event": "step", "step": self.step, "group": info.thread.group,
-                    "thread": info.thread.local, "rule": info.rule, "statement": stmt,
-                    "line": lang::render::line_col(&self.src.text, info.span.start).0,
-                    "change": change})
-            ),
-        }
-        self.step += 1;
+        println!("{}", self.view.step(info));
     }
 
     fn barrier(&mut self, info: &BarrierInfo) {
-        match self.format {
-            TraceFormat::Text => println!(
-                "{:>6}  g{:<8} {:<10} epoch {} begins{}",
-                "--",
-                info.group,
-                "K-BARRIER",
-                info.epoch,
-                info.divergence
-                    .as_ref()
-                    .map(|d| format!(" (divergence: {d})"))
-                    .unwrap_or_default()
-            ),
-            TraceFormat::Json => println!(
-                "{}",
-                json!({"event": "barrier", "rule": "K-BARRIER", "group": info.group,
-                    "epoch": info.epoch, "divergence": info.divergence})
-            ),
-        }
+        println!("{}", self.view.barrier(info));
     }
 }

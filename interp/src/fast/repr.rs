@@ -1,13 +1,6 @@
-//! The compact value representation: every value of the kernel is one `u64` slot.
-//!
-//! | type / monoid                       | slot contents                                   |
-//! |-------------------------------------|-------------------------------------------------|
-//! | `int` (and `T` under the int monoids) | the `i32` bit pattern, zero-extended           |
-//! | `uint`                              | the `u32`, zero-extended                        |
-//! | `bool`                              | 0 or 1                                          |
-//! | `float` (and `T` under `float-add`) | the `f32` bit pattern, zero-extended            |
-//! | `T` under `interval`                | `(i << 32) | j` for `[i,j]`; [`IV_ID`], [`IV_TOP`] |
-//! | `T` under `voigt1` / `voigt2`       | 0, 1 or 2                                       |
+//! The compact value representation: every value of the kernel is one `u64` slot, the
+//! word of [`crate::codec`] (shared with the OpenCL backend), and the monoid operations on
+//! words.
 //!
 //! Every slot of a 32-bit type keeps its upper 32 bits zero, so equality, truth (`!= 0`)
 //! and the bitwise operators work on the whole slot. The `list` monoid has unbounded values
@@ -18,87 +11,33 @@ use crate::monoid::{Interval, Monoid};
 use crate::value::Value;
 use lang::core::Ty;
 
-/// How the values of one type are stored in a slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Repr {
-    I32,
-    U32,
-    Bool,
-    F32,
-    Interval,
-    Ternary,
-}
-
-/// The identity 1 of the interval monoid: `i = u32::MAX > j = 0`, never a valid range.
-pub(crate) const IV_ID: u64 = 0xFFFF_FFFF_0000_0000;
-/// The absorbing ⊤ of the interval monoid: `i = u32::MAX > j = 1`, never a valid range.
-pub(crate) const IV_TOP: u64 = 0xFFFF_FFFF_0000_0001;
+pub(crate) use crate::codec::{Repr, IV_ID, IV_TOP};
 
 pub(crate) fn repr_of(ty: Ty, monoid: Monoid) -> Result<Repr, Unsupported> {
-    Ok(match ty {
-        Ty::Int => Repr::I32,
-        Ty::Uint => Repr::U32,
-        Ty::Bool => Repr::Bool,
-        Ty::Float => Repr::F32,
-        Ty::Generic => match monoid {
-            Monoid::IntAdd | Monoid::IntMax | Monoid::IntMin | Monoid::IntMul | Monoid::BitOr => {
-                Repr::I32
-            }
-            Monoid::FloatAdd => Repr::F32,
-            Monoid::Interval => Repr::Interval,
-            Monoid::Voigt1 | Monoid::Voigt2 => Repr::Ternary,
-            Monoid::List => {
-                return Err(Unsupported::new(
-                    "the `list` monoid has unbounded values; use the reference engine",
-                ))
-            }
-        },
+    Repr::of(ty, monoid).ok_or_else(|| {
+        Unsupported::new("the `list` monoid has unbounded values; use the reference engine")
     })
 }
 
-/// Encodes a value of representation `r`.
 pub(crate) fn encode(v: &Value, r: Repr) -> Result<u64, Unsupported> {
-    Ok(match (r, v) {
-        (Repr::I32, Value::Int(x)) => *x as u32 as u64,
-        (Repr::U32, Value::Uint(x)) => *x as u64,
-        (Repr::Bool, Value::Bool(b)) => *b as u64,
-        (Repr::F32, Value::Float(bits)) => *bits as u64,
-        (Repr::Interval, Value::Interval(iv)) => match *iv {
-            Interval::Id => IV_ID,
-            Interval::Top => IV_TOP,
-            Interval::Range(i, j) if i <= j => ((i as u64) << 32) | j as u64,
-            Interval::Range(..) => {
-                return Err(Unsupported::new(format!(
-                    "interval value {iv} has i > j and has no compact encoding"
-                )))
-            }
-        },
-        (Repr::Ternary, Value::Ternary(t)) => *t as u64,
-        _ => {
+    if let Value::Interval(iv @ Interval::Range(i, j)) = v {
+        if i > j {
             return Err(Unsupported::new(format!(
-                "value {v:?} does not have the representation {r:?}"
-            )))
+                "interval value {iv} has i > j and has no compact encoding"
+            )));
         }
+    }
+    r.encode(v).ok_or_else(|| {
+        Unsupported::new(format!(
+            "value {v:?} does not have the representation {r:?}"
+        ))
     })
 }
 
-/// Decodes a slot of representation `r`.
 pub(crate) fn decode(x: u64, r: Repr) -> Value {
-    match r {
-        Repr::I32 => Value::Int(x as u32 as i32),
-        Repr::U32 => Value::Uint(x as u32),
-        Repr::Bool => Value::Bool(x != 0),
-        Repr::F32 => Value::Float(x as u32),
-        Repr::Interval => Value::Interval(match x {
-            IV_ID => Interval::Id,
-            IV_TOP => Interval::Top,
-            _ => Interval::Range((x >> 32) as u32, x as u32),
-        }),
-        Repr::Ternary => Value::Ternary(x as u8),
-    }
+    r.decode(x)
 }
 
-/// `Interval::combine` on encoded slots.
 #[inline(always)]
 pub(crate) fn combine_interval(x: u64, y: u64) -> u64 {
     if x == IV_ID {

@@ -509,19 +509,8 @@ impl<'a> Collector<'a> {
     }
 }
 
-/// Fires enabled barriers until none is enabled: after a K-BARRIER the threads of the
-/// group may all wait at another barrier (`barrier(); barrier();`), which is then enabled
-/// too. (A single [`State::fire_ready_barriers`] fires each group at most once.)
-pub fn fire_all(state: &mut State, launch: &interp::Launch) -> Vec<interp::reference::BarrierInfo> {
-    let mut all = Vec::new();
-    loop {
-        let fired = state.fire_ready_barriers(launch);
-        if fired.is_empty() {
-            return all;
-        }
-        all.extend(fired);
-    }
-}
+/// Fires enabled barriers until none is enabled ([`interp::exec::fire_barriers`]).
+pub use interp::exec::fire_barriers as fire_all;
 
 /// The hash of a state, as used for the barrier-state cache (for diagnostics).
 pub fn state_hash(state: &State) -> u64 {

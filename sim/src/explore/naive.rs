@@ -1,15 +1,30 @@
-//! The naive explorer: depth-first search over every interleaving, with no reduction and no
-//! caching. At every state each runnable thread is tried in turn; enabled barriers fire
-//! eagerly (as everywhere in ksim), races are found by the interpreter's own
-//! [`RaceTracker`], cloned at every branch. Exponential, and for that reason obviously
-//! complete: it is the oracle that [`super::exhaustive`] is tested against.
+//! The naive explorer: depth-first search over every interleaving, with no reduction. At
+//! every state each runnable thread is tried in turn; enabled barriers fire eagerly (as
+//! everywhere in ksim), races are found by the interpreter's own [`RaceTracker`], cloned at
+//! every branch. Exponential, and for that reason obviously complete: it is the oracle that
+//! [`super::exhaustive`] is tested against. [`enumerate`] is the same search with a memo of
+//! the (state, accesses still able to race) pairs already explored, for larger kernels.
 
 use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
 use crate::schedule::Schedule;
-use interp::fault::{Fault, FaultKind};
+use interp::fault::Fault;
 use interp::race::{AccessKind, RaceTracker};
 use interp::reference::State;
 use interp::Launch;
+use std::collections::HashSet;
+
+/// One access remembered by the memo of [`enumerate`]: element, thread, kind, statement,
+/// epoch. The set of these since the last barrier (all of them with several groups) is
+/// exactly what the race tracker keeps, so (state, accesses) determines every future race.
+type Remembered = (
+    (usize, usize, usize),
+    (usize, usize),
+    AccessKind,
+    (usize, usize),
+    u64,
+);
+
+type Accesses = imbl::OrdSet<Remembered>;
 
 struct Naive<'a, 'p> {
     launch: &'a Launch,
@@ -21,10 +36,26 @@ struct Naive<'a, 'p> {
     stop: Option<Incomplete>,
     progress: Option<ProgressFn<'p>>,
     ticks: u64,
+    /// The pairs already explored, when the search is memoised ([`enumerate`]).
+    memo: Option<HashSet<(State, Accesses)>>,
 }
 
 /// Explores every interleaving of `launch` (bounded by `cfg`).
 pub fn naive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) -> Summary {
+    search(launch, cfg, progress, false)
+}
+
+/// An independent enumeration for larger kernels: the naive search over the whole state
+/// graph, every (state, accesses still able to race) pair explored once. No partial-order
+/// reduction and no happens-before reasoning: it finds every reachable final store, race
+/// key and fault, like [`naive`], in time proportional to the number of reachable states
+/// instead of interleavings. Meant for terminating kernels (the step bound is checked per
+/// path, but a memoised state is not re-explored with a different step count).
+pub fn enumerate(launch: &Launch, cfg: &Config) -> Summary {
+    search(launch, cfg, None, true)
+}
+
+fn search(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>, memo: bool) -> Summary {
     let mut n = Naive {
         launch,
         cfg,
@@ -34,12 +65,13 @@ pub fn naive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) ->
         stop: None,
         progress,
         ticks: 0,
+        memo: memo.then(HashSet::new),
     };
     let mut state = State::initial(launch);
     let mut tracker = RaceTracker::new(launch.groups);
     n.barriers(&mut state, &mut tracker);
-    n.col.summary.states = 1;
-    n.dfs(state, tracker);
+    n.dfs(state, tracker, Accesses::new());
+    n.col.summary.states = n.memo.as_ref().map_or(1, |m| m.len() as u64);
     let verdict = match n.stop {
         None => Verdict::Exhaustive,
         Some(r) => Verdict::Incomplete(r),
@@ -48,13 +80,16 @@ pub fn naive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) ->
 }
 
 impl Naive<'_, '_> {
-    fn barriers(&mut self, state: &mut State, tracker: &mut RaceTracker) {
-        for b in super::fire_all(state, self.launch) {
+    /// Fires the enabled barriers; whether any fired.
+    fn barriers(&mut self, state: &mut State, tracker: &mut RaceTracker) -> bool {
+        let fired = super::fire_all(state, self.launch);
+        for b in &fired {
             tracker.barrier();
             if let Some(d) = &b.divergence {
                 self.col.divergence(d, &self.choices);
             }
         }
+        !fired.is_empty()
     }
 
     fn leaf_done(&mut self) {
@@ -83,7 +118,13 @@ impl Naive<'_, '_> {
         }
     }
 
-    fn dfs(&mut self, state: State, tracker: RaceTracker) {
+    fn dfs(&mut self, state: State, tracker: RaceTracker, mem: Accesses) {
+        if let Some(seen) = &mut self.memo {
+            if !seen.insert((state.clone(), mem.clone())) {
+                self.col.summary.pruned += 1;
+                return;
+            }
+        }
         let runnable = state.runnable().to_vec();
         if runnable.is_empty() {
             self.col
@@ -92,16 +133,8 @@ impl Naive<'_, '_> {
             return;
         }
         if self.depth >= self.launch.max_steps {
-            self.col.fault(
-                Fault {
-                    kind: FaultKind::StepBound {
-                        steps: self.launch.max_steps,
-                    },
-                    thread: None,
-                    span: None,
-                },
-                &self.choices,
-            );
+            self.col
+                .fault(Fault::step_bound(self.launch.max_steps), &self.choices);
             self.leaf_done();
             return;
         }
@@ -121,141 +154,32 @@ impl Naive<'_, '_> {
                 }
                 Ok((mut next, info)) => {
                     let mut tr = tracker.clone();
+                    let mut m = mem.clone();
                     let epoch = state.epoch(info.thread.group);
                     let step = self.depth - 1;
                     for (e, a) in info.accesses(step, epoch) {
+                        if self.memo.is_some() {
+                            m.insert((
+                                (e.array, e.instance, e.offset),
+                                (info.thread.group, info.thread.local),
+                                a.kind,
+                                (info.span.start, info.span.end),
+                                epoch,
+                            ));
+                        }
                         for race in tr.access(e.array, e.instance, e.offset, &e.index, a) {
                             self.col.race(race, &self.choices);
                         }
                     }
-                    self.barriers(&mut next, &mut tr);
-                    self.dfs(next, tr);
+                    // After a barrier of a one-group launch no earlier access can race.
+                    if self.barriers(&mut next, &mut tr) && self.launch.groups == 1 {
+                        m = Accesses::new();
+                    }
+                    self.dfs(next, tr, m);
                 }
             }
             self.choices.pop();
             self.depth -= 1;
         }
-    }
-}
-
-/// One access remembered by [`enumerate`]: element, thread, kind, statement, epoch. The set
-/// of these since the last barrier (all of them with several groups) is exactly what the
-/// race tracker keeps, so (state, accesses) determines every future race.
-type Remembered = (
-    (usize, usize, usize),
-    (usize, usize),
-    AccessKind,
-    (usize, usize),
-    u64,
-);
-
-/// An independent enumeration for larger kernels: explicit-state search over the whole
-/// state graph, every (state, accesses still able to race) pair explored once. No
-/// partial-order reduction and no happens-before reasoning: it finds every reachable final
-/// store, race key and fault, like [`naive`], in time proportional to the number of
-/// reachable states instead of interleavings. Meant for terminating kernels (the step bound
-/// is checked per path, but a memoised state is not re-explored with a different step
-/// count).
-pub fn enumerate(launch: &Launch, cfg: &Config) -> Summary {
-    let mut n = Naive {
-        launch,
-        cfg,
-        col: Collector::new(Mode::Naive, cfg),
-        choices: Schedule::default(),
-        depth: 0,
-        stop: None,
-        progress: None,
-        ticks: 0,
-    };
-    let mut state = State::initial(launch);
-    let mut tracker = RaceTracker::new(launch.groups);
-    n.barriers(&mut state, &mut tracker);
-    let mut seen = std::collections::HashSet::new();
-    enum_dfs(&mut n, &mut seen, state, tracker, imbl::OrdSet::new());
-    n.col.summary.states = seen.len() as u64;
-    let verdict = match n.stop {
-        None => Verdict::Exhaustive,
-        Some(r) => Verdict::Incomplete(r),
-    };
-    n.col.finish(verdict)
-}
-
-fn enum_dfs(
-    n: &mut Naive<'_, '_>,
-    seen: &mut std::collections::HashSet<(State, imbl::OrdSet<Remembered>)>,
-    state: State,
-    tracker: RaceTracker,
-    mem: imbl::OrdSet<Remembered>,
-) {
-    if !seen.insert((state.clone(), mem.clone())) {
-        n.col.summary.pruned += 1;
-        return;
-    }
-    let runnable = state.runnable().to_vec();
-    if runnable.is_empty() {
-        n.col.final_store(state.memory(n.launch), &n.choices);
-        n.leaf_done();
-        return;
-    }
-    if n.depth >= n.launch.max_steps {
-        n.col.fault(
-            Fault {
-                kind: FaultKind::StepBound {
-                    steps: n.launch.max_steps,
-                },
-                thread: None,
-                span: None,
-            },
-            &n.choices,
-        );
-        n.leaf_done();
-        return;
-    }
-    for &t in &runnable {
-        if n.stop.is_some() {
-            n.col.summary.cut += 1;
-            return;
-        }
-        n.col.summary.steps += 1;
-        n.look_at_deadline();
-        n.choices.push(t);
-        n.depth += 1;
-        match state.step(n.launch, t) {
-            Err(f) => {
-                n.col.fault(f, &n.choices);
-                n.leaf_done();
-            }
-            Ok((mut next, info)) => {
-                let mut tr = tracker.clone();
-                let mut m = mem.clone();
-                let epoch = state.epoch(info.thread.group);
-                let step = n.depth - 1;
-                for (e, a) in info.accesses(step, epoch) {
-                    m.insert((
-                        (e.array, e.instance, e.offset),
-                        (info.thread.group, info.thread.local),
-                        a.kind,
-                        (info.span.start, info.span.end),
-                        epoch,
-                    ));
-                    for race in tr.access(e.array, e.instance, e.offset, &e.index, a) {
-                        n.col.race(race, &n.choices);
-                    }
-                }
-                let fired = super::fire_all(&mut next, n.launch);
-                for b in &fired {
-                    tr.barrier();
-                    if let Some(d) = &b.divergence {
-                        n.col.divergence(d, &n.choices);
-                    }
-                }
-                if !fired.is_empty() && n.launch.groups == 1 {
-                    m = imbl::OrdSet::new();
-                }
-                enum_dfs(n, seen, next, tr, m);
-            }
-        }
-        n.choices.pop();
-        n.depth -= 1;
     }
 }

@@ -65,7 +65,7 @@ pub fn list_demo(
     o.inputs.push((input.to_string(), "iota".to_string()));
     let launch = Launch::new(kernel.clone(), &o).ok()?;
     let arrays = ScanArrays::find(&launch, input, output).ok()?;
-    let out = interp::exec::run_canonical(&launch);
+    let out = interp::canonical::run_preferred(&launch, &Default::default()).execution;
     if !out.races.is_empty() || out.fault.is_some() {
         return None;
     }

@@ -28,10 +28,10 @@
 //! says: a kernel that reads an element it never wrote can never pass.
 
 pub mod demo;
-pub mod engine;
+pub mod scan;
 pub mod voigtlaender;
 
-pub use engine::{execute, Engine, Execution};
+pub use interp::canonical::Engine;
 
 use interp::launch::Launch;
 use interp::{Fault, Interval, Monoid, Race, Value};
@@ -307,7 +307,9 @@ pub fn first_mismatch(
 pub fn interval_test(base: &Launch, arrays: &ScanArrays, kind: ScanKind) -> IntervalReport {
     let start = Instant::now();
     let launch = singleton_launch(base, arrays);
-    let run = execute(&launch, true, 0);
+    let run = interp::canonical::run_preferred(&launch, &Default::default());
+    let engine = run.engine;
+    let run = run.execution;
     let output = run.array(arrays.output)[..arrays.n].to_vec();
     let verdict = if !run.races.is_empty() {
         Verdict::Racy(run.races)
@@ -326,9 +328,9 @@ pub fn interval_test(base: &Launch, arrays: &ScanArrays, kind: ScanKind) -> Inte
         n: arrays.n,
         verdict,
         output,
-        divergences: run.divergences,
+        divergences: run.divergences.len(),
         steps: run.steps,
-        engine: run.engine,
+        engine,
         time: start.elapsed(),
     }
 }

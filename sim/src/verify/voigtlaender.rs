@@ -56,9 +56,7 @@
 //!   the `(0, 0)` f1 test checks (any cell in `w_0` gives 1 or 2, not 0). The same n(n+1)/2
 //!   + n-1 inputs are used, compared with the exclusive scan of each.
 
-use super::{
-    execute, first_mismatch, instantiate, Counterexample, Engine, ScanArrays, ScanKind, Verdict,
-};
+use super::{first_mismatch, instantiate, Counterexample, Engine, ScanArrays, ScanKind, Verdict};
 use interp::launch::Launch;
 use interp::{Monoid, Value};
 use serde::Serialize;
@@ -242,7 +240,13 @@ pub fn run_test(
     jobs: usize,
 ) -> (Result<(), Verdict>, Engine) {
     let launch = test_launch(base, arrays, test);
-    let run = execute(&launch, check_races, jobs);
+    let opts = interp::canonical::Options {
+        jobs,
+        track_races: check_races,
+    };
+    let run = interp::canonical::run_preferred(&launch, &opts);
+    let engine = run.engine;
+    let run = run.execution;
     let result = if !run.races.is_empty() {
         Err(Verdict::Racy(run.races))
     } else if let Some(f) = run.fault {
@@ -256,7 +260,7 @@ pub fn run_test(
             None => Ok(()),
         }
     };
-    (result, run.engine)
+    (result, engine)
 }
 
 /// Runs all n(n+1)/2 + n-1 tests, in parallel on `opts.threads` worker threads, stopping at

@@ -1,7 +1,7 @@
-//! The 2015 paper's experiment on the local OpenCL device (ignored by default: it is a
-//! measurement, not a test). Run with
-//!   KSIM_BENCH_DIR=/tmp/bench cargo test -p gpu --release --test bench_storage -- --ignored --nocapture
-//! It writes storage.csv/png (single work-group examples, n = 2..1024) and
+//! The 2015 paper's experiment on the local OpenCL device: a measurement, so a bench
+//! binary, not a test. Run with
+//!   cargo run -p gpu --release --example storage_experiment -- [DIR]
+//! (DIR defaults to /tmp). It writes storage.csv/png (single work-group examples, n = 2..1024) and
 //! pipeline.csv/png (multi-work-group scan pipeline, n = 2^11..2^20) and prints the
 //! mean times and the 1D/2D ratios.
 
@@ -30,13 +30,11 @@ fn report(rows: &[BenchRow], a: &str, b: &str) {
     }
 }
 
-#[test]
-#[ignore]
-fn storage_experiment() {
+fn main() {
     let Some(dev) = device_or_skip("storage_experiment") else {
-        return;
+        std::process::exit(2);
     };
-    let dir = PathBuf::from(std::env::var("KSIM_BENCH_DIR").unwrap_or_else(|_| "/tmp".into()));
+    let dir = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "/tmp".into()));
     std::fs::create_dir_all(&dir).unwrap();
     let repeat = 10;
     let mut rows = Vec::new();

@@ -1,0 +1,442 @@
+//! Result models of single executions — one run (`ksim run`, `ksim trace`) and one race
+//! check (`ksim races`) — with their JSON form (docs/json.md; serialise with
+//! [`to_json`]) and their text views. The CLI builds a model with one call, hands it to a
+//! view and takes its exit code from it.
+
+use crate::schedule::{self, Infeasible, Schedule, Scheduler};
+use crate::text::{divergence_message, SourceText, Text};
+use interp::canonical::{self, Canonical, Engine};
+use interp::exec::Outcome;
+use interp::reference::BarrierInfo;
+use interp::{Access, AccessKind, Fault, Launch, Memory, Race, Value};
+use serde::{Serialize, Serializer};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Pretty JSON with the keys of every object in alphabetical order (the order ksim's JSON
+/// outputs have always had).
+pub fn to_json(model: &impl Serialize) -> String {
+    let value = serde_json::to_value(model).expect("models serialise");
+    serde_json::to_string_pretty(&value).expect("JSON")
+}
+
+/// The launch as the JSON outputs describe it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LaunchInfo {
+    pub groups: usize,
+    pub local_size: usize,
+    pub monoid: &'static str,
+    /// Each parameter's bound value, by name.
+    pub params: BTreeMap<String, Value>,
+    pub max_steps: u64,
+}
+
+impl LaunchInfo {
+    pub fn of(launch: &Launch) -> LaunchInfo {
+        LaunchInfo {
+            groups: launch.groups,
+            local_size: launch.local_size,
+            monoid: launch.monoid.name(),
+            params: launch
+                .kernel
+                .params
+                .iter()
+                .zip(&launch.params)
+                .map(|(p, v)| (p.name.clone(), v.clone()))
+                .collect(),
+            max_steps: launch.max_steps,
+        }
+    }
+}
+
+/// A race with its array's name: `{"array", "instance", "index", "first", "second"}`, each
+/// access `{"group", "thread", "kind", "span": [start, end], "step", "epoch"}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RaceView {
+    pub race: Race,
+    pub array: String,
+}
+
+impl RaceView {
+    pub fn of(launch: &Launch, race: &Race) -> RaceView {
+        RaceView {
+            race: race.clone(),
+            array: launch.kernel.arrays[race.array].name.clone(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct AccessJson {
+    group: usize,
+    thread: usize,
+    kind: AccessKind,
+    span: [usize; 2],
+    step: u64,
+    epoch: u64,
+}
+
+impl From<&Access> for AccessJson {
+    fn from(a: &Access) -> AccessJson {
+        AccessJson {
+            group: a.thread.group,
+            thread: a.thread.local,
+            kind: a.kind,
+            span: [a.span.start, a.span.end],
+            step: a.step,
+            epoch: a.epoch,
+        }
+    }
+}
+
+impl Serialize for RaceView {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct RaceJson<'a> {
+            array: &'a str,
+            instance: usize,
+            index: &'a [usize],
+            first: AccessJson,
+            second: AccessJson,
+        }
+        RaceJson {
+            array: &self.array,
+            instance: self.race.instance,
+            index: &self.race.index,
+            first: (&self.race.first).into(),
+            second: (&self.race.second).into(),
+        }
+        .serialize(s)
+    }
+}
+
+/// Every array's final contents by name (a list of instances, each row-major), kept in
+/// declaration order for the text view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Arrays(pub Vec<(String, Vec<Vec<Value>>)>);
+
+impl Arrays {
+    pub fn of(launch: &Launch, memory: Memory) -> Arrays {
+        let names = launch.kernel.arrays.iter().map(|a| a.name.clone());
+        Arrays(names.zip(memory.arrays).collect())
+    }
+}
+
+impl Serialize for Arrays {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
+/// One execution under one scheduler: `ksim run`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunReport {
+    pub kernel: String,
+    pub launch: LaunchInfo,
+    /// The scheduler as the user named it: `canonical`, `round-robin`, `random`, `@FILE`.
+    pub scheduler: String,
+    pub steps: u64,
+    /// The thread choices, run-length encoded; `None` when the fast executor ran (it does
+    /// not record them; the canonical schedule is `--schedule canonical`).
+    pub schedule: Option<Schedule>,
+    pub arrays: Arrays,
+    pub races: Vec<RaceView>,
+    pub fault: Option<Fault>,
+    pub divergences: Vec<BarrierInfo>,
+    /// Where a replayed schedule could not be followed.
+    pub infeasible: Option<Infeasible>,
+    /// No race, fault, divergence or infeasible schedule (exit code 0).
+    pub clean: bool,
+}
+
+/// Runs `launch` once: the canonical schedule on `engine` (through
+/// [`interp::canonical`]), any other scheduler on the reference semantics. `scheduler_name`
+/// is what the report calls the scheduler. The fast executor runs only the canonical
+/// schedule and only the launches it supports: anything else is an `Err` saying so.
+pub fn run(
+    launch: &Launch,
+    scheduler: &Scheduler,
+    scheduler_name: &str,
+    engine: Engine,
+    jobs: usize,
+) -> Result<RunReport, String> {
+    match (scheduler, engine) {
+        (Scheduler::Canonical, _) => {
+            let opts = canonical::Options {
+                jobs,
+                track_races: true,
+            };
+            let c = canonical::run(launch, engine, &opts)
+                .map_err(|e| format!("--engine fast: {e}; use --engine reference"))?;
+            Ok(RunReport::of_canonical(launch, scheduler_name, c))
+        }
+        (_, Engine::Fast) => Err(
+            "--engine fast runs the canonical schedule only; use --engine reference for other schedules"
+                .into(),
+        ),
+        (_, Engine::Reference) => {
+            let (out, infeasible) = schedule::run(launch, scheduler, &mut interp::exec::Quiet);
+            Ok(RunReport::of_outcome(launch, scheduler_name, out, infeasible))
+        }
+    }
+}
+
+impl RunReport {
+    /// The report of a canonical execution.
+    pub fn of_canonical(launch: &Launch, scheduler: &str, c: Canonical) -> RunReport {
+        let e = c.execution;
+        let clean = e.is_clean();
+        RunReport {
+            kernel: launch.kernel.name.clone(),
+            launch: LaunchInfo::of(launch),
+            scheduler: scheduler.to_string(),
+            steps: e.steps,
+            schedule: c.schedule,
+            arrays: Arrays::of(launch, e.memory),
+            races: e.races.iter().map(|r| RaceView::of(launch, r)).collect(),
+            fault: e.fault,
+            divergences: e.divergences,
+            infeasible: None,
+            clean,
+        }
+    }
+
+    /// The report of an execution of the reference semantics under any scheduler.
+    pub fn of_outcome(
+        launch: &Launch,
+        scheduler: &str,
+        out: Outcome,
+        infeasible: Option<Infeasible>,
+    ) -> RunReport {
+        let clean = out.is_clean() && infeasible.is_none();
+        RunReport {
+            kernel: launch.kernel.name.clone(),
+            launch: LaunchInfo::of(launch),
+            scheduler: scheduler.to_string(),
+            steps: out.steps,
+            schedule: Some(out.schedule),
+            arrays: Arrays::of(launch, out.memory),
+            races: out.races.iter().map(|r| RaceView::of(launch, r)).collect(),
+            fault: out.fault,
+            divergences: out.divergences,
+            infeasible,
+            clean,
+        }
+    }
+
+    /// The text view: a header line and the arrays (only those named in `show`, if any) on
+    /// stdout; races, fault, divergences and schedule problems on stderr.
+    pub fn text(&self, launch: &Launch, src: SourceText, show: &[String]) -> Text {
+        let mut out = format!(
+            "kernel {}: {} group(s) of {} threads, monoid {}, schedule {}, {} steps\n",
+            self.kernel,
+            self.launch.groups,
+            self.launch.local_size,
+            self.launch.monoid,
+            self.scheduler,
+            self.steps
+        );
+        out.push_str(&self.arrays_text(launch, show));
+        Text {
+            out,
+            err: self.findings_text(launch, src),
+        }
+    }
+
+    /// Every array (or those in `show`): 1D as one line, 2D as one line per row.
+    pub fn arrays_text(&self, launch: &Launch, show: &[String]) -> String {
+        let width = self.arrays.0.iter().map(|a| a.0.len()).max().unwrap_or(0);
+        let mut s = String::new();
+        for (a, (name, instances)) in self.arrays.0.iter().enumerate() {
+            if !show.is_empty() && !show.contains(name) {
+                continue;
+            }
+            for (inst, values) in instances.iter().enumerate() {
+                let label = if instances.len() > 1 {
+                    format!("{name} (group {inst})")
+                } else {
+                    name.clone()
+                };
+                let dims = &launch.dims[a];
+                if dims.len() == 2 {
+                    let cols = dims[1].max(1);
+                    s.push_str(&format!("{label} =\n"));
+                    for (r, row) in values.chunks(cols).enumerate() {
+                        s.push_str(&format!("  [{r}] {}\n", join(row)));
+                    }
+                    if values.is_empty() {
+                        s.push_str("  (empty)\n");
+                    }
+                } else {
+                    s.push_str(&format!("{label:width$} = {}\n", join(values)));
+                }
+            }
+        }
+        s
+    }
+
+    /// Races, the fault, divergences and an unfollowed schedule, or that there were none.
+    pub fn findings_text(&self, launch: &Launch, src: SourceText) -> String {
+        let mut s = String::new();
+        for r in &self.races {
+            s.push_str(&src.race(launch, &r.race, &[]));
+        }
+        if let Some(f) = &self.fault {
+            s.push_str(&src.fault(launch, f));
+        }
+        for d in &self.divergences {
+            s.push_str(&divergence_message(d));
+            s.push('\n');
+        }
+        if let Some(i) = &self.infeasible {
+            s.push_str(&format!("schedule not followed: {}\n", i.reason));
+        }
+        if self.clean {
+            s.push_str("no race, fault or divergence in this execution\n");
+        }
+        s
+    }
+}
+
+impl RunReport {
+    /// The last record of `ksim trace --format json`:
+    /// `{"event": "end", "steps", "clean", "races", "fault"}`.
+    pub fn end_event(&self) -> String {
+        #[derive(Serialize)]
+        struct End<'a> {
+            event: &'static str,
+            steps: u64,
+            clean: bool,
+            races: &'a [RaceView],
+            fault: &'a Option<Fault>,
+        }
+        let end = End {
+            event: "end",
+            steps: self.steps,
+            clean: self.clean,
+            races: &self.races,
+            fault: &self.fault,
+        };
+        serde_json::to_value(end).expect("JSON").to_string()
+    }
+}
+
+fn join(values: &[Value]) -> String {
+    let v: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+    v.join(" ")
+}
+
+/// A race with the number of conflicting access pairs between its two statements (`None`
+/// from the reference semantics, which reports the first pair only).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CountedRace {
+    #[serde(flatten)]
+    pub race: RaceView,
+    pub count: Option<u64>,
+}
+
+/// The exact race check of one input: `ksim races`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RacesReport {
+    pub kernel: String,
+    pub launch: LaunchInfo,
+    pub engine: Engine,
+    /// Why the fast executor did not run (then the reference semantics decided).
+    pub fallback_reason: Option<String>,
+    pub threads: usize,
+    /// Barrier intervals executed (fast executor only).
+    pub intervals: Option<u64>,
+    pub steps: u64,
+    pub seconds: f64,
+    /// No race, no fault and no divergence (exit code 0).
+    pub race_free: bool,
+    pub races: Vec<CountedRace>,
+    pub fault: Option<Fault>,
+    pub divergences: Vec<BarrierInfo>,
+}
+
+/// Checks `launch` for races along the canonical schedule: on the fast executor where it
+/// supports the launch (one canonical execution decides race-freedom for every schedule;
+/// see `interp::fast`), else on the reference semantics.
+pub fn check_races(launch: &Launch, jobs: usize) -> RacesReport {
+    let start = Instant::now();
+    let c = canonical::run_preferred(
+        launch,
+        &canonical::Options {
+            jobs,
+            track_races: true,
+        },
+    );
+    let seconds = start.elapsed().as_secs_f64();
+    let e = &c.execution;
+    let count = |k: usize| c.race_pairs.as_ref().map(|p| p[k]);
+    RacesReport {
+        kernel: launch.kernel.name.clone(),
+        launch: LaunchInfo::of(launch),
+        engine: c.engine,
+        fallback_reason: c.fallback.clone(),
+        threads: launch.threads(),
+        intervals: c.intervals,
+        steps: e.steps,
+        seconds,
+        race_free: e.is_clean(),
+        races: (e.races.iter().enumerate())
+            .map(|(k, r)| CountedRace {
+                race: RaceView::of(launch, r),
+                count: count(k),
+            })
+            .collect(),
+        fault: e.fault.clone(),
+        divergences: e.divergences.clone(),
+    }
+}
+
+impl RacesReport {
+    /// The text view: each race, the fault and the divergences on stderr, the verdict
+    /// line on stdout.
+    pub fn text(&self, launch: &Launch, src: SourceText) -> Text {
+        let mut err = String::new();
+        if let Some(why) = &self.fallback_reason {
+            err.push_str(&format!(
+                "note: {why}; the reference semantics decides instead\n"
+            ));
+        }
+        for r in &self.races {
+            let note = match r.count {
+                Some(n) => format!("{n} conflicting access pair(s) between these two statements"),
+                None => "the reference semantics reports the first conflicting pair only".into(),
+            };
+            err.push_str(&src.race(launch, &r.race.race, &[note]));
+        }
+        if let Some(f) = &self.fault {
+            err.push_str(&src.fault(launch, f));
+        }
+        for d in &self.divergences {
+            err.push_str(&divergence_message(d));
+            err.push('\n');
+        }
+        let intervals = self
+            .intervals
+            .map(|k| format!(", {k} barrier intervals"))
+            .unwrap_or_default();
+        let summary = format!(
+            "{} threads{intervals}, {} steps, checked in {:.3} s",
+            self.threads, self.steps, self.seconds
+        );
+        let out = match (&self.fault, self.races.len(), self.divergences.len()) {
+            (Some(_), _, _) => format!("no verdict: the execution faulted ({summary})"),
+            (None, 0, 0) => format!("race-free for this input ({summary})"),
+            (None, 0, d) => {
+                format!("no race, but {d} divergent barrier(s): undefined on a device ({summary})")
+            }
+            (None, k, 0) => format!("{k} distinct race(s) ({summary})"),
+            (None, k, d) => {
+                format!("{k} distinct race(s) and {d} divergent barrier(s) ({summary})")
+            }
+        };
+        Text {
+            out: out + "\n",
+            err,
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Text views shared by every result model: a race or a runtime fault as a compiler-style
+//! diagnostic against the kernel's source, a divergent barrier as one line, an element by
+//! name. The CLI prints what these return; nothing here writes to a terminal.
+
+use interp::reference::BarrierInfo;
+use interp::{AccessKind, Fault, Launch, Race, ThreadId};
+use lang::diag::Diagnostic;
+
+/// The kernel's source as the views need it: its path, its text, and whether to colour.
+#[derive(Clone, Copy, Debug)]
+pub struct SourceText<'a> {
+    pub path: &'a str,
+    pub text: &'a str,
+    pub color: bool,
+}
+
+impl SourceText<'_> {
+    /// Renders diagnostics against this source.
+    pub fn render(&self, diags: &[Diagnostic]) -> String {
+        lang::render::render(diags, self.path, self.text, self.color)
+    }
+
+    /// `file:line:col` of a byte offset.
+    pub fn location(&self, offset: usize) -> String {
+        let (line, col) = lang::render::line_col(self.text, offset);
+        format!("{}:{line}:{col}", self.path)
+    }
+
+    /// The first line of a statement's source text: what traces and summaries show.
+    pub fn statement(&self, span: &lang::ast::Span) -> String {
+        let text = self.text.get(span.clone()).unwrap_or("");
+        let first = text.lines().next().unwrap_or("").trim();
+        first.trim_end_matches('{').trim_end().to_string()
+    }
+
+    /// A race: both statements highlighted, threads and element named, plus the plain
+    /// `file:line:col` of both accesses and the `extra` notes.
+    pub fn race(&self, launch: &Launch, race: &Race, extra: &[String]) -> String {
+        let elem = elem_name(launch, race.array, race.instance, &race.index);
+        let (a, b) = (&race.first, &race.second);
+        let mut d = Diagnostic::new(format!("data race on {elem}"), b.span.clone())
+            .with_label(
+                b.span.clone(),
+                format!("{} {} {elem}", thread_name(launch, b.thread), verb(b.kind)),
+            )
+            .with_note(format!(
+                "first access:  {} {} {elem} at {}",
+                thread_name(launch, a.thread),
+                verb(a.kind),
+                self.location(a.span.start)
+            ))
+            .with_note(format!(
+                "second access: {} {} {elem} at {}, {}",
+                thread_name(launch, b.thread),
+                verb(b.kind),
+                self.location(b.span.start),
+                if a.thread.group == b.thread.group {
+                    "with no barrier in between"
+                } else {
+                    "in another work-group (a barrier orders only the threads of its own group)"
+                }
+            ));
+        if a.span != b.span {
+            d = d.with_label(
+                a.span.clone(),
+                format!("{} {} {elem}", thread_name(launch, a.thread), verb(a.kind)),
+            );
+        }
+        for e in extra {
+            d = d.with_note(e.clone());
+        }
+        self.render(&[d])
+    }
+
+    /// A runtime fault with its statement highlighted (a step bound has none).
+    pub fn fault(&self, launch: &Launch, fault: &Fault) -> String {
+        match &fault.span {
+            Some(span) => {
+                let who = fault
+                    .thread
+                    .map(|t| format!(" in {}", thread_name(launch, t)))
+                    .unwrap_or_default();
+                let d =
+                    Diagnostic::new(format!("runtime fault: {}{who}", fault.kind), span.clone())
+                        .with_label(span.clone(), format!("{}", fault.kind))
+                        .with_note(format!("at {}", self.location(span.start)));
+                self.render(&[d])
+            }
+            None => format!("runtime fault: {fault}\n"),
+        }
+    }
+}
+
+/// The one-line report of a divergent barrier, the same from every command and engine.
+pub fn divergence_message(d: &BarrierInfo) -> String {
+    format!(
+        "barrier divergence: {} (the paper's K-BARRIER still fires; on a device this is undefined)",
+        d.divergence.as_deref().unwrap_or("")
+    )
+}
+
+/// `out[3]`, `tree[1][2]`, or `out[3] (group 1)` for a local array of a multi-group launch.
+pub fn elem_name(launch: &Launch, array: usize, instance: usize, index: &[usize]) -> String {
+    let idx: String = index.iter().map(|i| format!("[{i}]")).collect();
+    let name = &launch.kernel.arrays[array].name;
+    if launch.instances(array) > 1 {
+        format!("{name}{idx} (group {instance})")
+    } else {
+        format!("{name}{idx}")
+    }
+}
+
+/// `thread 3`, or `thread 3 of group 1` when the launch has several groups.
+pub fn thread_name(launch: &Launch, t: ThreadId) -> String {
+    if launch.groups > 1 {
+        format!("thread {} of group {}", t.local, t.group)
+    } else {
+        format!("thread {}", t.local)
+    }
+}
+
+fn verb(kind: AccessKind) -> &'static str {
+    match kind {
+        AccessKind::Read => "reads",
+        AccessKind::Write => "writes",
+    }
+}
+
+/// What a view prints: `out` on stdout (results), `err` on stderr (findings, notes).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Text {
+    pub out: String,
+    pub err: String,
+}

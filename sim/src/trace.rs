@@ -1,0 +1,126 @@
+//! The trace view of an execution (`ksim trace`, `ksim replay --trace`): one line, or one
+//! JSON record (docs/json.md), per rule application. The caller prints each line as the
+//! execution goes (a trace can be longer than memory should hold).
+
+use crate::text::{elem_name, SourceText};
+use interp::reference::{BarrierInfo, Rule, StepInfo};
+use interp::Launch;
+use serde::Serialize;
+
+/// Renders steps and barriers, numbering the steps.
+pub struct TraceView<'a> {
+    src: SourceText<'a>,
+    launch: &'a Launch,
+    json: bool,
+    step: u64,
+}
+
+#[derive(Serialize)]
+struct StepRecord<'a> {
+    event: &'static str,
+    step: u64,
+    group: usize,
+    thread: usize,
+    rule: Rule,
+    statement: &'a str,
+    line: usize,
+    change: &'a str,
+}
+
+#[derive(Serialize)]
+struct BarrierRecord<'a> {
+    event: &'static str,
+    rule: &'static str,
+    group: usize,
+    epoch: u64,
+    divergence: &'a Option<String>,
+}
+
+/// A JSON record with its keys in alphabetical order, on one line.
+fn record(r: &impl Serialize) -> String {
+    serde_json::to_value(r).expect("JSON").to_string()
+}
+
+impl<'a> TraceView<'a> {
+    /// `json`: JSON Lines instead of a text table.
+    pub fn new(src: SourceText<'a>, launch: &'a Launch, json: bool) -> Self {
+        TraceView {
+            src,
+            launch,
+            json,
+            step: 0,
+        }
+    }
+
+    /// The table header of the text form.
+    pub fn header(&self) -> Option<String> {
+        (!self.json).then(|| {
+            format!(
+                "{:>6}  {:<9} {:<10} {:<44} changes",
+                "step", "thread", "rule", "statement"
+            )
+        })
+    }
+
+    pub fn step(&mut self, info: &StepInfo) -> String {
+        let k = &self.launch.kernel;
+        let change = if let Some((v, old, new)) = &info.var_change {
+            format!("{}: {old} -> {new}", k.vars[*v].name)
+        } else if let (Some(e), Some((old, new))) = (&info.write, &info.elem_change) {
+            format!(
+                "{}: {old} -> {new}",
+                elem_name(self.launch, e.array, e.instance, &e.index)
+            )
+        } else {
+            String::new()
+        };
+        let stmt = self.src.statement(&info.span);
+        let line = if self.json {
+            record(&StepRecord {
+                event: "step",
+                step: self.step,
+                group: info.thread.group,
+                thread: info.thread.local,
+                rule: info.rule,
+                statement: &stmt,
+                line: lang::render::line_col(self.src.text, info.span.start).0,
+                change: &change,
+            })
+        } else {
+            format!(
+                "{:>6}  g{}.t{:<5} {:<10} {:<44} {}",
+                self.step,
+                info.thread.group,
+                info.thread.local,
+                info.rule.name(),
+                stmt,
+                change
+            )
+        };
+        self.step += 1;
+        line
+    }
+
+    pub fn barrier(&self, info: &BarrierInfo) -> String {
+        if self.json {
+            return record(&BarrierRecord {
+                event: "barrier",
+                rule: "K-BARRIER",
+                group: info.group,
+                epoch: info.epoch,
+                divergence: &info.divergence,
+            });
+        }
+        format!(
+            "{:>6}  g{:<8} {:<10} epoch {} begins{}",
+            "--",
+            info.group,
+            "K-BARRIER",
+            info.epoch,
+            info.divergence
+                .as_ref()
+                .map(|d| format!(" (divergence: {d})"))
+                .unwrap_or_default()
+        )
+    }
+}
