@@ -564,16 +564,18 @@ impl<'d> Session<'d> {
             // SAFETY: argument `i` is a `__global` pointer and `mem` a live buffer.
             unsafe { c.kernel.set_arg(i as u32, &mem) }.map_err(cl_err("clSetKernelArg"))?;
         }
-        let global = launch.groups * launch.local_size;
-        let local = launch.local_size;
-        // SAFETY: a one-dimensional range; the pointers outlive the call.
+        let dims = launch.work_dim;
+        let local = launch.local_dims;
+        let global: [usize; 3] = std::array::from_fn(|d| launch.group_dims[d] * local[d]);
+        // SAFETY: a range of `dims` <= 3 dimensions; the arrays have 3 entries and outlive
+        // the call.
         let event = unsafe {
             self.queue.enqueue_nd_range_kernel(
                 c.kernel.get(),
-                1,
+                dims as u32,
                 std::ptr::null(),
-                &global,
-                &local,
+                global.as_ptr(),
+                local.as_ptr(),
                 &[],
             )
         }

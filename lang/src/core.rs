@@ -78,6 +78,15 @@ impl Kernel {
         self.params.iter().position(|p| p.name == name)
     }
 
+    /// Whether every `barrier` of the kernel orders both memory spaces (`barrier()`), so
+    /// that a K-BARRIER of a single work-group ends every possible race.
+    pub fn barriers_order_both(&self) -> bool {
+        self.blocks.iter().flatten().all(|s| match s.kind {
+            StmtKind::Barrier { fence } => fence == Fence::BOTH,
+            _ => true,
+        })
+    }
+
     /// The `if` statement that is the whole of block `b`, if it is one. An `else` block of
     /// this shape is an `else if` of the source: printers and compilers continue the chain
     /// in a loop rather than by recursion, so that thousands of `else if` arms neither

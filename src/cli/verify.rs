@@ -337,10 +337,10 @@ impl Ctx<'_> {
         for (name, value) in &d.defines {
             cmd.push(format!("-D {}", quote(&format!("{name}={value}"))));
         }
-        if let Some(g) = a.groups {
+        if let Some(g) = &a.groups {
             cmd.push(format!("--groups {g}"));
         }
-        if let Some(l) = a.local_size {
+        if let Some(l) = &a.local_size {
             cmd.push(format!("--local-size {l}"));
         }
         for (name, spec) in &a.input {

@@ -50,7 +50,7 @@ pub fn naive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) ->
 impl Naive<'_, '_> {
     fn barriers(&mut self, state: &mut State, tracker: &mut RaceTracker) {
         for b in super::fire_all(state, self.launch) {
-            tracker.barrier();
+            tracker.barrier(b.fence);
             if let Some(d) = &b.divergence {
                 self.col.divergence(d, &self.choices);
             }
@@ -121,9 +121,9 @@ impl Naive<'_, '_> {
                 }
                 Ok((mut next, info)) => {
                     let mut tr = tracker.clone();
-                    let epoch = state.epoch(info.thread.group);
+                    let epochs = state.epochs(info.thread.group);
                     let step = self.depth - 1;
-                    for (e, a) in info.accesses(step, epoch) {
+                    for (e, a) in info.accesses(self.launch, step, epochs) {
                         for race in tr.access(e.array, e.instance, e.offset, &e.index, a) {
                             self.col.race(race, &self.choices);
                         }
@@ -228,15 +228,15 @@ fn enum_dfs(
             Ok((mut next, info)) => {
                 let mut tr = tracker.clone();
                 let mut m = mem.clone();
-                let epoch = state.epoch(info.thread.group);
+                let epochs = state.epochs(info.thread.group);
                 let step = n.depth - 1;
-                for (e, a) in info.accesses(step, epoch) {
+                for (e, a) in info.accesses(n.launch, step, epochs) {
                     m.insert((
                         (e.array, e.instance, e.offset),
                         (info.thread.group, info.thread.local),
                         a.kind,
                         (info.span.start, info.span.end),
-                        epoch,
+                        a.epoch,
                     ));
                     for race in tr.access(e.array, e.instance, e.offset, &e.index, a) {
                         n.col.race(race, &n.choices);
@@ -244,7 +244,7 @@ fn enum_dfs(
                 }
                 let fired = super::fire_all(&mut next, n.launch);
                 for b in &fired {
-                    tr.barrier();
+                    tr.barrier(b.fence);
                     if let Some(d) = &b.divergence {
                         n.col.divergence(d, &n.choices);
                     }
