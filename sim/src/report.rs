@@ -258,6 +258,8 @@ mod tests {
                 defines: Vec::new(),
                 groups: None,
                 local_size: None,
+                group_dims: Vec::new(),
+                local_dims: Vec::new(),
                 monoid: "int-add".into(),
                 inputs: Vec::new(),
                 max_steps: 1,
