@@ -1114,6 +1114,7 @@ pub fn compile(source: &str) -> Result<Kernel, Vec<Diagnostic>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::Fence;
 
     /// The body's first statement's value: `x := VALUE;`.
     fn first_value(src: &str) -> Expr {
@@ -1144,6 +1145,144 @@ mod tests {
         for f in ["min", "max"] {
             let e = first_value(&format!("kernel k() {{ uint x = {f}(3000000000u, 5u); }}"));
             assert_eq!(e.ty, Ty::Uint, "{f}");
+        }
+    }
+
+    fn errors(src: &str) -> String {
+        match compile(src) {
+            Ok(_) => panic!("expected errors for {src}"),
+            Err(d) => d
+                .iter()
+                .map(|d| d.message.clone())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }
+    }
+
+    #[test]
+    fn barriers_carry_their_fence() {
+        let k = compile(
+            "kernel k() { barrier; barrier(); barrier(local); barrier(global); barrier(global | local); }",
+        )
+        .expect("well-typed");
+        let fences: Vec<Fence> = k.blocks[Kernel::BODY]
+            .iter()
+            .map(|s| match s.kind {
+                StmtKind::Barrier { fence } => fence,
+                ref other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            fences,
+            [Fence::BOTH, Fence::BOTH, Fence::LOCAL, Fence::GLOBAL, Fence::BOTH]
+        );
+        assert!(!k.barriers_order_both());
+    }
+
+    #[test]
+    fn atomics_lower_to_one_statement() {
+        let k = compile(
+            "kernel k(global uint A[4]) { uint old = atomic_add(A[tid], 2); \
+             atomic_inc(A[0]); old = atomic_cmpxchg(A[1], old, 7); }",
+        )
+        .expect("well-typed");
+        let body = &k.blocks[Kernel::BODY];
+        assert_eq!(body.len(), 3, "{body:?}");
+        let StmtKind::Atomic {
+            op, args, result, ..
+        } = &body[0].kind
+        else {
+            panic!("{:?}", body[0])
+        };
+        assert_eq!(*op, AtomicOp::Add);
+        assert_eq!(*result, Some(0));
+        // The int literal is converted to the element's type.
+        assert_eq!(args[0].ty, Ty::Uint);
+        assert!(matches!(
+            body[1].kind,
+            StmtKind::Atomic {
+                op: AtomicOp::Inc,
+                result: None,
+                ..
+            }
+        ));
+        let StmtKind::Atomic { op, args, .. } = &body[2].kind else {
+            panic!("{:?}", body[2])
+        };
+        assert_eq!((*op, args.len()), (AtomicOp::CmpXchg, 2));
+    }
+
+    #[test]
+    fn misused_atomics_are_errors() {
+        for (src, msg) in [
+            (
+                "kernel k(global int A[4]) { int x = 1 + atomic_add(A[0], 1); }",
+                "must be a statement of its own",
+            ),
+            (
+                "kernel k(global float A[4]) { atomic_add(A[0], 1); }",
+                "works on `int` and `uint` elements",
+            ),
+            (
+                "kernel k(const global int A[4]) { atomic_inc(A[0]); }",
+                "declared const",
+            ),
+            (
+                "kernel k(global int A[4]) { atomic_add(A[0]); }",
+                "takes 2 arguments",
+            ),
+            (
+                "kernel k(global int A[4], int v) { atomic_add(v, 1); }",
+                "must be an array element",
+            ),
+            (
+                "kernel k(global int A[4]) { uint x = atomic_xchg(A[0], 1); }",
+                "is a `uint` variable",
+            ),
+            ("kernel k(global int A[4]) { min(1, 2); }", "has no effect"),
+        ] {
+            let e = errors(src);
+            assert!(e.contains(msg), "{src}: {e}");
+        }
+    }
+
+    #[test]
+    fn work_item_queries_take_a_literal_dimension() {
+        let k = compile(
+            "kernel k(global int A[8]) launch(local_size = (4, 2)) { \
+             A[tid] = get_local_id(1) + get_global_size(0) + get_work_dim(); }",
+        )
+        .expect("well-typed");
+        assert_eq!(k.local_size_more.len(), 1);
+        let mut found = Vec::new();
+        let StmtKind::Store { value, .. } = &k.blocks[Kernel::BODY][0].kind else {
+            panic!()
+        };
+        fn walk(e: &Expr, out: &mut Vec<Builtin>) {
+            match &e.kind {
+                ExprKind::Builtin(b) => out.push(*b),
+                ExprKind::Binary(_, a, b) => {
+                    walk(a, out);
+                    walk(b, out);
+                }
+                ExprKind::Cast(a) => walk(a, out),
+                _ => {}
+            }
+        }
+        walk(value, &mut found);
+        assert_eq!(
+            found,
+            [
+                Builtin::Dim(DimQuery::LocalId, 1),
+                Builtin::Dim(DimQuery::GlobalSize, 0),
+                Builtin::WorkDim
+            ]
+        );
+        for src in [
+            "kernel k(global int A[8]) { A[0] = get_local_id(3); }",
+            "kernel k(global int A[8]) { int d = 0; A[0] = get_local_id(d); }",
+        ] {
+            assert!(errors(src).contains("the literal 0, 1 or 2"), "{src}");
         }
     }
 }
