@@ -87,6 +87,16 @@ impl Kernel {
         })
     }
 
+    /// Whether the kernel has an atomic statement. Atomics are not races, but two of them
+    /// on one element do not commute: a race-free kernel with atomics may end in several
+    /// final stores, so one execution does not decide the others.
+    pub fn has_atomics(&self) -> bool {
+        self.blocks
+            .iter()
+            .flatten()
+            .any(|s| matches!(s.kind, StmtKind::Atomic { .. }))
+    }
+
     /// The `if` statement that is the whole of block `b`, if it is one. An `else` block of
     /// this shape is an `else if` of the source: printers and compilers continue the chain
     /// in a loop rather than by recursion, so that thousands of `else if` arms neither

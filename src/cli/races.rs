@@ -29,6 +29,8 @@ pub fn races(args: &RacesArgs) -> CmdResult {
         eprintln!("note: {why}; the reference semantics decides instead");
     }
     let code = if sim.is_clean() { EXIT_OK } else { EXIT_FOUND };
+    // With atomics one execution does not decide the others (see `interp::fast`).
+    let atomics = launch.kernel.has_atomics();
     if args.json {
         let doc = json!({
             "kernel": launch.kernel.name,
@@ -39,7 +41,8 @@ pub fn races(args: &RacesArgs) -> CmdResult {
             "intervals": sim.intervals,
             "steps": sim.steps,
             "seconds": elapsed.as_secs_f64(),
-            "race_free": sim.races.is_empty() && sim.fault.is_none() && sim.divergences.is_empty(),
+            "race_free": !atomics && sim.races.is_empty() && sim.fault.is_none() && sim.divergences.is_empty(),
+            "atomics": atomics,
             "races": sim.races.iter().map(|(r, n)| {
                 let mut v = race_json(&launch, r);
                 v["count"] = json!(n);
@@ -73,6 +76,10 @@ pub fn races(args: &RacesArgs) -> CmdResult {
     );
     match (&sim.fault, sim.races.len(), sim.divergences.len()) {
         (Some(_), _, _) => println!("no verdict: the execution faulted ({summary})"),
+        (None, 0, 0) if atomics => println!(
+            "no race in the canonical execution; the kernel uses atomics, so other schedules \
+             may take other paths: `ksim explore --exhaustive` checks them all ({summary})"
+        ),
         (None, 0, 0) => println!("race-free for this input ({summary})"),
         (None, 0, d) => {
             println!("no race, but {d} divergent barrier(s): undefined on a device ({summary})")

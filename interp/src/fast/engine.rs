@@ -381,7 +381,6 @@ impl<'a> Engine<'a> {
             divergences,
             intervals: self.intervals,
             steps: self.steps,
-            atomics: self.prog.code.iter().any(|i| matches!(i, Inst::Atomic { .. })),
         })
     }
 

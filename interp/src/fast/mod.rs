@@ -137,10 +137,12 @@
 //! batch that meets one hands the interval to the exact sequential path. Two atomics on one
 //! element are not a race but do not commute either: a race-free kernel with atomics can
 //! have several final stores (e.g. `old = atomic_inc(c[0]); out[old] = tid;`), and the
-//! canonical execution is one of them. The "race-free ⇒ every execution ends in `C`'s
-//! store" argument above needs every pair of accesses to an element by distinct threads in
-//! one epoch to be reads, so it does not extend to executed atomics; [`FastOutcome::atomics`]
-//! counts them so that callers do not claim determinism.
+//! canonical execution is one of them. The argument above needs every pair of accesses to
+//! an element by distinct threads in one epoch to be reads, so it does not extend to
+//! atomics: with atomics, another schedule may give a thread other values, take other
+//! paths and race where `C` does not. For a kernel with atomics
+//! ([`lang::core::Kernel::has_atomics`]) the fast executor's verdict is about `C` only;
+//! `explore` decides every schedule.
 //!
 //! # Shadow state, bytes per array element
 //!
@@ -208,9 +210,6 @@ pub struct FastOutcome {
     pub intervals: u64,
     /// K-STEP rule applications (up to the fault; `max_steps` at the step bound).
     pub steps: u64,
-    /// Whether the kernel contains an atomic statement: race-freedom then does not imply
-    /// that the final store is unique (see the module documentation).
-    pub atomics: bool,
 }
 
 /// The launch uses something the fast executor does not implement (e.g. the `list`
