@@ -224,7 +224,12 @@ pub fn render_race(src: &Source, launch: &Launch, race: &Race, extra: &[String])
             a_thread(launch, b.thread),
             verb(b.kind),
             src.location(b.span.start),
-            if a.thread.group == b.thread.group {
+            if a.thread.group == b.thread.group && !launch.kernel.barriers_order_both() {
+                match launch.kernel.arrays[race.array].space {
+                    lang::ast::Space::Local => "with no barrier ordering local memory in between",
+                    lang::ast::Space::Global => "with no barrier ordering global memory in between",
+                }
+            } else if a.thread.group == b.thread.group {
                 "with no barrier in between"
             } else {
                 "in another work-group (a barrier orders only the threads of its own group)"

@@ -385,16 +385,19 @@ impl<'a> Tracer<'a> {
 impl Observer for Tracer<'_> {
     fn step(&mut self, info: &StepInfo) {
         let k = &self.launch.kernel;
-        let change = if let Some((v, old, new)) = &info.var_change {
-            format!("{}: {old} -> {new}", k.vars[*v].name)
-        } else if let (Some(e), Some((old, new))) = (&info.write, &info.elem_change) {
-            format!(
+        // S-ATOMIC changes both: the element, then the variable given its old value.
+        let elem = match (&info.write, &info.elem_change) {
+            (Some(e), Some((old, new))) => Some(format!(
                 "{}: {old} -> {new}",
                 elem_name(self.launch, e.array, e.instance, &e.index)
-            )
-        } else {
-            String::new()
+            )),
+            _ => None,
         };
+        let var = info
+            .var_change
+            .as_ref()
+            .map(|(v, old, new)| format!("{}: {old} -> {new}", k.vars[*v].name));
+        let change = elem.into_iter().chain(var).collect::<Vec<_>>().join(", ");
         let stmt = self.src.statement(&info.span);
         match self.format {
             TraceFormat::Text => println!(
