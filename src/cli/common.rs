@@ -271,6 +271,51 @@ pub fn render_fault(src: &Source, launch: &Launch, fault: &Fault) -> String {
         None => format!("runtime fault: {fault}\n"),
     }
 }
+/// A divergent barrier as a compiler-style diagnostic: each `barrier` statement waited at
+/// highlighted with its threads, the terminated threads in a note (the same from every
+/// engine: both report [`interp::reference::BarrierInfo::sides`]).
+pub fn render_divergence(src: &Source, launch: &Launch, d: &interp::reference::BarrierInfo) -> String {
+    let threads = |ts: &[usize]| {
+        let list: Vec<String> = ts.iter().map(|t| t.to_string()).collect();
+        let who = if ts.len() == 1 { "thread" } else { "threads" };
+        if launch.groups > 1 {
+            format!("{who} {} of group {}", list.join(", "), d.group)
+        } else {
+            format!("{who} {}", list.join(", "))
+        }
+    };
+    let waits = |ts: &[usize]| if ts.len() == 1 { "waits" } else { "wait" };
+    let Some(first) = d.sides.iter().find_map(|s| s.barrier.clone()) else {
+        return format!("{}\n", divergence_message(d));
+    };
+    let mut diag = Diagnostic::new(divergence_message(d), first);
+    for side in &d.sides {
+        match &side.barrier {
+            Some(span) => {
+                diag = diag
+                    .with_label(
+                        span.clone(),
+                        format!("{} {} here", threads(&side.threads), waits(&side.threads)),
+                    )
+                    .with_note(format!(
+                        "{} {} at the barrier at {}",
+                        threads(&side.threads),
+                        waits(&side.threads),
+                        src.location(span.start)
+                    ));
+            }
+            None => {
+                diag = diag.with_note(format!(
+                    "{} {} terminated (left the kernel without reaching a barrier)",
+                    threads(&side.threads),
+                    if side.threads.len() == 1 { "has" } else { "have" }
+                ));
+            }
+        }
+    }
+    src.render(&[diag])
+}
+
 /// The one-line report of a divergent barrier, the same from every command and engine.
 pub fn divergence_message(d: &interp::reference::BarrierInfo) -> String {
     format!(

@@ -62,7 +62,7 @@ pub fn races(args: &RacesArgs) -> CmdResult {
         eprint!("{}", render_fault(&src, &launch, f));
     }
     for d in &sim.divergences {
-        eprintln!("{}", divergence_message(d));
+        eprint!("{}", render_divergence(&src, &launch, d));
     }
     let intervals = sim
         .intervals

@@ -243,7 +243,7 @@ pub fn report_findings(
         eprint!("{}", render_fault(src, launch, f));
     }
     for d in &out.divergences {
-        eprintln!("{}", divergence_message(d));
+        eprint!("{}", render_divergence(src, launch, d));
     }
     if let Some(i) = infeasible {
         eprintln!("schedule not followed: {}", i.reason);
@@ -423,11 +423,17 @@ impl Observer for Tracer<'_> {
     fn barrier(&mut self, info: &BarrierInfo) {
         match self.format {
             TraceFormat::Text => println!(
-                "{:>6}  g{:<8} {:<10} epoch {} begins{}",
+                "{:>6}  g{:<8} {:<10} epoch {} begins{}{}",
                 "--",
                 info.group,
                 "K-BARRIER",
                 info.epoch,
+                // A barrier that orders one memory space only says which.
+                if info.fence == lang::core::Fence::BOTH {
+                    String::new()
+                } else {
+                    format!(" ({}: orders only that memory space)", info.fence.ksim())
+                },
                 info.divergence
                     .as_ref()
                     .map(|d| format!(" (divergence: {d})"))
@@ -436,7 +442,7 @@ impl Observer for Tracer<'_> {
             TraceFormat::Json => println!(
                 "{}",
                 json!({"event": "barrier", "rule": "K-BARRIER", "group": info.group,
-                    "epoch": info.epoch, "divergence": info.divergence})
+                    "epoch": info.epoch, "fence": info.fence, "divergence": info.divergence})
             ),
         }
     }
