@@ -72,3 +72,57 @@ fn gpu_compare_never_launches_a_divergent_kernel() {
         }
     }
 }
+
+/// Divergence names where each side stood (issue 10 item 1): the barrier statements with
+/// their threads, or the threads that terminated; in text and in JSON, the same from both
+/// engines and from `races`.
+#[test]
+fn divergence_names_the_barriers_and_the_threads_on_each_side() {
+    let cases = [
+        (
+            "tests/kernels/two_barriers.ksim",
+            vec![
+                "threads 0, 1 wait here",
+                "threads 2, 3 wait here",
+                "threads 0, 1 wait at the barrier at tests/kernels/two_barriers.ksim:4:32",
+                "threads 2, 3 wait at the barrier at tests/kernels/two_barriers.ksim:4:52",
+            ],
+            serde_json::json!([
+                {"barrier": {"start": 196, "end": 206}, "threads": [0, 1]},
+                {"barrier": {"start": 216, "end": 226}, "threads": [2, 3]},
+            ]),
+        ),
+        (
+            "tests/kernels/early_exit_barrier.ksim",
+            vec![
+                "threads 0, 1 wait here",
+                "threads 2, 3 have terminated",
+                "early_exit_barrier.ksim:5:18",
+            ],
+            serde_json::json!([
+                {"barrier": {"start": 208, "end": 218}, "threads": [0, 1]},
+                {"barrier": null, "threads": [2, 3]},
+            ]),
+        ),
+    ];
+    for (file, texts, sides) in cases {
+        let src = std::fs::read_to_string(file).unwrap();
+        for side in sides.as_array().unwrap() {
+            if let Some(start) = side["barrier"]["start"].as_u64() {
+                assert!(src[start as usize..].starts_with("barrier()"), "{file}");
+            }
+        }
+        for cmd in [&["run", "--engine", "reference"][..], &["run", "--engine", "fast"], &["races"]] {
+            let mut args = vec![cmd[0], file, "-D", "n=4"];
+            args.extend(&cmd[1..]);
+            let o = ksim(&args);
+            for t in &texts {
+                assert!(text(&o).contains(t), "{args:?}: {t}\n{}", text(&o));
+            }
+            args.push("--json");
+            let o = ksim(&args);
+            let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+            assert_eq!(doc["divergences"][0]["sides"], sides, "{args:?}");
+        }
+    }
+}

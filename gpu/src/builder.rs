@@ -5,6 +5,7 @@
 
 use lang::ast::{BinOp, Space, UnOp};
 use lang::core::{
+    Fence,
     ArrayDecl, ArrayId, BlockId, Builtin, Expr, ExprKind, Kernel, Lit, ParamDecl, ParamKind, Stmt,
     StmtKind, Ty, VarDecl, VarId,
 };
@@ -140,6 +141,8 @@ impl KernelBuilder {
                 blocks: vec![Vec::new()],
                 groups: None,
                 local_size: None,
+                groups_more: Vec::new(),
+                local_size_more: Vec::new(),
                 generic: false,
             },
             current: Kernel::BODY,
@@ -238,8 +241,9 @@ impl KernelBuilder {
         });
     }
 
+    /// `barrier()`: orders both memory spaces.
     pub fn barrier(&mut self) {
-        self.push(StmtKind::Barrier);
+        self.push(StmtKind::Barrier { fence: Fence::BOTH });
     }
 
     fn nested(&mut self, f: impl FnOnce(&mut Self)) -> BlockId {

@@ -8,7 +8,10 @@
 //!   (`const int n = 1024;`); array sizes are the evaluated numbers.
 //! - **Builtins**: `tid` → `get_local_id(0)`, `gid` → `get_global_id(0)`, `group_id` →
 //!   `get_group_id(0)`, `local_size` → `get_local_size(0)`, `num_groups` →
-//!   `get_num_groups(0)`, each bound once to an `int` constant of the same name.
+//!   `get_num_groups(0)`, each bound once to an `int` constant of the same name; in a
+//!   launch of 2 or 3 dimensions the flat ones are linearised, dimension 0 fastest
+//!   (`tid` → `get_local_id(0) + get_local_size(0) * get_local_id(1)`). `get_local_id(d)`
+//!   and the other per-dimension queries keep their OpenCL name, bound to `local_id_d`...
 //! - **Global arrays** are `__global` buffer arguments. **Local arrays** are declared in
 //!   the kernel (`__local T out[N]`), as OpenCL requires. Since ksim lets the host give a
 //!   local array initial contents (`--input in=...`) and reports its final contents, a
@@ -19,7 +22,10 @@
 //!   strided copy back. A local array that starts with default contents is filled with
 //!   the default instead of being copied in.
 //! - **2D arrays** are linearised row-major: `A[i][j]` → `A[i * W + j]`.
-//! - `barrier()` → `barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)`.
+//! - `barrier()` → `barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)`, `barrier(local)`
+//!   → `barrier(CLK_LOCAL_MEM_FENCE)`, `barrier(global)` → `barrier(CLK_GLOBAL_MEM_FENCE)`.
+//! - **Atomics**: `old = atomic_add(A[i], v)` → `old = atomic_add(&A[i], v);` (OpenCL 1.1
+//!   32-bit atomics on a pointer to the element; the element's buffer is `volatile`).
 //! - **Integers** wrap as in ksim: signed `+ - *`, unary `-` and `<<` are computed on
 //!   `uint` and cast back (`(int)((uint)a + (uint)b)`), so the emitted code has no
 //!   signed-overflow undefined behaviour. Signed `/` and `%` go through `ks_div`/`ks_rem`
@@ -44,7 +50,7 @@
 use crate::repr::{Bytes, Repr, IV_ID, IV_TOP};
 use interp::{Launch, Monoid, Value};
 use lang::ast::{BinOp, Space, UnOp};
-use lang::core::{ArrayId, Builtin, Expr, ExprKind, Kernel, Lit, StmtKind, Ty};
+use lang::core::{ArrayId, Builtin, DimQuery, Expr, ExprKind, Fence, Kernel, Lit, StmtKind, Ty};
 use std::collections::{BTreeSet, HashSet};
 use std::fmt::{self, Write};
 
@@ -381,16 +387,17 @@ impl<'a> Emitter<'a> {
                         note(value)
                     }
                     StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => note(cond),
-                    StmtKind::Barrier => {}
+                    StmtKind::Atomic { index, args, .. } => {
+                        index.iter().for_each(&mut note);
+                        args.iter().for_each(&mut note)
+                    }
+                    StmtKind::Barrier { .. } => {}
                 }
             }
         }
         let builtins = used_builtins
             .into_iter()
-            .map(|o| {
-                let b = BUILTINS[o].0;
-                (b, names.fresh(BUILTINS[o].1))
-            })
+            .map(|o| (builtin_at(o), names.fresh(&builtin_name(builtin_at(o)))))
             .collect();
         let params = k.params.iter().map(|p| names.fresh(&p.name)).collect();
         let arrays: Vec<String> = k.arrays.iter().map(|a| names.fresh(&a.name)).collect();
@@ -504,10 +511,10 @@ impl<'a> Emitter<'a> {
             };
             names.fresh(&k.name)
         };
+        let [lx, ly, lz] = launch.local_dims;
         let _ = writeln!(
             o,
-            "__kernel __attribute__((reqd_work_group_size({}, 1, 1)))",
-            launch.local_size
+            "__kernel __attribute__((reqd_work_group_size({lx}, {ly}, {lz})))"
         );
         let _ = writeln!(o, "void {kname}(");
         for (i, arg) in args.iter().enumerate() {
@@ -550,15 +557,22 @@ impl<'a> Emitter<'a> {
                 self.value(v, decl.ty)
             );
         }
+        let flat = Flat::of(launch.work_dim);
         for (b, name) in &self.builtins {
             let f = match b {
-                Builtin::LocalId => "get_local_id(0)",
-                Builtin::GlobalId => "get_global_id(0)",
-                Builtin::GroupId => "get_group_id(0)",
-                Builtin::LocalSize => "get_local_size(0)",
-                Builtin::NumGroups => "get_num_groups(0)",
+                Builtin::LocalId => flat.local_id.clone(),
+                Builtin::GlobalId if launch.work_dim == 1 => "get_global_id(0)".into(),
+                Builtin::GlobalId => format!(
+                    "({}) * ({}) + {}",
+                    flat.group_id, flat.local_size, flat.local_id
+                ),
+                Builtin::GroupId => flat.group_id.clone(),
+                Builtin::LocalSize => flat.local_size.clone(),
+                Builtin::NumGroups => flat.num_groups.clone(),
+                Builtin::WorkDim => "get_work_dim()".into(),
+                Builtin::Dim(q, d) => format!("{}({d})", q.name()),
             };
-            let _ = writeln!(o, "    const int {name} = (int){f};");
+            let _ = writeln!(o, "    const int {name} = (int)({f});");
         }
         // Local arrays and their copy-in.
         let locals: Vec<ArrayId> = (0..k.arrays.len())
@@ -595,8 +609,9 @@ impl<'a> Emitter<'a> {
                 let name = &self.arrays[a];
                 let src = if plans[a].write {
                     format!(
-                        "{}[get_group_id(0) * {n} + ks_i]",
-                        self.backing[a].as_ref().unwrap()
+                        "{}[({}) * {n} + ks_i]",
+                        self.backing[a].as_ref().unwrap(),
+                        flat.group_id
                     )
                 } else {
                     self.value(
@@ -606,7 +621,8 @@ impl<'a> Emitter<'a> {
                 };
                 let _ = writeln!(
                     o,
-                    "    for (int ks_i = (int)get_local_id(0); ks_i < {n}; ks_i += (int)get_local_size(0)) {{\n        {name}[ks_i] = {src};\n    }}"
+                    "    for (int ks_i = (int)({}); ks_i < {n}; ks_i += (int)({})) {{\n        {name}[ks_i] = {src};\n    }}",
+                    flat.local_id, flat.local_size
                 );
             }
             o.push_str("    barrier(CLK_LOCAL_MEM_FENCE);\n\n");
@@ -622,8 +638,11 @@ impl<'a> Emitter<'a> {
                 let n = launch.len(a);
                 let _ = writeln!(
                     o,
-                    "    for (int ks_i = (int)get_local_id(0); ks_i < {n}; ks_i += (int)get_local_size(0)) {{\n        {}[get_group_id(0) * {n} + ks_i] = {}[ks_i];\n    }}",
+                    "    for (int ks_i = (int)({}); ks_i < {n}; ks_i += (int)({})) {{\n        {}[({}) * {n} + ks_i] = {}[ks_i];\n    }}",
+                    flat.local_id,
+                    flat.local_size,
                     self.backing[a].as_ref().unwrap(),
+                    flat.group_id,
                     self.arrays[a]
                 );
             }
@@ -838,11 +857,35 @@ impl<'a> Emitter<'a> {
                     self.block(*body, depth + 1, out);
                     let _ = writeln!(out, "{ind}}}");
                 }
-                StmtKind::Barrier => {
-                    let _ = writeln!(
-                        out,
-                        "{ind}barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
-                    );
+                StmtKind::Barrier { fence } => {
+                    let flags = match *fence {
+                        Fence::LOCAL => "CLK_LOCAL_MEM_FENCE",
+                        Fence::GLOBAL => "CLK_GLOBAL_MEM_FENCE",
+                        _ => "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE",
+                    };
+                    let _ = writeln!(out, "{ind}barrier({flags});");
+                }
+                StmtKind::Atomic {
+                    op,
+                    array,
+                    index,
+                    args,
+                    result,
+                } => {
+                    let elem = self.element(*array, index);
+                    let mut call = format!("{}(&{elem}", op.name());
+                    for a in args {
+                        let _ = write!(call, ", {}", self.expr_top(a));
+                    }
+                    call.push(')');
+                    match result {
+                        Some(v) => {
+                            let _ = writeln!(out, "{ind}{} = {call};", self.vars[*v]);
+                        }
+                        None => {
+                            let _ = writeln!(out, "{ind}{call};");
+                        }
+                    }
                 }
             }
         }
@@ -1093,16 +1136,78 @@ impl<'a> Emitter<'a> {
     }
 }
 
-const BUILTINS: [(Builtin, &str); 5] = [
-    (Builtin::LocalId, "tid"),
-    (Builtin::GlobalId, "gid"),
-    (Builtin::GroupId, "group_id"),
-    (Builtin::LocalSize, "local_size"),
-    (Builtin::NumGroups, "num_groups"),
+const FLAT: [Builtin; 6] = [
+    Builtin::LocalId,
+    Builtin::GlobalId,
+    Builtin::GroupId,
+    Builtin::LocalSize,
+    Builtin::NumGroups,
+    Builtin::WorkDim,
 ];
 
+/// The position of a builtin in the order of declaration: the flat ones, then
+/// per-dimension queries by query and dimension.
 fn builtin_order(b: Builtin) -> usize {
-    BUILTINS.iter().position(|(x, _)| *x == b).unwrap()
+    match b {
+        Builtin::Dim(q, d) => {
+            let qi = DimQuery::ALL.iter().position(|x| *x == q).unwrap();
+            FLAT.len() + qi * 3 + d as usize
+        }
+        _ => FLAT.iter().position(|x| *x == b).unwrap(),
+    }
+}
+
+fn builtin_at(order: usize) -> Builtin {
+    match FLAT.get(order) {
+        Some(&b) => b,
+        None => {
+            let k = order - FLAT.len();
+            Builtin::Dim(DimQuery::ALL[k / 3], (k % 3) as u8)
+        }
+    }
+}
+
+/// The name of the constant a builtin is bound to: its ksim name (`tid`), or for
+/// `get_local_id(1)` `local_id_1`.
+fn builtin_name(b: Builtin) -> String {
+    match b {
+        Builtin::WorkDim => "work_dim".into(),
+        Builtin::Dim(q, d) => format!("{}_{d}", q.name().trim_start_matches("get_")),
+        b => b.text(),
+    }
+}
+
+/// OpenCL C expressions for the flat (linearised) work-item numbers of a launch of
+/// `work_dim` dimensions, dimension 0 fastest.
+struct Flat {
+    local_id: String,
+    group_id: String,
+    local_size: String,
+    num_groups: String,
+}
+
+impl Flat {
+    fn of(work_dim: usize) -> Flat {
+        let lin = |id: &str, size: &str| {
+            let mut e = format!("{id}({})", work_dim - 1);
+            for d in (0..work_dim - 1).rev() {
+                e = format!("{id}({d}) + {size}({d}) * ({e})");
+            }
+            e
+        };
+        let product = |size: &str| {
+            (0..work_dim)
+                .map(|d| format!("{size}({d})"))
+                .collect::<Vec<_>>()
+                .join(" * ")
+        };
+        Flat {
+            local_id: lin("get_local_id", "get_local_size"),
+            group_id: lin("get_group_id", "get_num_groups"),
+            local_size: product("get_local_size"),
+            num_groups: product("get_num_groups"),
+        }
+    }
 }
 
 fn visit(e: &Expr, f: &mut impl FnMut(&Expr)) {

@@ -567,25 +567,28 @@ impl<'d> Session<'d> {
             // SAFETY: argument `i` is a `__global` pointer and `mem` a live buffer.
             unsafe { c.kernel.set_arg(i as u32, &mem) }.map_err(cl_err("clSetKernelArg"))?;
         }
-        let global = launch.groups * launch.local_size;
-        let local = launch.local_size;
-        // SAFETY: a one-dimensional range; the pointers outlive the call.
+        let dims = launch.work_dim;
+        let local = launch.local_dims;
+        let global: [usize; 3] = std::array::from_fn(|d| launch.group_dims[d] * local[d]);
+        // SAFETY: a range of `dims` <= 3 dimensions; the arrays have 3 entries and outlive
+        // the call.
         let event = unsafe {
             self.queue.enqueue_nd_range_kernel(
                 c.kernel.get(),
-                1,
+                dims as u32,
                 std::ptr::null(),
-                &global,
-                &local,
+                global.as_ptr(),
+                local.as_ptr(),
                 &[],
             )
         }
         .map_err(|e| match c.kernel_limit {
             // The launch itself decides: the kernel's reported limit is only advisory.
             Some(kmax)
-                if local > kmax && matches!(e.0, CL_INVALID_WORK_GROUP_SIZE | CL_OUT_OF_RESOURCES) =>
+                if launch.local_size > kmax
+                    && matches!(e.0, CL_INVALID_WORK_GROUP_SIZE | CL_OUT_OF_RESOURCES) =>
             {
-                self.too_large(local, kmax, true)
+                self.too_large(launch.local_size, kmax, true)
             }
             _ => cl_err("clEnqueueNDRangeKernel")(e),
         })?;

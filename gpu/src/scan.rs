@@ -91,7 +91,7 @@
 
 use crate::builder::*;
 use crate::pipeline::Pipeline;
-use crate::repr::Repr;
+use crate::repr::{Bytes, Repr};
 use crate::runtime::GpuError;
 use interp::{Launch, LaunchOptions, Monoid, Value};
 use lang::ast::Space;

@@ -188,7 +188,7 @@ pub fn run(
     };
     loop {
         for b in fire_barriers(&mut state, launch) {
-            tracker.barrier();
+            tracker.barrier(b.fence);
             obs.barrier(&b);
             if b.divergence.is_some()
                 && !out.divergences.iter().any(|d| d.divergence == b.divergence)
@@ -207,8 +207,8 @@ pub fn run(
             out.stopped = true;
             break;
         };
-        let epoch = state.epoch(t / launch.local_size);
-        match state.step_in_place(launch, t) {
+        let epochs = state.epochs(t / launch.local_size);
+        match state.k_step(launch, t) {
             Err(f) => {
                 out.fault = Some(f);
                 break;
@@ -216,7 +216,7 @@ pub fn run(
             Ok(info) => {
                 obs.step(&info);
                 out.schedule.push(t);
-                for (e, access) in info.accesses(out.steps, epoch) {
+                for (e, access) in info.accesses(launch, out.steps, epochs) {
                     // The tracker reports each key once.
                     for race in tracker.access(e.array, e.instance, e.offset, &e.index, access) {
                         obs.race(&race);

@@ -6,7 +6,7 @@ use crate::eval::{lit, log2, min_max};
 use crate::monoid::{parse_float, parse_int, parse_uint, Interval, Monoid};
 use crate::value::{OpError, Value};
 use lang::ast::{BinOp, Space, UnOp};
-use lang::core::{ArrayId, Builtin, Expr, ExprKind, Kernel, Ty};
+use lang::core::{ArrayId, Builtin, DimQuery, Expr, ExprKind, Kernel, Ty};
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 use std::sync::Arc;
@@ -70,8 +70,16 @@ pub fn input_file_limit(len: usize) -> u64 {
 pub struct LaunchOptions {
     /// `-D NAME=VALUE`: size and scalar parameters.
     pub defines: Vec<(String, String)>,
+    /// Number of work-groups of a one-dimensional launch (`--groups 4`).
     pub groups: Option<usize>,
+    /// Work-group size of a one-dimensional launch (`--local-size 64`).
     pub local_size: Option<usize>,
+    /// Work-groups per dimension (`--groups 2,2`), 1 to 3 entries; when not empty it
+    /// replaces `groups`.
+    pub group_dims: Vec<usize>,
+    /// Work-group size per dimension (`--local-size 16,2`); when not empty it replaces
+    /// `local_size`.
+    pub local_dims: Vec<usize>,
     pub monoid: Monoid,
     /// `--input ARRAY=SPEC`.
     pub inputs: Vec<(String, String)>,
@@ -86,6 +94,8 @@ impl Default for LaunchOptions {
             defines: Vec::new(),
             groups: None,
             local_size: None,
+            group_dims: Vec::new(),
+            local_dims: Vec::new(),
             monoid: Monoid::IntAdd,
             inputs: Vec::new(),
             max_steps: None,
@@ -118,8 +128,17 @@ pub struct Launch {
     pub kernel: Arc<Kernel>,
     /// One value per kernel parameter.
     pub params: Vec<Value>,
+    /// Work-groups in the launch (the product of `group_dims`).
     pub groups: usize,
+    /// Threads per work-group (the product of `local_dims`).
     pub local_size: usize,
+    /// Work-groups per dimension; unused dimensions are 1.
+    pub group_dims: [usize; 3],
+    /// Work-group size per dimension; unused dimensions are 1. A thread's flat local id
+    /// (`tid`) is `x + sx * (y + sy * z)`, dimension 0 fastest, as in OpenCL.
+    pub local_dims: [usize; 3],
+    /// Dimensions of the NDRange (1 to 3): `get_work_dim()`.
+    pub work_dim: usize,
     pub monoid: Monoid,
     /// Shape of each array (one entry per dimension).
     pub dims: Vec<Vec<usize>>,
@@ -152,22 +171,66 @@ impl Launch {
             usize::try_from(v)
                 .map_err(|_| LaunchError(format!("{what} evaluates to {v}, which is negative")))
         };
-        let groups = match (opts.groups, &kernel.groups) {
-            (Some(g), _) => g,
-            (None, Some(e)) => eval_size("the declared number of groups", e)?,
-            (None, None) => 1,
+        let declared = |what: &str, first: &Option<Expr>, more: &[Expr]| {
+            let Some(first) = first else {
+                return Ok(None);
+            };
+            std::iter::once(first)
+                .chain(more)
+                .enumerate()
+                .map(|(d, e)| {
+                    let what = if more.is_empty() {
+                        format!("the declared {what}")
+                    } else {
+                        format!("dimension {d} of the declared {what}")
+                    };
+                    eval_size(&what, e)
+                })
+                .collect::<Result<Vec<usize>, _>>()
+                .map(Some)
         };
-        let local_size = match (opts.local_size, &kernel.local_size) {
-            (Some(l), _) => l,
-            (None, Some(e)) => eval_size("the declared local size", e)?,
-            (None, None) => {
+        let group_shape = if !opts.group_dims.is_empty() {
+            opts.group_dims.clone()
+        } else if let Some(g) = opts.groups {
+            vec![g]
+        } else {
+            declared("number of groups", &kernel.groups, &kernel.groups_more)?
+                .unwrap_or_else(|| vec![1])
+        };
+        let local_shape = if !opts.local_dims.is_empty() {
+            opts.local_dims.clone()
+        } else if let Some(l) = opts.local_size {
+            vec![l]
+        } else {
+            declared("local size", &kernel.local_size, &kernel.local_size_more)?.ok_or_else(
+                || {
+                    LaunchError(format!(
+                        "kernel `{}` declares no work-group size: pass --local-size or add \
+                         `launch(local_size = ...)` to the kernel",
+                        kernel.name
+                    ))
+                },
+            )?
+        };
+        for (what, shape) in [("groups", &group_shape), ("local size", &local_shape)] {
+            if shape.len() > 3 {
                 return Err(LaunchError(format!(
-                    "kernel `{}` declares no work-group size: pass --local-size or add \
-                     `launch(local_size = ...)` to the kernel",
-                    kernel.name
-                )))
+                    "the {what} has {} dimensions; a launch has at most 3",
+                    shape.len()
+                )));
             }
+        }
+        let work_dim = group_shape.len().max(local_shape.len());
+        let mut group_dims = [1usize; 3];
+        group_dims[..group_shape.len()].copy_from_slice(&group_shape);
+        let mut local_dims = [1usize; 3];
+        local_dims[..local_shape.len()].copy_from_slice(&local_shape);
+        let product = |d: [usize; 3]| {
+            d.iter()
+                .try_fold(1usize, |a, &x| a.checked_mul(x))
+                .unwrap_or(usize::MAX)
         };
+        let (groups, local_size) = (product(group_dims), product(local_dims));
         if groups == 0 || local_size == 0 {
             return Err(LaunchError(format!(
                 "a launch needs at least one group and one thread per group (got {groups} \
@@ -232,6 +295,9 @@ impl Launch {
             params,
             groups,
             local_size,
+            group_dims,
+            local_dims,
+            work_dim,
             monoid: opts.monoid,
             initial: Vec::new(),
             dims,
@@ -291,16 +357,40 @@ impl Launch {
         }
     }
 
-    /// The value of a builtin for a thread.
+    /// The value of a builtin for a thread (flat group id and flat local id).
     pub fn builtin(&self, b: Builtin, group: usize, local: usize) -> Value {
+        let d = |dim: u8| dim as usize;
         Value::Int(match b {
             Builtin::LocalId => local,
             Builtin::GlobalId => group * self.local_size + local,
             Builtin::GroupId => group,
             Builtin::LocalSize => self.local_size,
             Builtin::NumGroups => self.groups,
+            Builtin::WorkDim => self.work_dim,
+            Builtin::Dim(q, dim) => {
+                let l = coords(local, self.local_dims)[d(dim)];
+                let g = coords(group, self.group_dims)[d(dim)];
+                let (sl, sg) = (self.local_dims[d(dim)], self.group_dims[d(dim)]);
+                match q {
+                    DimQuery::LocalId => l,
+                    DimQuery::GlobalId => g * sl + l,
+                    DimQuery::GroupId => g,
+                    DimQuery::LocalSize => sl,
+                    DimQuery::NumGroups => sg,
+                    DimQuery::GlobalSize => sg * sl,
+                    DimQuery::GlobalOffset => 0,
+                }
+            }
         } as i32)
     }
+}
+
+/// The coordinates of flat index `i` in a grid of `dims`, dimension 0 fastest.
+pub fn coords(i: usize, dims: [usize; 3]) -> [usize; 3] {
+    [i % dims[0], (i / dims[0]) % dims[1], i / (dims[0] * dims[1])]
+}
+
+impl Launch {
 }
 
 /// Binds every kernel parameter from `-D`; every one must be given exactly once.

@@ -2,10 +2,16 @@
 //! common array element, at least one of them writing, with no K-BARRIER between them.
 //! A barrier orders only the threads of its own work-group, so conflicting accesses from
 //! different work-groups always race.
+//!
+//! Two extensions for OpenCL: a barrier orders only the accesses to the memory spaces of
+//! its fence (`barrier(local)` leaves `global` accesses unordered), so the epoch of an
+//! access counts the barriers whose fence includes its array's space ([`Epochs`]); and an
+//! atomic access (S-ATOMIC) conflicts with plain reads and writes of the element but not
+//! with another atomic access.
 
 use crate::fault::ThreadId;
-use lang::ast::Span;
-use lang::core::ArrayId;
+use lang::ast::{Space, Span};
+use lang::core::{ArrayId, Fence};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -14,6 +20,44 @@ use std::collections::{HashMap, HashSet};
 pub enum AccessKind {
     Read,
     Write,
+    /// The read-modify-write of S-ATOMIC.
+    Atomic,
+}
+
+impl AccessKind {
+    /// Whether accesses of these kinds to one element by distinct threads conflict: one of
+    /// them changes the element, and they are not both atomic.
+    pub fn conflicts_with(self, other: AccessKind) -> bool {
+        use AccessKind::*;
+        !matches!((self, other), (Read, Read) | (Atomic, Atomic))
+    }
+}
+
+/// A work-group's barrier epochs per memory space: how many barriers it has passed whose
+/// fence orders `local` (resp. `global`) accesses. With only `barrier()` (both spaces) the
+/// two are equal, and equal to the number of barriers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct Epochs {
+    pub local: u64,
+    pub global: u64,
+}
+
+impl Epochs {
+    /// The epoch of an access to an array of `space`.
+    pub fn of(self, space: Space) -> u64 {
+        match space {
+            Space::Local => self.local,
+            Space::Global => self.global,
+        }
+    }
+
+    /// The epochs after a barrier with `fence`.
+    pub fn after(self, fence: Fence) -> Epochs {
+        Epochs {
+            local: self.local + fence.local as u64,
+            global: self.global + fence.global as u64,
+        }
+    }
 }
 
 /// One access of one step: who, what kind, in which statement, at which step.
@@ -25,7 +69,8 @@ pub struct Access {
     pub span: Span,
     /// The position of the step in the execution (0-based), where the engine knows it.
     pub step: u64,
-    /// The number of barriers the thread's work-group had passed (its barrier epoch).
+    /// The number of barriers the thread's work-group had passed that order the accessed
+    /// array's memory space (its barrier epoch for that space, see [`Epochs`]).
     pub epoch: u64,
 }
 
@@ -65,10 +110,11 @@ fn race_key(first: &Access, second: &Access) -> RaceKey {
     (a.0, a.1, b.0, b.1)
 }
 
-/// Whether two accesses to the same element conflict under Definition 5.2.
+/// Whether two accesses to the same element conflict under Definition 5.2 (with atomic
+/// accesses, which conflict only with plain ones).
 pub fn conflict(a: &Access, b: &Access) -> bool {
     a.thread != b.thread
-        && (a.kind == AccessKind::Write || b.kind == AccessKind::Write)
+        && a.kind.conflicts_with(b.kind)
         && (a.thread.group != b.thread.group || a.epoch == b.epoch)
 }
 
@@ -195,11 +241,12 @@ impl<K: Copy + Eq + std::hash::Hash> Bucket<K> {
     }
 }
 
-/// A read bucket and a write bucket.
+/// A read bucket, a write bucket and an atomic bucket.
 #[derive(Clone, Debug)]
 struct Classes<K> {
     reads: Bucket<K>,
     writes: Bucket<K>,
+    atomics: Bucket<K>,
 }
 
 impl<K> Default for Classes<K> {
@@ -207,6 +254,7 @@ impl<K> Default for Classes<K> {
         Classes {
             reads: Bucket::default(),
             writes: Bucket::default(),
+            atomics: Bucket::default(),
         }
     }
 }
@@ -219,11 +267,14 @@ impl<K: Copy + Eq + std::hash::Hash> Classes<K> {
         kind: AccessKind,
         mut f: impl FnMut(AccessKind, &Span, &Entry),
     ) {
-        self.writes
-            .conflicting(owner, |s, e| f(AccessKind::Write, s, e));
-        if kind == AccessKind::Write {
-            self.reads
-                .conflicting(owner, |s, e| f(AccessKind::Read, s, e));
+        for (bucket, k) in [
+            (&self.writes, AccessKind::Write),
+            (&self.reads, AccessKind::Read),
+            (&self.atomics, AccessKind::Atomic),
+        ] {
+            if kind.conflicts_with(k) {
+                bucket.conflicting(owner, |s, e| f(k, s, e));
+            }
         }
     }
 
@@ -231,6 +282,7 @@ impl<K: Copy + Eq + std::hash::Hash> Classes<K> {
         match entry.1.kind {
             AccessKind::Read => self.reads.record(owner, entry),
             AccessKind::Write => self.writes.record(owner, entry),
+            AccessKind::Atomic => self.atomics.record(owner, entry),
         }
     }
 }
@@ -305,11 +357,12 @@ impl RaceTracker {
             .collect()
     }
 
-    /// K-BARRIER fired. With one work-group no earlier access can race any more, so
-    /// everything is forgotten; with several, each group's summary is renewed lazily when
-    /// one of its threads accesses the element in a new epoch.
-    pub fn barrier(&mut self) {
-        if !self.cross_group {
+    /// K-BARRIER fired with `fence`. With one work-group and a barrier ordering both
+    /// spaces no earlier access can race any more, so everything is forgotten; otherwise
+    /// each group's summary of an element is renewed lazily when one of its threads
+    /// accesses the element in a new epoch of the element's space.
+    pub fn barrier(&mut self, fence: Fence) {
+        if !self.cross_group && fence == Fence::BOTH {
             self.seen.clear();
         }
     }

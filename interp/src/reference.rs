@@ -26,10 +26,10 @@ use crate::eval::{eval, eval_index, offset, Env};
 use crate::fault::{Fault, FaultKind, ThreadId};
 use crate::launch::{Launch, Memory};
 use crate::monoid::Monoid;
-use crate::race::{Access, AccessKind};
+use crate::race::{Access, AccessKind, Epochs};
 use crate::value::Value;
 use lang::ast::Span;
-use lang::core::{ArrayId, Builtin, ParamId, StmtKind, VarId};
+use lang::core::{ArrayId, AtomicOp, BlockId, Builtin, Expr, Fence, ParamId, StmtKind, VarId};
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
@@ -50,6 +50,8 @@ pub enum Rule {
     SLoopT,
     #[serde(rename = "S-LOOP-F")]
     SLoopF,
+    #[serde(rename = "S-ATOMIC")]
+    SAtomic,
     #[serde(rename = "K-BARRIER")]
     KBarrier,
 }
@@ -63,6 +65,7 @@ impl Rule {
             Rule::SIteF => "S-ITE-F",
             Rule::SLoopT => "S-LOOP-T",
             Rule::SLoopF => "S-LOOP-F",
+            Rule::SAtomic => "S-ATOMIC",
             Rule::KBarrier => "K-BARRIER",
         }
     }
@@ -94,27 +97,42 @@ pub struct StepInfo {
     pub span: Span,
     /// Every element the step read (expressions, indices and conditions included).
     pub reads: Vec<Elem>,
-    /// The element written by S-ARRAY.
+    /// The element written by S-ARRAY, or read and written indivisibly by S-ATOMIC.
     pub write: Option<Elem>,
+    /// The step is S-ATOMIC: `write` is an atomic access (it races with plain accesses of
+    /// other threads to the element, never with their atomic ones).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub atomic: bool,
     /// For S-ASSIGN: the variable and its old and new value.
     pub var_change: Option<(VarId, Value, Value)>,
-    /// For S-ARRAY: the old and new value of the element written.
+    /// For S-ARRAY and S-ATOMIC: the old and new value of the element written.
     pub elem_change: Option<(Value, Value)>,
 }
 
 impl StepInfo {
     /// The step's accesses (reads, then the write) as Definition 5.2 sees them, for a step
-    /// taken at position `step` of the execution in barrier epoch `epoch` of its group.
-    pub fn accesses(&self, step: u64, epoch: u64) -> impl Iterator<Item = (&Elem, Access)> + '_ {
+    /// taken at position `step` of the execution when its group's barrier epochs were
+    /// `epochs` (each access gets the epoch of its array's memory space).
+    pub fn accesses<'a>(
+        &'a self,
+        launch: &'a Launch,
+        step: u64,
+        epochs: Epochs,
+    ) -> impl Iterator<Item = (&'a Elem, Access)> + 'a {
         let reads = self.reads.iter().map(|e| (e, AccessKind::Read));
-        let write = self.write.iter().map(|e| (e, AccessKind::Write));
+        let kind = if self.atomic {
+            AccessKind::Atomic
+        } else {
+            AccessKind::Write
+        };
+        let write = self.write.iter().map(move |e| (e, kind));
         reads.chain(write).map(move |(e, kind)| {
             let access = Access {
                 thread: self.thread,
                 kind,
                 span: self.span.clone(),
                 step,
-                epoch,
+                epoch: epochs.of(launch.kernel.arrays[e.array].space),
             };
             (e, access)
         })
@@ -125,12 +143,74 @@ impl StepInfo {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BarrierInfo {
     pub group: usize,
-    /// The group's barrier epoch after the barrier.
+    /// The group's barrier epoch after the barrier (barriers of any fence).
     pub epoch: u64,
+    /// The memory spaces the barrier orders: the union of the fences of the `barrier`
+    /// statements its threads waited at.
+    pub fence: Fence,
     /// Set when the barrier was not reached uniformly: some threads had terminated, or
     /// threads wait at different `barrier()` statements. The paper's rule still fires; on a
     /// real device this is undefined behaviour (barrier divergence).
     pub divergence: Option<String>,
+    /// Where the threads of a divergent barrier stood: one side per `barrier` statement
+    /// waited at (in source order), then the terminated threads.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sides: Vec<DivergenceSide>,
+}
+
+/// The threads of a work-group that, at a divergent K-BARRIER, waited at one `barrier`
+/// statement (`barrier` is its span) or had terminated (`barrier` is `None`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DivergenceSide {
+    pub barrier: Option<Span>,
+    /// Local ids, increasing.
+    pub threads: Vec<usize>,
+}
+
+/// The message and sides of a K-BARRIER of `group` that finds `waiting` (local id, barrier
+/// span) threads at barriers and `terminated` threads ended: `None` when uniform. Shared by
+/// the reference semantics and the fast executor, so that both report divergence in the
+/// same words.
+pub fn divergence(
+    group: usize,
+    waiting: &[(usize, Span)],
+    terminated: &[usize],
+) -> Option<(String, Vec<DivergenceSide>)> {
+    let mut places: Vec<Span> = waiting.iter().map(|w| w.1.clone()).collect();
+    places.sort_by_key(|s| (s.start, s.end));
+    places.dedup();
+    let message = if !terminated.is_empty() {
+        format!(
+            "{} thread(s) of group {group} wait at a barrier while {} have terminated",
+            waiting.len(),
+            terminated.len()
+        )
+    } else if places.len() > 1 {
+        format!(
+            "threads of group {group} wait at {} different barrier() statements",
+            places.len()
+        )
+    } else {
+        return None;
+    };
+    let mut sides: Vec<DivergenceSide> = places
+        .into_iter()
+        .map(|p| DivergenceSide {
+            threads: waiting
+                .iter()
+                .filter(|w| w.1 == p)
+                .map(|w| w.0)
+                .collect(),
+            barrier: Some(p),
+        })
+        .collect();
+    if !terminated.is_empty() {
+        sides.push(DivergenceSide {
+            barrier: None,
+            threads: terminated.to_vec(),
+        });
+    }
+    Some((message, sides))
 }
 
 /// One thread's part of K: its variable store and its statement sequence.
@@ -147,7 +227,10 @@ pub struct State {
     /// One persistent vector per array instance, at `base[array] + instance`.
     arrays: imbl::Vector<imbl::Vector<Value>>,
     threads: imbl::Vector<Arc<Thread>>,
+    /// Per work-group: barriers fired (any fence).
     epochs: imbl::Vector<u64>,
+    /// Per work-group: barriers fired per memory space they order.
+    fenced: imbl::Vector<Epochs>,
     /// Derived from `threads`; shared until a thread changes status.
     sched: Arc<Sched>,
 }
@@ -156,7 +239,10 @@ pub struct State {
 /// of K.
 impl PartialEq for State {
     fn eq(&self, other: &State) -> bool {
-        self.arrays == other.arrays && self.threads == other.threads && self.epochs == other.epochs
+        self.arrays == other.arrays
+            && self.threads == other.threads
+            && self.epochs == other.epochs
+            && self.fenced == other.fenced
     }
 }
 
@@ -167,6 +253,7 @@ impl std::hash::Hash for State {
         self.arrays.hash(h);
         self.threads.hash(h);
         self.epochs.hash(h);
+        self.fenced.hash(h);
     }
 }
 
@@ -381,6 +468,7 @@ impl State {
             arrays,
             threads: (0..threads).map(|_| start.clone()).collect(),
             epochs: (0..launch.groups).map(|_| 0).collect(),
+            fenced: (0..launch.groups).map(|_| Epochs::default()).collect(),
             sched: Arc::new(sched),
         }
     }
@@ -399,8 +487,15 @@ impl State {
         self.sched.terminated == self.threads.len()
     }
 
+    /// Barriers fired by `group` so far, whatever their fence.
     pub fn epoch(&self, group: usize) -> u64 {
         self.epochs[group]
+    }
+
+    /// Barriers fired by `group` so far, per memory space they order: the epochs of
+    /// Definition 5.2 for accesses to `local` and to `global` arrays.
+    pub fn epochs(&self, group: usize) -> Epochs {
+        self.fenced[group]
     }
 
     /// The statement a thread executes next, if any.
@@ -435,37 +530,46 @@ impl State {
         }
     }
 
-    /// Fires K-BARRIER for `group` if it is enabled there.
-    pub fn fire_barrier(&mut self, launch: &Launch, group: usize) -> Option<BarrierInfo> {
+    /// K-BARRIER for `group`, if it is enabled there (Figure 7):
+    ///
+    /// ```text
+    /// ∀t : ∃σ_v : (∃ss : K(t) = (σ_v, barrier; ss) ∧ K′(t) = (σ_v, ss)) ∨ (K(t) = (σ_v, ε) ∧ K′(t) = (σ_v, ε))
+    /// ───────────────────────────────────────────────────────────────────────  ∃t, σ_v, ss : K(t) = (σ_v, barrier; ss)
+    ///                        (σ_A, K) →k (σ_A, K′)
+    /// ```
+    ///
+    /// per work-group, as every engine reads the rule. The group's epochs advance: the
+    /// total, and per memory space the ones its fence orders.
+    pub fn k_barrier(&mut self, launch: &Launch, group: usize) -> Option<BarrierInfo> {
         if !self.sched.ready.contains(&group) {
             return None;
         }
         let range = group * launch.local_size..(group + 1) * launch.local_size;
         let mut at = Vec::new();
-        let mut terminated = 0;
+        let mut waiting = Vec::new();
+        let mut terminated = Vec::new();
+        let mut fence = Fence {
+            local: false,
+            global: false,
+        };
         for t in range.clone() {
             match self.status(launch, t) {
                 ThreadStatus::Runnable => unreachable!("an enabled barrier has no runnable thread"),
-                ThreadStatus::AtBarrier => at.push(t),
-                ThreadStatus::Terminated => terminated += 1,
+                ThreadStatus::AtBarrier => {
+                    let (b, i) = *self.threads[t].frames.last().expect("at a barrier");
+                    let stmt = &launch.kernel.blocks[b][i];
+                    if let StmtKind::Barrier { fence: f } = stmt.kind {
+                        fence = fence.union(f);
+                    }
+                    waiting.push((t - range.start, stmt.span.clone()));
+                    at.push(t);
+                }
+                ThreadStatus::Terminated => terminated.push(t - range.start),
             }
         }
-        let places: std::collections::BTreeSet<_> = at
-            .iter()
-            .map(|&t| *self.threads[t].frames.last().expect("at a barrier"))
-            .collect();
-        let divergence = if terminated > 0 {
-            Some(format!(
-                "{} thread(s) of group {group} wait at a barrier while {terminated} have terminated",
-                at.len()
-            ))
-        } else if places.len() > 1 {
-            Some(format!(
-                "threads of group {group} wait at {} different barrier() statements",
-                places.len()
-            ))
-        } else {
-            None
+        let (divergence, sides) = match divergence(group, &waiting, &terminated) {
+            Some((message, sides)) => (Some(message), sides),
+            None => (None, Vec::new()),
         };
         let sched = Arc::make_mut(&mut self.sched);
         for t in at {
@@ -479,10 +583,13 @@ impl State {
             }
         }
         self.epochs[group] += 1;
+        self.fenced[group] = self.fenced[group].after(fence);
         Some(BarrierInfo {
             group,
             epoch: self.epochs[group],
+            fence,
             divergence,
+            sides,
         })
     }
 
@@ -491,19 +598,28 @@ impl State {
         let ready: Vec<usize> = self.sched.ready.iter().copied().collect();
         ready
             .into_iter()
-            .filter_map(|g| self.fire_barrier(launch, g))
+            .filter_map(|g| self.k_barrier(launch, g))
             .collect()
     }
 
-    /// K-STEP for thread `t` (which must be runnable): applies one sequential rule.
+    /// K-STEP for thread `t` (which must be runnable), on a copy of the state.
     pub fn step(&self, launch: &Launch, t: usize) -> Result<(State, StepInfo), Fault> {
         let mut next = self.clone();
-        let info = next.step_in_place(launch, t)?;
+        let info = next.k_step(launch, t)?;
         Ok((next, info))
     }
 
-    /// K-STEP in place; on a fault the state is unchanged.
-    pub fn step_in_place(&mut self, launch: &Launch, t: usize) -> Result<StepInfo, Fault> {
+    /// K-STEP in place (Figure 7); on a fault the state is unchanged:
+    ///
+    /// ```text
+    /// K(t) = (σ_v, ss)    (σ_v, σ_A, ss) →s (σ′_v, σ′_A, ss′)    K′ = K[t ↦ (σ′_v, ss′)]
+    /// ─────────────────────────────────────────────────────────────────── (K-STEP)
+    ///                      (σ_A, K) →k (σ′_A, K′)
+    /// ```
+    ///
+    /// The sequential step →s is the rule of the thread's next statement, one function
+    /// each below; the array update σ′_A is applied once the rule has succeeded.
+    pub fn k_step(&mut self, launch: &Launch, t: usize) -> Result<StepInfo, Fault> {
         let group = t / launch.local_size;
         let tid = ThreadId {
             group,
@@ -514,11 +630,6 @@ impl State {
             .last()
             .expect("runnable thread has a statement");
         let stmt = &launch.kernel.blocks[b][i];
-        let fault = |kind| Fault {
-            kind,
-            thread: Some(tid),
-            span: Some(stmt.span.clone()),
-        };
         let mut env = ThreadEnv {
             launch,
             state: self,
@@ -526,8 +637,6 @@ impl State {
             tid,
             reads: Vec::new(),
         };
-        // The array update, applied once every evaluation has succeeded.
-        let mut store = None;
         let mut thread = (*self.threads[t]).clone();
         let mut info = StepInfo {
             thread: tid,
@@ -535,51 +644,45 @@ impl State {
             span: stmt.span.clone(),
             reads: Vec::new(),
             write: None,
+            atomic: false,
             var_change: None,
             elem_change: None,
         };
-        match &stmt.kind {
-            StmtKind::Assign { var, value } => {
-                let v = eval(value, &mut env).map_err(fault)?;
-                let old = std::mem::replace(&mut thread.vars[*var], v.clone());
-                info.var_change = Some((*var, old, v));
-                thread.frames.last_mut().expect("frame").1 += 1;
-            }
+        let applied = match &stmt.kind {
+            StmtKind::Assign { var, value } => s_assign(&mut env, &mut thread, &mut info, *var, value),
             StmtKind::Store {
                 array,
                 index,
                 value,
-            } => {
-                let idx = eval_index(index, &mut env).map_err(fault)?;
-                let elem = env.elem(*array, &idx).map_err(fault)?;
-                let v = eval(value, &mut env).map_err(fault)?;
-                let slot = base(launch, *array) + elem.instance;
-                let old = self.arrays[slot][elem.offset].clone();
-                store = Some((slot, elem.offset, v.clone()));
-                info.rule = Rule::SArray;
-                info.elem_change = Some((old, v));
-                info.write = Some(elem);
-                thread.frames.last_mut().expect("frame").1 += 1;
-            }
+            } => s_array(&mut env, &mut thread, &mut info, *array, index, value),
             StmtKind::If { cond, then, els } => {
-                let c = eval(cond, &mut env).map_err(fault)?.truthy();
-                thread.frames.last_mut().expect("frame").1 += 1;
-                thread.frames.push((if c { *then } else { *els }, 0));
-                info.rule = if c { Rule::SIteT } else { Rule::SIteF };
+                s_ite(&mut env, &mut thread, &mut info, cond, *then, *els)
             }
-            StmtKind::While { cond, body } => {
-                if eval(cond, &mut env).map_err(fault)?.truthy() {
-                    thread.frames.push((*body, 0));
-                    info.rule = Rule::SLoopT;
-                } else {
-                    thread.frames.last_mut().expect("frame").1 += 1;
-                    info.rule = Rule::SLoopF;
-                }
-            }
-            StmtKind::Barrier => unreachable!("a thread at a barrier is not runnable"),
-        }
+            StmtKind::While { cond, body } => s_loop(&mut env, &mut thread, &mut info, cond, *body),
+            StmtKind::Atomic {
+                op,
+                array,
+                index,
+                args,
+                result,
+            } => s_atomic(
+                &mut env,
+                &mut thread,
+                &mut info,
+                (*op, *array),
+                index,
+                args,
+                *result,
+            ),
+            StmtKind::Barrier { .. } => unreachable!("a thread at a barrier is not runnable"),
+        };
+        let update = applied.map_err(|kind| Fault {
+            kind,
+            thread: Some(tid),
+            span: Some(stmt.span.clone()),
+        })?;
         info.reads = env.reads;
-        if let Some((slot, offset, v)) = store {
+        if let Some((slot, offset, v)) = update {
             self.arrays[slot].set(offset, v);
         }
         normalise(launch, &mut thread.frames);
@@ -594,11 +697,181 @@ impl State {
     }
 }
 
+/// An update of the array store σ_A that a rule makes: (instance slot, offset, value).
+type ArrayUpdate = Option<(usize, usize, Value)>;
+
+/// Moves a thread past the statement it just executed.
+fn advance(thread: &mut Thread) {
+    thread.frames.last_mut().expect("frame").1 += 1;
+}
+
+/// S-ASSIGN (Figure 6):
+///
+/// ```text
+///         σ′_v = σ_v[v ↦ ⟦e⟧^σv_σA]
+/// ──────────────────────────────────────── (S-ASSIGN)
+/// (σ_v, σ_A, v := e; ss′) →s (σ′_v, σ_A, ss′)
+/// ```
+fn s_assign(
+    env: &mut ThreadEnv,
+    thread: &mut Thread,
+    info: &mut StepInfo,
+    var: VarId,
+    value: &Expr,
+) -> Result<ArrayUpdate, FaultKind> {
+    let v = eval(value, env)?;
+    let old = std::mem::replace(&mut thread.vars[var], v.clone());
+    info.rule = Rule::SAssign;
+    info.var_change = Some((var, old, v));
+    advance(thread);
+    Ok(None)
+}
+
+/// S-ARRAY (Figure 6); the element is bounds-checked before the value is evaluated:
+///
+/// ```text
+/// ⟦e1⟧ = n    A′ = σ_A(A)[n ↦ ⟦e2⟧]    σ′_A = σ_A[A ↦ A′]
+/// ────────────────────────────────────────────────── (S-ARRAY)
+///     (σ_v, σ_A, A[e1] := e2; ss′) →s (σ_v, σ′_A, ss′)
+/// ```
+fn s_array(
+    env: &mut ThreadEnv,
+    thread: &mut Thread,
+    info: &mut StepInfo,
+    array: ArrayId,
+    index: &[Expr],
+    value: &Expr,
+) -> Result<ArrayUpdate, FaultKind> {
+    let idx = eval_index(index, env)?;
+    let elem = env.elem(array, &idx)?;
+    let v = eval(value, env)?;
+    let slot = base(env.launch, array) + elem.instance;
+    let old = env.state.arrays[slot][elem.offset].clone();
+    info.rule = Rule::SArray;
+    info.elem_change = Some((old, v.clone()));
+    let update = (slot, elem.offset, v);
+    info.write = Some(elem);
+    advance(thread);
+    Ok(Some(update))
+}
+
+/// S-ITE-T / S-ITE-F (Figure 6):
+///
+/// ```text
+///                 ⟦e⟧                                              ¬⟦e⟧
+/// ───────────────────────────────────────── (S-ITE-T)   ───────────────────────────────────────── (S-ITE-F)
+/// (σ_v, σ_A, if (e) {ss1} else {ss2}; ss′)               (σ_v, σ_A, if (e) {ss1} else {ss2}; ss′)
+///     →s (σ_v, σ_A, ss1 · ss′)                               →s (σ_v, σ_A, ss2 · ss′)
+/// ```
+fn s_ite(
+    env: &mut ThreadEnv,
+    thread: &mut Thread,
+    info: &mut StepInfo,
+    cond: &Expr,
+    then: BlockId,
+    els: BlockId,
+) -> Result<ArrayUpdate, FaultKind> {
+    let c = eval(cond, env)?.truthy();
+    advance(thread);
+    thread.frames.push((if c { then } else { els }, 0));
+    info.rule = if c { Rule::SIteT } else { Rule::SIteF };
+    Ok(None)
+}
+
+/// S-LOOP-T / S-LOOP-F (Figure 6):
+///
+/// ```text
+///                 ⟦e⟧                                            ¬⟦e⟧
+/// ─────────────────────────────────────── (S-LOOP-T)   ──────────────────────────────── (S-LOOP-F)
+/// (σ_v, σ_A, while (e) {ss}; ss′)                       (σ_v, σ_A, while (e) {ss}; ss′)
+///     →s (σ_v, σ_A, ss · while (e) {ss}; ss′)               →s (σ_v, σ_A, ss′)
+/// ```
+fn s_loop(
+    env: &mut ThreadEnv,
+    thread: &mut Thread,
+    info: &mut StepInfo,
+    cond: &Expr,
+    body: BlockId,
+) -> Result<ArrayUpdate, FaultKind> {
+    if eval(cond, env)?.truthy() {
+        thread.frames.push((body, 0));
+        info.rule = Rule::SLoopT;
+    } else {
+        advance(thread);
+        info.rule = Rule::SLoopF;
+    }
+    Ok(None)
+}
+
+/// S-ATOMIC (ksim's extension of Figure 6 for OpenCL's `atomic_*`): one indivisible
+/// read-modify-write of the element, which is bounds-checked before the operands are
+/// evaluated; the old value goes to the result variable, if any:
+///
+/// ```text
+/// ⟦e⟧ = n    old = σ_A(A)(n)    σ′_A = σ_A[A ↦ σ_A(A)[n ↦ op(old, ⟦e1⟧, ..)]]    σ′_v = σ_v[v ↦ old]
+/// ─────────────────────────────────────────────────────────────────────────── (S-ATOMIC)
+///         (σ_v, σ_A, v := atomic_op(A[e], e1, ..); ss′) →s (σ′_v, σ′_A, ss′)
+/// ```
+///
+/// For Definition 5.2 the element's access is *atomic*: it races with plain reads and
+/// writes of other threads, not with their atomic accesses.
+fn s_atomic(
+    env: &mut ThreadEnv,
+    thread: &mut Thread,
+    info: &mut StepInfo,
+    (op, array): (AtomicOp, ArrayId),
+    index: &[Expr],
+    args: &[Expr],
+    result: Option<VarId>,
+) -> Result<ArrayUpdate, FaultKind> {
+    let idx = eval_index(index, env)?;
+    let elem = env.elem(array, &idx)?;
+    let operands = args
+        .iter()
+        .map(|a| eval(a, env))
+        .collect::<Result<Vec<Value>, _>>()?;
+    let slot = base(env.launch, array) + elem.instance;
+    let old = env.state.arrays[slot][elem.offset].clone();
+    let new = atomic_apply(op, &old, &operands);
+    if let Some(var) = result {
+        let prev = std::mem::replace(&mut thread.vars[var], old.clone());
+        info.var_change = Some((var, prev, old.clone()));
+    }
+    info.rule = Rule::SAtomic;
+    info.atomic = true;
+    info.elem_change = Some((old, new.clone()));
+    let update = (slot, elem.offset, new);
+    info.write = Some(elem);
+    advance(thread);
+    Ok(Some(update))
+}
+
+/// The new value of an `int` or `uint` element under an atomic operation.
+pub fn atomic_apply(op: AtomicOp, old: &Value, operands: &[Value]) -> Value {
+    match old {
+        Value::Uint(o) => {
+            let args: Vec<u32> = operands
+                .iter()
+                .map(|v| v.as_i64().unwrap_or(0) as u32)
+                .collect();
+            Value::Uint(op.apply_u32(*o, &args))
+        }
+        _ => {
+            let o = old.as_i64().unwrap_or(0) as i32;
+            let args: Vec<i32> = operands
+                .iter()
+                .map(|v| v.as_i64().unwrap_or(0) as i32)
+                .collect();
+            Value::Int(op.apply_i32(o, &args))
+        }
+    }
+}
+
 fn thread_status(launch: &Launch, thread: &Thread) -> ThreadStatus {
     match thread.frames.last() {
         None => ThreadStatus::Terminated,
         Some(&(b, i)) => match launch.kernel.blocks[b][i].kind {
-            StmtKind::Barrier => ThreadStatus::AtBarrier,
+            StmtKind::Barrier { .. } => ThreadStatus::AtBarrier,
             _ => ThreadStatus::Runnable,
         },
     }

@@ -5,7 +5,9 @@ use interp::exec::run_canonical;
 use interp::fast::{self, FastOptions, FastOutcome};
 use interp::{AccessKind, FaultKind, Launch, LaunchOptions, Value};
 use lang::ast::{BinOp, Space};
-use lang::core::{ArrayDecl, Builtin, Expr, ExprKind, Kernel, Lit, Stmt, StmtKind, Ty, VarDecl};
+use lang::core::{
+    ArrayDecl, Builtin, Expr, ExprKind, Fence, Kernel, Lit, Stmt, StmtKind, Ty, VarDecl,
+};
 use std::sync::Arc;
 
 /// A tiny builder of core kernels: every statement gets its own span (so race keys differ).
@@ -77,6 +79,8 @@ impl B {
                 blocks: vec![vec![]],
                 groups: None,
                 local_size: None,
+                groups_more: Vec::new(),
+                local_size_more: Vec::new(),
                 generic: false,
             },
             span: 0,
@@ -100,7 +104,7 @@ impl B {
         })
     }
     fn barrier(&mut self) -> Stmt {
-        self.stmt(StmtKind::Barrier)
+        self.stmt(StmtKind::Barrier { fence: Fence::BOTH })
     }
     fn block(&mut self, stmts: Vec<Stmt>) -> usize {
         self.k.blocks.push(stmts);

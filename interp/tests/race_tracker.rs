@@ -1,11 +1,14 @@
 //! The race tracker against a straightforward oracle: the scan over every remembered access
 //! that `RaceTracker` used before it kept per-element summaries. On random access sequences
-//! (several elements, groups, threads, statements, both kinds, barriers) the tracker must
+//! (several elements of both memory spaces, groups, threads, statements, reads, writes and
+//! atomics, barriers of every fence) the tracker must
 //! report exactly the first race of every key, in the order the oracle finds them, with the
 //! same earlier and later accesses.
 
 use interp::fault::ThreadId;
-use interp::race::{conflict, Access, AccessKind, Race, RaceKey, RaceTracker};
+use interp::race::{conflict, Access, AccessKind, Epochs, Race, RaceKey, RaceTracker};
+use lang::ast::Space;
+use lang::core::Fence;
 use proptest::prelude::*;
 use std::collections::{HashMap, HashSet};
 
@@ -48,8 +51,8 @@ impl Oracle {
         races
     }
 
-    fn barrier(&mut self) {
-        if !self.keep_history {
+    fn barrier(&mut self, fence: Fence) {
+        if !self.keep_history && fence == Fence::BOTH {
             self.seen.clear();
         }
     }
@@ -57,16 +60,22 @@ impl Oracle {
 
 #[derive(Clone, Debug)]
 enum Op {
-    /// (element, group, local thread, write?, statement)
-    Access(usize, usize, usize, bool, usize),
-    Barrier(usize),
+    /// (element, group, local thread, kind, statement); odd elements are `local`.
+    Access(usize, usize, usize, AccessKind, usize),
+    Barrier(usize, Fence),
 }
 
 fn op(groups: usize) -> impl Strategy<Value = Op> {
+    let kind = prop_oneof![
+        Just(AccessKind::Read),
+        Just(AccessKind::Write),
+        Just(AccessKind::Atomic)
+    ];
+    let fence = prop_oneof![Just(Fence::BOTH), Just(Fence::LOCAL), Just(Fence::GLOBAL)];
     prop_oneof![
-        8 => (0..3usize, 0..groups, 0..3usize, any::<bool>(), 0..5usize)
-            .prop_map(|(e, g, l, w, s)| Op::Access(e, g, l, w, s)),
-        1 => (0..groups).prop_map(Op::Barrier),
+        8 => (0..4usize, 0..groups, 0..3usize, kind, 0..5usize)
+            .prop_map(|(e, g, l, k, s)| Op::Access(e, g, l, k, s)),
+        1 => (0..groups, fence).prop_map(|(g, f)| Op::Barrier(g, f)),
     ]
 }
 
@@ -80,19 +89,20 @@ proptest! {
     fn tracker_matches_the_scan((groups, ops) in ops()) {
         let mut oracle = Oracle { seen: HashMap::new(), keep_history: groups > 1 };
         let mut tracker = RaceTracker::new(groups);
-        let mut epochs = vec![0u64; groups];
+        let mut epochs = vec![Epochs::default(); groups];
         let mut expected = Vec::new();
         let mut keys: HashSet<RaceKey> = HashSet::new();
         let mut got = Vec::new();
         for (step, op) in ops.iter().enumerate() {
             match *op {
-                Op::Access(e, group, local, write, s) => {
+                Op::Access(e, group, local, kind, s) => {
+                    let space = if e % 2 == 1 { Space::Local } else { Space::Global };
                     let access = Access {
                         thread: ThreadId { group, local },
-                        kind: if write { AccessKind::Write } else { AccessKind::Read },
+                        kind,
                         span: s * 10..s * 10 + 5,
                         step: step as u64,
-                        epoch: epochs[group],
+                        epoch: epochs[group].of(space),
                     };
                     for r in oracle.access(e, access.clone()) {
                         if keys.insert(r.key()) {
@@ -101,10 +111,10 @@ proptest! {
                     }
                     got.extend(tracker.access(0, 0, e, &[e], access));
                 }
-                Op::Barrier(g) => {
-                    epochs[g] += 1;
-                    oracle.barrier();
-                    tracker.barrier();
+                Op::Barrier(g, fence) => {
+                    epochs[g] = epochs[g].after(fence);
+                    oracle.barrier(fence);
+                    tracker.barrier(fence);
                 }
             }
         }

@@ -153,10 +153,10 @@ fn k_barrier_waits_for_every_thread_of_the_group() {
     let mut s = State::initial(&l);
     s = s.step(&l, 0).unwrap().0;
     // Thread 0 waits; the barrier is not enabled while thread 1 can still step.
-    assert!(s.fire_barrier(&l, 0).is_none());
+    assert!(s.k_barrier(&l, 0).is_none());
     assert_eq!(s.runnable().to_vec(), vec![1]);
     s = s.step(&l, 1).unwrap().0;
-    let b = s.fire_barrier(&l, 0).expect("K-BARRIER enabled");
+    let b = s.k_barrier(&l, 0).expect("K-BARRIER enabled");
     assert_eq!((b.group, b.epoch, b.divergence), (0, 1, None));
     assert_eq!(s.runnable().to_vec(), vec![0, 1]);
 }

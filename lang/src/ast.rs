@@ -4,6 +4,7 @@
 //! spans), and the type checker ([`crate::check`]) lowers it to the resolved core form
 //! ([`crate::core`]) that every engine runs.
 
+pub use crate::core::Fence;
 use serde::Serialize;
 
 /// Byte offsets into the kernel source (chumsky's spans; ariadne is configured for bytes).
@@ -73,7 +74,10 @@ pub enum LaunchKey {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LaunchItem {
     pub key: LaunchKey,
+    /// Dimension 0.
     pub value: Expr,
+    /// Dimensions 1 and 2 of `key = (e0, e1[, e2])`; empty for `key = e`.
+    pub more: Vec<Expr>,
     pub span: Span,
 }
 
@@ -144,8 +148,11 @@ pub enum StmtKind {
         body: Box<Stmt>,
     },
     Block(Block),
-    /// `barrier();`
-    Barrier,
+    /// `barrier();` / `barrier;` (both spaces), `barrier(local);`, `barrier(global);`,
+    /// `barrier(local | global);`
+    Barrier(Fence),
+    /// A call as a statement: `atomic_inc(A[i]);` (only atomics have an effect).
+    Call(Expr),
 }
 
 /// One arm of an `if` / `else if` chain: `if (cond) then`.

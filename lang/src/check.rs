@@ -12,8 +12,8 @@
 
 use crate::ast::{self, AssignOp, BinOp, LValue, Span, StmtKind as S, TypeName, UnOp};
 use crate::core::{
-    ArrayDecl, BlockId, Builtin, Expr, ExprKind, Kernel, Lit, ParamDecl, ParamKind, Stmt, StmtKind,
-    Ty, VarDecl, VarId,
+    ArrayDecl, AtomicOp, BlockId, Builtin, DimQuery, Expr, ExprKind, Kernel, Lit, ParamDecl,
+    ParamKind, Stmt, StmtKind, Ty, VarDecl, VarId,
 };
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
@@ -29,6 +29,8 @@ pub fn check(k: &ast::Kernel) -> Result<Kernel, Vec<Diagnostic>> {
             blocks: vec![Vec::new()],
             groups: None,
             local_size: None,
+            groups_more: Vec::new(),
+            local_size_more: Vec::new(),
             generic: false,
         },
         scopes: Vec::new(),
@@ -55,13 +57,16 @@ const BUILTINS: [(&str, Builtin); 5] = [
     ("num_groups", Builtin::NumGroups),
 ];
 
-const BUILTIN_CALLS: [(&str, Builtin); 5] = [
-    ("get_local_id", Builtin::LocalId),
-    ("get_global_id", Builtin::GlobalId),
-    ("get_group_id", Builtin::GroupId),
-    ("get_local_size", Builtin::LocalSize),
-    ("get_num_groups", Builtin::NumGroups),
-];
+/// The atomic function called by `e`, if it is a call of one: `atomic_add(A[i], v)`.
+fn atomic_call(e: &ast::Expr) -> Option<(AtomicOp, &[ast::Expr])> {
+    match &e.kind {
+        ast::ExprKind::Call { func, args } => AtomicOp::ALL
+            .into_iter()
+            .find(|op| op.name() == func.name)
+            .map(|op| (op, args.as_slice())),
+        _ => None,
+    }
+}
 
 struct Checker {
     kernel: Kernel,
@@ -224,10 +229,21 @@ impl Checker {
                 ));
                 continue;
             }
-            if let Ok(e) = self.size_expr(&item.value, "a launch size") {
+            let dims: Vec<Res<Expr>> = std::iter::once(&item.value)
+                .chain(&item.more)
+                .map(|d| self.size_expr(d, "a launch size"))
+                .collect();
+            if let Ok(mut dims) = dims.into_iter().collect::<Res<Vec<Expr>>>() {
+                let first = dims.remove(0);
                 match item.key {
-                    ast::LaunchKey::Groups => self.kernel.groups = Some(e),
-                    ast::LaunchKey::LocalSize => self.kernel.local_size = Some(e),
+                    ast::LaunchKey::Groups => {
+                        self.kernel.groups = Some(first);
+                        self.kernel.groups_more = dims;
+                    }
+                    ast::LaunchKey::LocalSize => {
+                        self.kernel.local_size = Some(first);
+                        self.kernel.local_size_more = dims;
+                    }
                 }
             }
         }
@@ -282,8 +298,11 @@ impl Checker {
             S::Decl { ty, name, init } => {
                 let ty = ty_of(*ty);
                 self.note_generic(ty);
+                // `int old = atomic_add(A[i], v);` is checked once `old` is declared.
+                let atomic = init.as_ref().and_then(atomic_call);
                 let init = init
                     .as_ref()
+                    .filter(|_| atomic.is_none())
                     .map(|e| self.expr(e).and_then(|e| self.convert(e, ty)));
                 if BUILTINS.iter().any(|(b, _)| *b == name.name)
                     || self.kernel.array(&name.name).is_some()
@@ -324,10 +343,48 @@ impl Checker {
                 if let Some(Ok(value)) = init {
                     out.push(Stmt {
                         kind: StmtKind::Assign { var, value },
-                        span,
+                        span: span.clone(),
                     });
                 }
+                if let Some((op, args)) = atomic {
+                    if let Ok(kind) = self.atomic(op, args, Some(var), &span) {
+                        out.push(Stmt { kind, span });
+                    }
+                }
             }
+            S::Assign {
+                target: LValue::Var(name),
+                op: AssignOp::Set,
+                value,
+            } if atomic_call(value).is_some() => {
+                let (op, args) = atomic_call(value).expect("an atomic call");
+                let Some(var) = self.lookup_var(&name.name) else {
+                    self.error(Diagnostic::new(
+                        format!("unknown variable `{}`", name.name),
+                        name.span.clone(),
+                    ));
+                    return;
+                };
+                if let Ok(kind) = self.atomic(op, args, Some(var), &span) {
+                    out.push(Stmt { kind, span });
+                }
+            }
+            S::Call(call) => match atomic_call(call) {
+                Some((op, args)) => {
+                    if let Ok(kind) = self.atomic(op, args, None, &span) {
+                        out.push(Stmt { kind, span });
+                    }
+                }
+                None => {
+                    // Checked as an expression for its own errors; a pure call has no effect.
+                    if self.expr(call).is_ok() {
+                        self.error(Diagnostic::new(
+                            "this call has no effect: only atomic functions (`atomic_add(A[i], v);`, ...) can be statements",
+                            span,
+                        ));
+                    }
+                }
+            },
             S::Assign { target, op, value } => {
                 let value = self.expr(value);
                 if let Ok(st) = self.assign(target, *op, value, &span) {
@@ -428,8 +485,8 @@ impl Checker {
                 let stmts = self.block_stmts(&b.stmts);
                 out.extend(stmts);
             }
-            S::Barrier => out.push(Stmt {
-                kind: StmtKind::Barrier,
+            S::Barrier(fence) => out.push(Stmt {
+                kind: StmtKind::Barrier { fence: *fence },
                 span,
             }),
         }
@@ -501,6 +558,90 @@ impl Checker {
                 })
             }
         }
+    }
+
+    /// `[result =] op(A[i], args...)`: S-ATOMIC on an `int`/`uint` element of a writable
+    /// array; the operands are converted to the element's type, and the result variable
+    /// must have that type.
+    fn atomic(
+        &mut self,
+        op: AtomicOp,
+        args: &[ast::Expr],
+        result: Option<VarId>,
+        span: &Span,
+    ) -> Res<StmtKind> {
+        let name = op.name();
+        let want = 1 + op.operands();
+        if args.len() != want {
+            return self.err(
+                format!(
+                    "`{name}` takes {want} argument{}: an array element{}",
+                    if want == 1 { "" } else { "s" },
+                    match op.operands() {
+                        0 => "",
+                        1 => " and a value",
+                        _ => ", the value to compare with and the new value",
+                    }
+                ),
+                span,
+            );
+        }
+        let ast::ExprKind::Index { array, indices } = &args[0].kind else {
+            return self.err(
+                format!("the first argument of `{name}` must be an array element, e.g. `A[i]`"),
+                &args[0].span,
+            );
+        };
+        let (a, index) = self.element(array, indices)?;
+        let decl = &self.kernel.arrays[a];
+        let (elem, is_const, decl_span) = (decl.elem, decl.is_const, decl.span.clone());
+        if is_const {
+            self.error(
+                Diagnostic::new(
+                    format!("`{name}` cannot write to `{}`: it is declared const", array.name),
+                    args[0].span.clone(),
+                )
+                .with_label(decl_span, "declared const here"),
+            );
+            return Err(());
+        }
+        if !matches!(elem, Ty::Int | Ty::Uint) {
+            return self.err(
+                format!(
+                    "`{name}` works on `int` and `uint` elements; `{}` holds `{}`",
+                    array.name,
+                    elem.name()
+                ),
+                &args[0].span,
+            );
+        }
+        let operands: Vec<Res<Expr>> = args[1..]
+            .iter()
+            .map(|x| self.expr(x).and_then(|x| self.convert(x, elem)))
+            .collect();
+        let operands = operands.into_iter().collect::<Res<Vec<Expr>>>()?;
+        if let Some(v) = result {
+            let vt = self.kernel.vars[v].ty;
+            if vt != elem {
+                return self.err(
+                    format!(
+                        "`{name}` returns the old `{}` value of `{}`, but `{}` is a `{}` variable",
+                        elem.name(),
+                        array.name,
+                        self.kernel.vars[v].name,
+                        vt.name()
+                    ),
+                    span,
+                );
+            }
+        }
+        Ok(StmtKind::Atomic {
+            op,
+            array: a,
+            index,
+            args: operands,
+            result,
+        })
     }
 
     fn compound(&mut self, op: AssignOp, current: Expr, value: Expr, span: &Span) -> Res<Expr> {
@@ -758,28 +899,42 @@ impl Checker {
 
     fn call(&mut self, func: &ast::Ident, args: &[ast::Expr], span: &Span) -> Res<Expr> {
         let f = func.name.as_str();
-        if let Some(&(_, b)) = BUILTIN_CALLS.iter().find(|(n, _)| *n == f) {
+        let query = DimQuery::ALL.into_iter().find(|q| q.name() == f);
+        if query.is_some() || f == "get_work_dim" {
             if self.in_sizes {
                 return self.err(format!("`{f}` cannot appear in a size"), span);
             }
-            let zero = matches!(
-                args,
-                [ast::Expr {
-                    kind: ast::ExprKind::Int { value: 0, .. },
-                    ..
-                }]
-            );
-            if !zero {
-                return self.err(
-                    format!("`{f}` takes the dimension 0: ksim launches are one-dimensional"),
-                    span,
-                );
-            }
+            let b = match (query, args) {
+                (None, []) => Builtin::WorkDim,
+                (None, _) => return self.err("`get_work_dim` takes no arguments", span),
+                (
+                    Some(q),
+                    [ast::Expr {
+                        kind: ast::ExprKind::Int { value, .. },
+                        ..
+                    }],
+                ) if *value < 3 => Builtin::Dim(q, *value as u8),
+                (Some(_), _) => {
+                    return self.err(
+                        format!("`{f}` takes a dimension: the literal 0, 1 or 2"),
+                        span,
+                    )
+                }
+            };
             return Ok(Expr {
                 kind: ExprKind::Builtin(b),
                 ty: Ty::Int,
                 span: span.clone(),
             });
+        }
+        if AtomicOp::ALL.iter().any(|op| op.name() == f) {
+            return self.err(
+                format!(
+                    "`{f}` must be a statement of its own (`{f}(A[i], v);`) or the whole \
+                     right-hand side of an assignment to a variable (`old = {f}(A[i], v);`)"
+                ),
+                span,
+            );
         }
         let arity = match f {
             "log2" => 1,
@@ -788,7 +943,10 @@ impl Checker {
                 return self.err(
                     format!(
                         "unknown function `{f}` (builtin functions: log2, min, max, \
-                         get_local_id, get_global_id, get_group_id, get_local_size, get_num_groups)"
+                         get_local_id, get_global_id, get_group_id, get_local_size, \
+                         get_num_groups, get_global_size, get_global_offset, get_work_dim, \
+                         atomic_add, atomic_sub, atomic_xchg, atomic_inc, atomic_dec, \
+                         atomic_cmpxchg, atomic_min, atomic_max, atomic_and, atomic_or, atomic_xor)"
                     ),
                     &func.span,
                 )
@@ -956,6 +1114,7 @@ pub fn compile(source: &str) -> Result<Kernel, Vec<Diagnostic>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::Fence;
 
     /// The body's first statement's value: `x := VALUE;`.
     fn first_value(src: &str) -> Expr {
@@ -986,6 +1145,144 @@ mod tests {
         for f in ["min", "max"] {
             let e = first_value(&format!("kernel k() {{ uint x = {f}(3000000000u, 5u); }}"));
             assert_eq!(e.ty, Ty::Uint, "{f}");
+        }
+    }
+
+    fn errors(src: &str) -> String {
+        match compile(src) {
+            Ok(_) => panic!("expected errors for {src}"),
+            Err(d) => d
+                .iter()
+                .map(|d| d.message.clone())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }
+    }
+
+    #[test]
+    fn barriers_carry_their_fence() {
+        let k = compile(
+            "kernel k() { barrier; barrier(); barrier(local); barrier(global); barrier(global | local); }",
+        )
+        .expect("well-typed");
+        let fences: Vec<Fence> = k.blocks[Kernel::BODY]
+            .iter()
+            .map(|s| match s.kind {
+                StmtKind::Barrier { fence } => fence,
+                ref other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            fences,
+            [Fence::BOTH, Fence::BOTH, Fence::LOCAL, Fence::GLOBAL, Fence::BOTH]
+        );
+        assert!(!k.barriers_order_both());
+    }
+
+    #[test]
+    fn atomics_lower_to_one_statement() {
+        let k = compile(
+            "kernel k(global uint A[4]) { uint old = atomic_add(A[tid], 2); \
+             atomic_inc(A[0]); old = atomic_cmpxchg(A[1], old, 7); }",
+        )
+        .expect("well-typed");
+        let body = &k.blocks[Kernel::BODY];
+        assert_eq!(body.len(), 3, "{body:?}");
+        let StmtKind::Atomic {
+            op, args, result, ..
+        } = &body[0].kind
+        else {
+            panic!("{:?}", body[0])
+        };
+        assert_eq!(*op, AtomicOp::Add);
+        assert_eq!(*result, Some(0));
+        // The int literal is converted to the element's type.
+        assert_eq!(args[0].ty, Ty::Uint);
+        assert!(matches!(
+            body[1].kind,
+            StmtKind::Atomic {
+                op: AtomicOp::Inc,
+                result: None,
+                ..
+            }
+        ));
+        let StmtKind::Atomic { op, args, .. } = &body[2].kind else {
+            panic!("{:?}", body[2])
+        };
+        assert_eq!((*op, args.len()), (AtomicOp::CmpXchg, 2));
+    }
+
+    #[test]
+    fn misused_atomics_are_errors() {
+        for (src, msg) in [
+            (
+                "kernel k(global int A[4]) { int x = 1 + atomic_add(A[0], 1); }",
+                "must be a statement of its own",
+            ),
+            (
+                "kernel k(global float A[4]) { atomic_add(A[0], 1); }",
+                "works on `int` and `uint` elements",
+            ),
+            (
+                "kernel k(const global int A[4]) { atomic_inc(A[0]); }",
+                "declared const",
+            ),
+            (
+                "kernel k(global int A[4]) { atomic_add(A[0]); }",
+                "takes 2 arguments",
+            ),
+            (
+                "kernel k(global int A[4], int v) { atomic_add(v, 1); }",
+                "must be an array element",
+            ),
+            (
+                "kernel k(global int A[4]) { uint x = atomic_xchg(A[0], 1); }",
+                "is a `uint` variable",
+            ),
+            ("kernel k(global int A[4]) { min(1, 2); }", "has no effect"),
+        ] {
+            let e = errors(src);
+            assert!(e.contains(msg), "{src}: {e}");
+        }
+    }
+
+    #[test]
+    fn work_item_queries_take_a_literal_dimension() {
+        let k = compile(
+            "kernel k(global int A[8]) launch(local_size = (4, 2)) { \
+             A[tid] = get_local_id(1) + get_global_size(0) + get_work_dim(); }",
+        )
+        .expect("well-typed");
+        assert_eq!(k.local_size_more.len(), 1);
+        let mut found = Vec::new();
+        let StmtKind::Store { value, .. } = &k.blocks[Kernel::BODY][0].kind else {
+            panic!()
+        };
+        fn walk(e: &Expr, out: &mut Vec<Builtin>) {
+            match &e.kind {
+                ExprKind::Builtin(b) => out.push(*b),
+                ExprKind::Binary(_, a, b) => {
+                    walk(a, out);
+                    walk(b, out);
+                }
+                ExprKind::Cast(a) => walk(a, out),
+                _ => {}
+            }
+        }
+        walk(value, &mut found);
+        assert_eq!(
+            found,
+            [
+                Builtin::Dim(DimQuery::LocalId, 1),
+                Builtin::Dim(DimQuery::GlobalSize, 0),
+                Builtin::WorkDim
+            ]
+        );
+        for src in [
+            "kernel k(global int A[8]) { A[0] = get_local_id(3); }",
+            "kernel k(global int A[8]) { int d = 0; A[0] = get_local_id(d); }",
+        ] {
+            assert!(errors(src).contains("the literal 0, 1 or 2"), "{src}");
         }
     }
 }

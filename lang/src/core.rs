@@ -58,6 +58,11 @@ pub struct Kernel {
     pub groups: Option<Expr>,
     /// Default work-group size, if declared; an expression over parameters.
     pub local_size: Option<Expr>,
+    /// Declared sizes of dimensions 1 and 2 (`launch(groups = (2, 2), local_size = (16, 2))`):
+    /// `groups` and `local_size` hold dimension 0; these hold the rest (empty for a
+    /// one-dimensional declaration).
+    pub groups_more: Vec<Expr>,
+    pub local_size_more: Vec<Expr>,
     /// Whether the kernel mentions the generic type `T` anywhere.
     pub generic: bool,
 }
@@ -71,6 +76,25 @@ impl Kernel {
 
     pub fn param(&self, name: &str) -> Option<ParamId> {
         self.params.iter().position(|p| p.name == name)
+    }
+
+    /// Whether every `barrier` of the kernel orders both memory spaces (`barrier()`), so
+    /// that a K-BARRIER of a single work-group ends every possible race.
+    pub fn barriers_order_both(&self) -> bool {
+        self.blocks.iter().flatten().all(|s| match s.kind {
+            StmtKind::Barrier { fence } => fence == Fence::BOTH,
+            _ => true,
+        })
+    }
+
+    /// Whether the kernel has an atomic statement. Atomics are not races, but two of them
+    /// on one element do not commute: a race-free kernel with atomics may end in several
+    /// final stores, so one execution does not decide the others.
+    pub fn has_atomics(&self) -> bool {
+        self.blocks
+            .iter()
+            .flatten()
+            .any(|s| matches!(s.kind, StmtKind::Atomic { .. }))
     }
 
     /// The `if` statement that is the whole of block `b`, if it is one. An `else` block of
@@ -147,8 +171,182 @@ pub enum StmtKind {
     },
     /// `while (e) {ss}` (S-LOOP-T / S-LOOP-F).
     While { cond: Expr, body: BlockId },
-    /// `barrier` (K-BARRIER).
-    Barrier,
+    /// `barrier` (K-BARRIER): every thread of the work-group waits here; for race
+    /// detection it orders only the accesses to the memory spaces in `fence`.
+    Barrier { fence: Fence },
+    /// `[v =] atomic_op(A[e], args...)` (S-ATOMIC): one indivisible read-modify-write of
+    /// an `int`/`uint` element; `result` receives the old value. `args` holds the operands
+    /// (none for inc/dec, two for cmpxchg: the compared value, then the new value), each
+    /// of the element's type; `result`, if any, has the element's type too.
+    Atomic {
+        op: AtomicOp,
+        array: ArrayId,
+        index: Vec<Expr>,
+        args: Vec<Expr>,
+        result: Option<VarId>,
+    },
+}
+
+/// The memory spaces whose accesses a barrier orders (OpenCL's `CLK_LOCAL_MEM_FENCE` and
+/// `CLK_GLOBAL_MEM_FENCE`). Every barrier synchronises the whole work-group whatever its
+/// fence; the fence decides only which accesses it separates for Definition 5.2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Fence {
+    pub local: bool,
+    pub global: bool,
+}
+
+impl Fence {
+    /// `barrier()`: both spaces (the paper's barrier).
+    pub const BOTH: Fence = Fence {
+        local: true,
+        global: true,
+    };
+    pub const LOCAL: Fence = Fence {
+        local: true,
+        global: false,
+    };
+    pub const GLOBAL: Fence = Fence {
+        local: false,
+        global: true,
+    };
+
+    /// Whether accesses to arrays of `space` are ordered by this barrier.
+    pub fn orders(self, space: Space) -> bool {
+        match space {
+            Space::Local => self.local,
+            Space::Global => self.global,
+        }
+    }
+
+    /// The spaces of either fence.
+    pub fn union(self, other: Fence) -> Fence {
+        Fence {
+            local: self.local || other.local,
+            global: self.global || other.global,
+        }
+    }
+
+    /// The `.ksim` spelling of the barrier: `barrier()`, `barrier(local)`, `barrier(global)`.
+    pub fn ksim(self) -> &'static str {
+        match (self.local, self.global) {
+            (true, false) => "barrier(local)",
+            (false, true) => "barrier(global)",
+            _ => "barrier()",
+        }
+    }
+}
+
+/// An atomic read-modify-write (OpenCL 1.2's `atomic_*`): the new value of the element
+/// from its old value `old` and the operands. Every one returns `old`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum AtomicOp {
+    /// `old + v` (wrapping)
+    Add,
+    /// `old - v` (wrapping)
+    Sub,
+    /// `v`
+    Xchg,
+    /// `old + 1` (wrapping)
+    Inc,
+    /// `old - 1` (wrapping)
+    Dec,
+    /// `old == cmp ? v : old`
+    CmpXchg,
+    /// `min(old, v)` (signed for `int`, unsigned for `uint`)
+    Min,
+    /// `max(old, v)`
+    Max,
+    /// `old & v`
+    And,
+    /// `old | v`
+    Or,
+    /// `old ^ v`
+    Xor,
+}
+
+impl AtomicOp {
+    pub const ALL: [AtomicOp; 11] = [
+        AtomicOp::Add,
+        AtomicOp::Sub,
+        AtomicOp::Xchg,
+        AtomicOp::Inc,
+        AtomicOp::Dec,
+        AtomicOp::CmpXchg,
+        AtomicOp::Min,
+        AtomicOp::Max,
+        AtomicOp::And,
+        AtomicOp::Or,
+        AtomicOp::Xor,
+    ];
+
+    /// The OpenCL name, `atomic_add` etc.
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "atomic_add",
+            AtomicOp::Sub => "atomic_sub",
+            AtomicOp::Xchg => "atomic_xchg",
+            AtomicOp::Inc => "atomic_inc",
+            AtomicOp::Dec => "atomic_dec",
+            AtomicOp::CmpXchg => "atomic_cmpxchg",
+            AtomicOp::Min => "atomic_min",
+            AtomicOp::Max => "atomic_max",
+            AtomicOp::And => "atomic_and",
+            AtomicOp::Or => "atomic_or",
+            AtomicOp::Xor => "atomic_xor",
+        }
+    }
+
+    /// Number of operands after the element.
+    pub fn operands(self) -> usize {
+        match self {
+            AtomicOp::Inc | AtomicOp::Dec => 0,
+            AtomicOp::CmpXchg => 2,
+            _ => 1,
+        }
+    }
+
+    /// The new value of an `int` element (`uint` elements use the same bits, except that
+    /// `min`/`max` compare unsigned: see [`AtomicOp::apply_u32`]).
+    pub fn apply_i32(self, old: i32, args: &[i32]) -> i32 {
+        let v = args.first().copied().unwrap_or(0);
+        match self {
+            AtomicOp::Min => old.min(v),
+            AtomicOp::Max => old.max(v),
+            AtomicOp::CmpXchg => {
+                if old == v {
+                    args[1]
+                } else {
+                    old
+                }
+            }
+            _ => self.apply_u32(old as u32, &[v as u32]) as i32,
+        }
+    }
+
+    /// The new value of a `uint` element.
+    pub fn apply_u32(self, old: u32, args: &[u32]) -> u32 {
+        let v = args.first().copied().unwrap_or(0);
+        match self {
+            AtomicOp::Add => old.wrapping_add(v),
+            AtomicOp::Sub => old.wrapping_sub(v),
+            AtomicOp::Xchg => v,
+            AtomicOp::Inc => old.wrapping_add(1),
+            AtomicOp::Dec => old.wrapping_sub(1),
+            AtomicOp::CmpXchg => {
+                if old == v {
+                    args[1]
+                } else {
+                    old
+                }
+            }
+            AtomicOp::Min => old.min(v),
+            AtomicOp::Max => old.max(v),
+            AtomicOp::And => old & v,
+            AtomicOp::Or => old | v,
+            AtomicOp::Xor => old ^ v,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -158,15 +356,86 @@ pub struct Expr {
     pub span: Span,
 }
 
+/// Work-item builtins. The first five are flat (one-dimensional) numberings, `.ksim`'s
+/// `tid`, `gid`, `group_id`, `local_size`, `num_groups`: with a multi-dimensional launch the
+/// local id is linearised with dimension 0 fastest (OpenCL's
+/// `x + sx * (y + sy * z)`), and so is the group id. The others are OpenCL's per-dimension
+/// queries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Builtin {
-    /// `tid`: the local id within the work-group (the paper's name).
+    /// `tid`: the flat local id within the work-group (the paper's name).
     LocalId,
-    /// `gid`: `group_id * local_size + tid`.
+    /// `gid`: `group_id * local_size + tid` (flat).
     GlobalId,
+    /// Flat work-group id.
     GroupId,
+    /// Threads per work-group (all dimensions).
     LocalSize,
+    /// Work-groups in the launch (all dimensions).
     NumGroups,
+    /// `get_work_dim()`: the launch's number of dimensions, 1 to 3.
+    WorkDim,
+    /// `get_local_id(d)`, `get_global_size(d)`, ...: `dim` is 0, 1 or 2.
+    Dim(DimQuery, u8),
+}
+
+impl Builtin {
+    /// The `.ksim` spelling: `tid`, ..., `get_work_dim()`, `get_local_id(1)`.
+    pub fn text(self) -> String {
+        match self {
+            Builtin::LocalId => "tid".into(),
+            Builtin::GlobalId => "gid".into(),
+            Builtin::GroupId => "group_id".into(),
+            Builtin::LocalSize => "local_size".into(),
+            Builtin::NumGroups => "num_groups".into(),
+            Builtin::WorkDim => "get_work_dim()".into(),
+            Builtin::Dim(q, d) => format!("{}({d})", q.name()),
+        }
+    }
+}
+
+/// A per-dimension work-item query of OpenCL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum DimQuery {
+    /// `get_local_id(d)`
+    LocalId,
+    /// `get_global_id(d)` = group id × local size + local id, in dimension `d`.
+    GlobalId,
+    /// `get_group_id(d)`
+    GroupId,
+    /// `get_local_size(d)`
+    LocalSize,
+    /// `get_num_groups(d)`
+    NumGroups,
+    /// `get_global_size(d)` = num groups × local size, in dimension `d`.
+    GlobalSize,
+    /// `get_global_offset(d)`: always 0 (ksim launches have no offset).
+    GlobalOffset,
+}
+
+impl DimQuery {
+    pub const ALL: [DimQuery; 7] = [
+        DimQuery::LocalId,
+        DimQuery::GlobalId,
+        DimQuery::GroupId,
+        DimQuery::LocalSize,
+        DimQuery::NumGroups,
+        DimQuery::GlobalSize,
+        DimQuery::GlobalOffset,
+    ];
+
+    /// The OpenCL function name.
+    pub fn name(self) -> &'static str {
+        match self {
+            DimQuery::LocalId => "get_local_id",
+            DimQuery::GlobalId => "get_global_id",
+            DimQuery::GroupId => "get_group_id",
+            DimQuery::LocalSize => "get_local_size",
+            DimQuery::NumGroups => "get_num_groups",
+            DimQuery::GlobalSize => "get_global_size",
+            DimQuery::GlobalOffset => "get_global_offset",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

@@ -14,8 +14,8 @@ use chumsky::{input::ValueInput, pratt::*, prelude::*};
 use std::fmt;
 
 use crate::ast::{
-    AssignOp, BinOp, Block, Expr, ExprKind, Ident, IfArm, Kernel, LValue, LaunchItem, LaunchKey,
-    Param, Space, Stmt, StmtKind, TypeName, UnOp,
+    AssignOp, BinOp, Block, Expr, ExprKind, Fence, Ident, IfArm, Kernel, LValue, LaunchItem,
+    LaunchKey, Param, Space, Stmt, StmtKind, TypeName, UnOp,
 };
 use crate::diag::Diagnostic;
 
@@ -1014,24 +1014,35 @@ where
                 step: step.map(Box::new),
                 body: Box::new(body),
             });
+        let fence_kw = select! {
+            Tok::Kw("local") => Fence::LOCAL,
+            Tok::Kw("global") => Fence::GLOBAL,
+        };
+        let fences = fence_kw
+            .separated_by(p("|"))
+            .at_least(1)
+            .collect::<Vec<_>>()
+            .map(|fs| fs.into_iter().fold(Fence { local: false, global: false }, Fence::union));
+        let barrier_args = choice((
+            fences.map(Some),
+            expr.clone()
+                .separated_by(just(P_COMMA))
+                .collect::<Vec<_>>()
+                .validate(|args, e, em| {
+                    if !args.is_empty() {
+                        em.emit(Rich::custom(
+                            e.span(),
+                            "`barrier` takes `local`, `global`, `local | global` or nothing (both spaces) in ksim kernels",
+                        ));
+                    }
+                    None
+                }),
+        ))
+        .delimited_by(just(P_LPAREN), just(P_RPAREN));
         let barrier = kw("barrier")
-            .ignore_then(
-                expr.clone()
-                    .separated_by(just(P_COMMA))
-                    .collect::<Vec<_>>()
-                    .delimited_by(just(P_LPAREN), just(P_RPAREN))
-                    .map_with(|args, e| (args, e.span())),
-            )
+            .ignore_then(barrier_args.or_not())
             .then_ignore(just(P_SEMI))
-            .validate(|(args, span), _, em| {
-                if !args.is_empty() {
-                    em.emit(Rich::custom(
-                        span,
-                        "`barrier` takes no arguments in ksim kernels (write `barrier();`; every barrier synchronises the work-group's local and global memory)",
-                    ));
-                }
-                StmtKind::Barrier
-            });
+            .map(|f| StmtKind::Barrier(f.flatten().unwrap_or(Fence::BOTH)));
         let simple_stmt = simple.clone().then_ignore(just(P_SEMI)).map(|s| s.kind);
         let unsupported = reserved
             .then_ignore(
@@ -1063,10 +1074,14 @@ where
             .clone()
             .then_ignore(just(P_SEMI))
             .validate(|x, e, em| {
+                if matches!(x.kind, ExprKind::Call { .. }) {
+                    // The checker accepts the calls with an effect (atomics).
+                    return StmtKind::Call(x);
+                }
                 if !is_err_expr(&x) {
                     em.emit(Rich::custom(
                         x.span.clone().into(),
-                        "expression statements are not supported in ksim kernels (a statement is a declaration, an assignment, `x++;`, `if`, `while`, `for`, a block or `barrier();`)",
+                        "expression statements are not supported in ksim kernels (a statement is a declaration, an assignment, `x++;`, `if`, `while`, `for`, a block, `barrier();` or an atomic call)",
                     ));
                 }
                 err_stmt(e.span()).kind
@@ -1224,17 +1239,26 @@ where
             None
         }),
     );
-    let launch_item =
-        launch_key
-            .then_ignore(p("="))
-            .then(expr.clone())
-            .map_with(|(key, value), e| {
-                key.map(|key| LaunchItem {
-                    key,
-                    value,
-                    span: sp(e.span()),
-                })
-            });
+    // `key = e`, or `key = (e0, e1[, e2])` for a multi-dimensional launch.
+    let launch_dims = expr
+        .clone()
+        .separated_by(just(P_COMMA))
+        .at_least(2)
+        .at_most(3)
+        .collect::<Vec<_>>()
+        .delimited_by(just(P_LPAREN), just(P_RPAREN));
+    let launch_item = launch_key
+        .then_ignore(p("="))
+        .then(choice((launch_dims, expr.clone().map(|e| vec![e]))))
+        .map_with(|(key, mut dims), e| {
+            let value = dims.remove(0);
+            key.map(|key| LaunchItem {
+                key,
+                value,
+                more: dims,
+                span: sp(e.span()),
+            })
+        });
     let launch = kw("launch")
         .ignore_then(
             launch_item

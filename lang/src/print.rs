@@ -101,7 +101,14 @@ fn print_launch_item(item: &LaunchItem) -> String {
         LaunchKey::Groups => "groups",
         LaunchKey::LocalSize => "local_size",
     };
-    format!("{key} = {}", print_expr(&item.value))
+    if item.more.is_empty() {
+        return format!("{key} = {}", print_expr(&item.value));
+    }
+    let dims: Vec<String> = std::iter::once(&item.value)
+        .chain(&item.more)
+        .map(print_expr)
+        .collect();
+    format!("{key} = ({})", dims.join(", "))
 }
 
 fn write_block(out: &mut String, b: &Block, indent: usize) {
@@ -212,7 +219,14 @@ fn write_stmt(out: &mut String, s: &Stmt, indent: usize) {
             out.push_str(&simple_str(s));
             out.push(';');
         }
-        StmtKind::Barrier => out.push_str("barrier();"),
+        StmtKind::Barrier(fence) => {
+            out.push_str(fence.ksim());
+            out.push(';');
+        }
+        StmtKind::Call(e) => {
+            out.push_str(&print_expr(e));
+            out.push(';');
+        }
         StmtKind::Block(b) => write_block(out, b, indent),
         StmtKind::If { arms, els } => {
             // One line per arm, `else if` flat, however long the chain.
@@ -402,6 +416,7 @@ pub fn erase_spans(k: &mut Kernel) {
     for item in &mut k.launch {
         item.span = 0..0;
         erase_expr(&mut item.value);
+        item.more.iter_mut().for_each(erase_expr);
     }
     erase_block(&mut k.body);
 }
@@ -463,7 +478,8 @@ fn erase_stmt(s: &mut Stmt) {
             erase_stmt(body);
         }
         StmtKind::Block(b) => erase_block(b),
-        StmtKind::Barrier => {}
+        StmtKind::Barrier(_) => {}
+        StmtKind::Call(e) => erase_expr(e),
     }
 }
 

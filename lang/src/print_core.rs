@@ -1,7 +1,8 @@
 //! Pretty-printer for the desugared core form, in the notation of POPL 2014 Figure 4:
-//! `v := e`, `A[e1] := e2`, `if (e) {ss1} else {ss2}`, `while (e) {ss}`, `barrier`.
+//! `v := e`, `A[e1] := e2`, `if (e) {ss1} else {ss2}`, `while (e) {ss}`, `barrier` (with
+//! its fence when not both spaces: `barrier(local)`), and `v := atomic_add(A[e1], e2)`.
 
-use crate::core::{BlockId, Builtin, Expr, ExprKind, Kernel, Lit, StmtKind};
+use crate::core::{BlockId, Expr, Fence, ExprKind, Kernel, Lit, StmtKind};
 use std::fmt::Write;
 
 /// The whole kernel: parameters, arrays, variables and the body.
@@ -84,8 +85,35 @@ fn block(k: &Kernel, b: BlockId, depth: usize, out: &mut String) {
                 block(k, *body, depth + 1, out);
                 let _ = writeln!(out, "{pad}}}");
             }
-            StmtKind::Barrier => {
-                let _ = writeln!(out, "{pad}barrier;");
+            StmtKind::Barrier { fence } => {
+                let b = if *fence == Fence::BOTH {
+                    "barrier"
+                } else {
+                    fence.ksim()
+                };
+                let _ = writeln!(out, "{pad}{b};");
+            }
+            StmtKind::Atomic {
+                op,
+                array,
+                index,
+                args,
+                result,
+            } => {
+                let idx: String = index.iter().map(|i| format!("[{}]", top(k, i))).collect();
+                let mut call = format!("{}({}{idx}", op.name(), k.arrays[*array].name);
+                for a in args {
+                    let _ = write!(call, ", {}", top(k, a));
+                }
+                call.push(')');
+                match result {
+                    Some(v) => {
+                        let _ = writeln!(out, "{pad}{} := {call};", var_name(k, *v));
+                    }
+                    None => {
+                        let _ = writeln!(out, "{pad}{call};");
+                    }
+                }
             }
         }
     }
@@ -110,14 +138,7 @@ pub fn expr(k: &Kernel, e: &Expr) -> String {
         ExprKind::Identity => "1_T".into(),
         ExprKind::Var(v) => var_name(k, *v),
         ExprKind::Param(p) => k.params[*p].name.clone(),
-        ExprKind::Builtin(b) => match b {
-            Builtin::LocalId => "tid",
-            Builtin::GlobalId => "gid",
-            Builtin::GroupId => "group_id",
-            Builtin::LocalSize => "local_size",
-            Builtin::NumGroups => "num_groups",
-        }
-        .into(),
+        ExprKind::Builtin(b) => b.text(),
         ExprKind::Load { array, index } => {
             let idx: String = index.iter().map(|i| format!("[{}]", top(k, i))).collect();
             format!("{}{idx}", k.arrays[*array].name)

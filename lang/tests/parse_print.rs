@@ -137,7 +137,7 @@ fn parses_kogge_stone() {
         &KOGGE_STONE[k.body.stmts[0].span.clone()],
         "out[tid] = in[tid];"
     );
-    assert_eq!(k.body.stmts[1].kind, StmtKind::Barrier);
+    assert_eq!(k.body.stmts[1].kind, StmtKind::Barrier(Fence::BOTH));
     let StmtKind::For {
         init,
         cond,
@@ -558,7 +558,7 @@ fn unsupported_constructs_are_named() {
             "assignment inside an expression",
         ),
         ("kernel k() { y = x++ + 1; }", "`++` inside an expression"),
-        ("kernel k() { f(x); }", "expression statements"),
+        ("kernel k() { x + 1; }", "expression statements"),
         (
             "int helper(int x) { return x; } kernel k() { }",
             "helper functions",
@@ -571,7 +571,7 @@ fn unsupported_constructs_are_named() {
         ("kernel k() { x = (bool) y; }", "cast to `bool`"),
         (
             "kernel k() { barrier(CLK_LOCAL_MEM_FENCE); }",
-            "`barrier` takes no arguments",
+            "`barrier` takes `local`, `global`",
         ),
         ("kernel k() { ; }", "empty statements"),
         (
@@ -982,7 +982,27 @@ fn block(stmts: Vec<Stmt>) -> Block {
 }
 
 fn stmt_strategy() -> impl Strategy<Value = Stmt> {
-    let leaf = prop_oneof![4 => simple_strategy(), 1 => Just(mk_stmt(StmtKind::Barrier))];
+    let fence = prop_oneof![Just(Fence::BOTH), Just(Fence::LOCAL), Just(Fence::GLOBAL)];
+    // A call statement (what `atomic_add(A[i], v);` parses to).
+    let call = (
+        ident_strategy(),
+        ident_strategy(),
+        expr_strategy(),
+        prop::collection::vec(expr_strategy(), 0..3),
+    )
+        .prop_map(|(func, array, i, mut args)| {
+            let elem = mk_expr(ExprKind::Index {
+                array,
+                indices: vec![i],
+            });
+            args.insert(0, elem);
+            mk_stmt(StmtKind::Call(mk_expr(ExprKind::Call { func, args })))
+        });
+    let leaf = prop_oneof![
+        4 => simple_strategy(),
+        1 => fence.prop_map(|f| mk_stmt(StmtKind::Barrier(f))),
+        1 => call,
+    ];
     leaf.prop_recursive(4, 24, 4, |inner| {
         prop_oneof![
             (
@@ -1070,10 +1090,15 @@ fn kernel_strategy() -> impl Strategy<Value = Kernel> {
             (
                 prop_oneof![Just(LaunchKey::Groups), Just(LaunchKey::LocalSize)],
                 expr_strategy(),
+                prop_oneof![
+                    2 => Just(Vec::new()),
+                    1 => prop::collection::vec(expr_strategy(), 1..3),
+                ],
             )
-                .prop_map(|(key, value)| LaunchItem {
+                .prop_map(|(key, value, more)| LaunchItem {
                     key,
                     value,
+                    more,
                     span: 0..0,
                 }),
             0..3,

@@ -4,7 +4,7 @@
 //! view and takes its exit code from it.
 
 use crate::schedule::{self, Infeasible, Schedule, Scheduler};
-use crate::text::{divergence_message, SourceText, Text};
+use crate::text::{SourceText, Text};
 use interp::canonical::{self, Canonical, Engine};
 use interp::exec::Outcome;
 use interp::reference::BarrierInfo;
@@ -285,8 +285,7 @@ impl RunReport {
             s.push_str(&src.fault(launch, f));
         }
         for d in &self.divergences {
-            s.push_str(&divergence_message(d));
-            s.push('\n');
+            s.push_str(&src.divergence(launch, d));
         }
         if let Some(i) = &self.infeasible {
             s.push_str(&format!("schedule not followed: {}\n", i.reason));
@@ -348,8 +347,11 @@ pub struct RacesReport {
     pub intervals: Option<u64>,
     pub steps: u64,
     pub seconds: f64,
-    /// No race, no fault and no divergence (exit code 0).
+    /// No race, no fault and no divergence, and no atomics (exit code 0): with atomics the
+    /// canonical execution does not decide the other schedules.
     pub race_free: bool,
+    /// Whether the kernel uses atomics.
+    pub atomics: bool,
     pub races: Vec<CountedRace>,
     pub fault: Option<Fault>,
     pub divergences: Vec<BarrierInfo>,
@@ -379,7 +381,9 @@ pub fn check_races(launch: &Launch, jobs: usize) -> RacesReport {
         intervals: c.intervals,
         steps: e.steps,
         seconds,
-        race_free: e.is_clean(),
+        // With atomics one execution does not decide the others (see `interp::fast`).
+        race_free: e.is_clean() && !launch.kernel.has_atomics(),
+        atomics: launch.kernel.has_atomics(),
         races: (e.races.iter().enumerate())
             .map(|(k, r)| CountedRace {
                 race: RaceView::of(launch, r),
@@ -392,6 +396,12 @@ pub fn check_races(launch: &Launch, jobs: usize) -> RacesReport {
 }
 
 impl RacesReport {
+    /// No race, fault or divergence in the canonical execution (exit code 0; with atomics
+    /// `race_free` stays false, since other schedules may take other paths).
+    pub fn is_clean(&self) -> bool {
+        self.races.is_empty() && self.fault.is_none() && self.divergences.is_empty()
+    }
+
     /// The text view: each race, the fault and the divergences on stderr, the verdict
     /// line on stdout.
     pub fn text(&self, launch: &Launch, src: SourceText) -> Text {
@@ -412,8 +422,7 @@ impl RacesReport {
             err.push_str(&src.fault(launch, f));
         }
         for d in &self.divergences {
-            err.push_str(&divergence_message(d));
-            err.push('\n');
+            err.push_str(&src.divergence(launch, d));
         }
         let intervals = self
             .intervals
@@ -425,6 +434,10 @@ impl RacesReport {
         );
         let out = match (&self.fault, self.races.len(), self.divergences.len()) {
             (Some(_), _, _) => format!("no verdict: the execution faulted ({summary})"),
+            (None, 0, 0) if self.atomics => format!(
+                "no race in the canonical execution; the kernel uses atomics, so other schedules \
+                 may take other paths: `ksim explore --exhaustive` checks them all ({summary})"
+            ),
             (None, 0, 0) => format!("race-free for this input ({summary})"),
             (None, 0, d) => {
                 format!("no race, but {d} divergent barrier(s): undefined on a device ({summary})")

@@ -55,6 +55,12 @@ pub struct LaunchSpec {
     pub defines: Vec<(String, String)>,
     pub groups: Option<usize>,
     pub local_size: Option<usize>,
+    /// A multi-dimensional launch's groups and work-group size per dimension (absent for
+    /// one dimension).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub group_dims: Vec<usize>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub local_dims: Vec<usize>,
     pub monoid: String,
     pub inputs: Vec<(String, String)>,
     pub max_steps: u64,
@@ -66,6 +72,8 @@ impl LaunchSpec {
             defines: o.defines.clone(),
             groups: o.groups,
             local_size: o.local_size,
+            group_dims: o.group_dims.clone(),
+            local_dims: o.local_dims.clone(),
             monoid: o.monoid.name().to_string(),
             inputs: o.inputs.clone(),
             max_steps,
@@ -78,6 +86,8 @@ impl LaunchSpec {
             defines: self.defines.clone(),
             groups: self.groups,
             local_size: self.local_size,
+            group_dims: self.group_dims.clone(),
+            local_dims: self.local_dims.clone(),
             monoid,
             inputs: self.inputs.clone(),
             max_steps: Some(self.max_steps),
@@ -89,7 +99,7 @@ impl LaunchSpec {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeySide {
     pub span: (usize, usize),
-    /// `read` or `write`.
+    /// `read`, `write` or `atomic`.
     pub kind: String,
 }
 
@@ -104,6 +114,7 @@ fn kind_name(k: AccessKind) -> &'static str {
     match k {
         AccessKind::Read => "read",
         AccessKind::Write => "write",
+        AccessKind::Atomic => "atomic",
     }
 }
 
@@ -247,6 +258,8 @@ mod tests {
                 defines: Vec::new(),
                 groups: None,
                 local_size: None,
+                group_dims: Vec::new(),
+                local_dims: Vec::new(),
                 monoid: "int-add".into(),
                 inputs: Vec::new(),
                 max_steps: 1,

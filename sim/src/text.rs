@@ -54,7 +54,14 @@ impl SourceText<'_> {
                 thread_name(launch, b.thread),
                 verb(b.kind),
                 self.location(b.span.start),
-                if a.thread.group == b.thread.group {
+                if a.thread.group == b.thread.group && !launch.kernel.barriers_order_both() {
+                    match launch.kernel.arrays[race.array].space {
+                        lang::ast::Space::Local => "with no barrier ordering local memory in between",
+                        lang::ast::Space::Global => {
+                            "with no barrier ordering global memory in between"
+                        }
+                    }
+                } else if a.thread.group == b.thread.group {
                     "with no barrier in between"
                 } else {
                     "in another work-group (a barrier orders only the threads of its own group)"
@@ -88,6 +95,51 @@ impl SourceText<'_> {
             }
             None => format!("runtime fault: {fault}\n"),
         }
+    }
+
+    /// A divergent barrier: each `barrier` statement waited at highlighted with its
+    /// threads, the terminated threads in a note (the same from every engine: both report
+    /// [`BarrierInfo::sides`]).
+    pub fn divergence(&self, launch: &Launch, d: &BarrierInfo) -> String {
+        let threads = |ts: &[usize]| {
+            let list: Vec<String> = ts.iter().map(|t| t.to_string()).collect();
+            let who = if ts.len() == 1 { "thread" } else { "threads" };
+            if launch.groups > 1 {
+                format!("{who} {} of group {}", list.join(", "), d.group)
+            } else {
+                format!("{who} {}", list.join(", "))
+            }
+        };
+        let waits = |ts: &[usize]| if ts.len() == 1 { "waits" } else { "wait" };
+        let Some(first) = d.sides.iter().find_map(|s| s.barrier.clone()) else {
+            return format!("{}\n", divergence_message(d));
+        };
+        let mut diag = Diagnostic::new(divergence_message(d), first);
+        for side in &d.sides {
+            match &side.barrier {
+                Some(span) => {
+                    diag = diag
+                        .with_label(
+                            span.clone(),
+                            format!("{} {} here", threads(&side.threads), waits(&side.threads)),
+                        )
+                        .with_note(format!(
+                            "{} {} at the barrier at {}",
+                            threads(&side.threads),
+                            waits(&side.threads),
+                            self.location(span.start)
+                        ));
+                }
+                None => {
+                    diag = diag.with_note(format!(
+                        "{} {} terminated (left the kernel without reaching a barrier)",
+                        threads(&side.threads),
+                        if side.threads.len() == 1 { "has" } else { "have" }
+                    ));
+                }
+            }
+        }
+        self.render(&[diag])
     }
 }
 
@@ -123,6 +175,7 @@ fn verb(kind: AccessKind) -> &'static str {
     match kind {
         AccessKind::Read => "reads",
         AccessKind::Write => "writes",
+        AccessKind::Atomic => "atomically updates",
     }
 }
 

@@ -33,6 +33,7 @@ struct BarrierRecord<'a> {
     rule: &'static str,
     group: usize,
     epoch: u64,
+    fence: lang::core::Fence,
     divergence: &'a Option<String>,
 }
 
@@ -64,16 +65,19 @@ impl<'a> TraceView<'a> {
 
     pub fn step(&mut self, info: &StepInfo) -> String {
         let k = &self.launch.kernel;
-        let change = if let Some((v, old, new)) = &info.var_change {
-            format!("{}: {old} -> {new}", k.vars[*v].name)
-        } else if let (Some(e), Some((old, new))) = (&info.write, &info.elem_change) {
-            format!(
+        // S-ATOMIC changes both: the element, then the variable given its old value.
+        let elem = match (&info.write, &info.elem_change) {
+            (Some(e), Some((old, new))) => Some(format!(
                 "{}: {old} -> {new}",
                 elem_name(self.launch, e.array, e.instance, &e.index)
-            )
-        } else {
-            String::new()
+            )),
+            _ => None,
         };
+        let var = info
+            .var_change
+            .as_ref()
+            .map(|(v, old, new)| format!("{}: {old} -> {new}", k.vars[*v].name));
+        let change = elem.into_iter().chain(var).collect::<Vec<_>>().join(", ");
         let stmt = self.src.statement(&info.span);
         let line = if self.json {
             record(&StepRecord {
@@ -108,15 +112,22 @@ impl<'a> TraceView<'a> {
                 rule: "K-BARRIER",
                 group: info.group,
                 epoch: info.epoch,
+                fence: info.fence,
                 divergence: &info.divergence,
             });
         }
         format!(
-            "{:>6}  g{:<8} {:<10} epoch {} begins{}",
+            "{:>6}  g{:<8} {:<10} epoch {} begins{}{}",
             "--",
             info.group,
             "K-BARRIER",
             info.epoch,
+            // A barrier that orders one memory space only says which.
+            if info.fence == lang::core::Fence::BOTH {
+                String::new()
+            } else {
+                format!(" ({}: orders only that memory space)", info.fence.ksim())
+            },
             info.divergence
                 .as_ref()
                 .map(|d| format!(" (divergence: {d})"))

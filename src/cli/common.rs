@@ -43,12 +43,14 @@ pub struct LaunchArgs {
     /// array and need 2 GiB of memory by ksim's estimate (see README, launch options).
     #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
     pub define: Vec<(String, String)>,
-    /// Number of work-groups (default: the kernel's `launch(groups = ...)`, else 1).
-    #[arg(long)]
-    pub groups: Option<usize>,
-    /// Threads per work-group (default: the kernel's `launch(local_size = ...)`).
-    #[arg(long)]
-    pub local_size: Option<usize>,
+    /// Number of work-groups, or per dimension for a 2D/3D launch: `--groups 2,2`
+    /// (default: the kernel's `launch(groups = ...)`, else 1).
+    #[arg(long, value_name = "N[,N[,N]]", value_parser = parse_dims)]
+    pub groups: Option<Dims>,
+    /// Threads per work-group, or per dimension: `--local-size 16,2` (dimension 0 fastest
+    /// in `tid`; default: the kernel's `launch(local_size = ...)`).
+    #[arg(long, visible_alias = "local", value_name = "N[,N[,N]]", value_parser = parse_dims)]
+    pub local_size: Option<Dims>,
     /// Initial contents of an array: `1,2,3`, `iota`, `zeros`, `ones`, `random[:SEED]`,
     /// `@FILE` (one value per line or a JSON array). Arrays not given start at zero
     /// (the identity for `T`).
@@ -70,6 +72,32 @@ fn parse_define(s: &str) -> Result<(String, String), String> {
         return Err(format!("`{s}` has an empty name"));
     }
     Ok((name.trim().to_string(), value.to_string()))
+}
+
+/// A launch size per dimension (1 to 3), written `16` or `16,2`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dims(pub Vec<usize>);
+
+impl std::fmt::Display for Dims {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = self.0.iter().map(|d| d.to_string()).collect();
+        f.write_str(&parts.join(","))
+    }
+}
+
+fn parse_dims(s: &str) -> Result<Dims, String> {
+    let dims = s
+        .split(',')
+        .map(|p| {
+            p.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("`{}` is not a size (a natural number)", p.trim()))
+        })
+        .collect::<Result<Vec<usize>, String>>()?;
+    if dims.len() > 3 {
+        return Err(format!("`{s}` has {} dimensions; a launch has at most 3", dims.len()));
+    }
+    Ok(Dims(dims))
 }
 
 fn parse_monoid(s: &str) -> Result<Monoid, String> {
@@ -134,10 +162,20 @@ pub fn load(path: &Path) -> Result<(Source, Arc<lang::core::Kernel>), Failure> {
 
 impl LaunchArgs {
     pub fn options(&self) -> LaunchOptions {
+        // One dimension goes in the scalar fields, as before multi-dimensional launches.
+        let split = |d: &Option<Dims>| match d.as_ref().map(|d| d.0.as_slice()) {
+            Some([n]) => (Some(*n), Vec::new()),
+            Some(dims) => (None, dims.to_vec()),
+            None => (None, Vec::new()),
+        };
+        let (groups, group_dims) = split(&self.groups);
+        let (local_size, local_dims) = split(&self.local_size);
         LaunchOptions {
             defines: self.define.clone(),
-            groups: self.groups,
-            local_size: self.local_size,
+            groups,
+            local_size,
+            group_dims,
+            local_dims,
             monoid: self.monoid,
             inputs: self.input.clone(),
             max_steps: self.max_steps,

@@ -608,6 +608,7 @@ fn kind(k: interp::AccessKind) -> &'static str {
     match k {
         interp::AccessKind::Read => "read",
         interp::AccessKind::Write => "write",
+        interp::AccessKind::Atomic => "atomic",
     }
 }
 

@@ -25,5 +25,5 @@ pub fn races(args: &RacesArgs) -> CmdResult {
         eprint!("{}", text.err);
         print!("{}", text.out);
     }
-    Ok(exit_code(report.race_free))
+    Ok(exit_code(report.is_clean()))
 }

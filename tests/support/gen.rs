@@ -11,7 +11,13 @@
 //!   with uniform, per-group and per-thread bounds;
 //! - blocks with a declaration (with and without initialiser);
 //! - `barrier()` anywhere: at uniform points and under thread-dependent conditions or loop
-//!   bounds (barrier divergence on purpose), also two in a row;
+//!   bounds (barrier divergence on purpose), also two in a row; and `barrier(local)` /
+//!   `barrier(global)`, which leave the other memory space's accesses unordered;
+//! - atomics (`atomic_add(@G[i], e)`, `@x = atomic_inc(@A[i])`, `atomic_cmpxchg`, ... on
+//!   the `int` and `uint` arrays), which never race with each other but race with plain
+//!   accesses;
+//! - work-item queries of every dimension (`get_local_id(1)`, `get_global_size(0)`,
+//!   `get_work_dim()`), in 1D launches and in 2D ones (`--local-size 2,2`);
 //! - int, uint and float arithmetic that overflows (`2147483647 + x`, `4294967295u * u`,
 //!   `3e38f * f`), casts, `min`, `max`, `log2`, `?:`;
 //! - races on purpose (constant and data-dependent indices shared by every thread),
@@ -25,8 +31,9 @@
 //! by construction: `@L` reads the innermost loop or block variable, `@W` writes the
 //! innermost block variable (never a loop counter, so loops stay bounded).
 //!
-//! Launches are small enough to explore exhaustively: 1–4 threads in 1 or 2 work-groups,
-//! arrays of `n = 4` elements (2D: 2 × 4 and 4 × 2).
+//! Launches are small enough to explore exhaustively: 1–4 threads in 1 or 2 work-groups
+//! (a 2D launch: 1 × 2 or 2 × 2 threads in 1 × 1 or 1 × 2 groups), arrays of `n = 4`
+//! elements (2D: 2 × 4 and 4 × 2).
 
 use proptest::collection::vec;
 use proptest::option;
@@ -231,6 +238,12 @@ fn int_leaf(faults: bool) -> BoxedStrategy<String> {
         3 => select(vec!["@x", "@y", "@x", "@k", "@L"]).prop_map(str::to_string),
         2 => select(vec![
             "tid", "gid", "group_id", "local_size", "num_groups", "n", "get_local_id(0)",
+        ])
+        .prop_map(str::to_string),
+        1 => select(vec![
+            "get_local_id(1)", "get_global_id(1)", "get_group_id(1)", "get_local_size(1)",
+            "get_num_groups(1)", "get_global_size(0)", "get_global_id(0)", "get_work_dim()",
+            "get_global_offset(2)",
         ])
         .prop_map(str::to_string),
         4 => (select(vec!["@A", "@G", "@I"]), index(faults)).prop_map(|(a, i)| format!("{a}[{i}]")),
@@ -439,8 +452,41 @@ fn simple(e: &Exprs, faults: bool) -> BoxedStrategy<String> {
             1 => format!("@C[{a}] <+>= @C[{b}];"),
             _ => format!("@C[{a}] = identity;"),
         }),
+        // Atomics: on the int arrays into int variables, on the uint array into @u.
+        2 => (select(vec!["@A", "@G"]), ix(), atomic_op(), i.clone(), i.clone(), any::<bool>())
+            .prop_map(|(a, ix, op, x, y, keep)| {
+                let call = atomic_call(op, &format!("{a}[{ix}]"), &x, &y);
+                if keep { format!("@x = {call};") } else { format!("{call};") }
+            }),
+        1 => (ix(), atomic_op(), u.clone(), u.clone())
+            .prop_map(|(ix, op, x, y)| format!("@u = {};", atomic_call(op, &format!("@U[{ix}]"), &x, &y))),
+        1 => (row(), ix(), atomic_op(), i.clone())
+            .prop_map(|(r, ix, op, x)| format!("{};", atomic_call(op, &format!("@M[{r}][{ix}]"), &x, &x))),
     ]
     .boxed()
+}
+
+fn atomic_op() -> BoxedStrategy<&'static str> {
+    select(vec![
+        "add", "sub", "xchg", "inc", "dec", "cmpxchg", "min", "max", "and", "or", "xor",
+    ])
+    .boxed()
+}
+
+/// `atomic_OP(elem, ...)` with the operands the operation takes.
+fn atomic_call(op: &str, elem: &str, x: &str, y: &str) -> String {
+    match op {
+        "inc" | "dec" => format!("atomic_{op}({elem})"),
+        "cmpxchg" => format!("atomic_cmpxchg({elem}, {x}, {y})"),
+        _ => format!("atomic_{op}({elem}, {x})"),
+    }
+}
+
+/// A barrier of one memory space (rendered as a one-line statement).
+fn fenced_barrier() -> BoxedStrategy<Stmt> {
+    select(vec!["barrier(local);", "barrier(global);"])
+        .prop_map(|b| Stmt::Simple(b.to_string()))
+        .boxed()
 }
 
 /// Loop bounds: at most 3 iterations whatever the values.
@@ -467,6 +513,7 @@ fn stmt(faults: bool) -> impl Strategy<Value = Stmt> {
         10 => simple(&e, faults).prop_map(Stmt::Simple),
         1 => Just(Stmt::Barrier),
         1 => Just(Stmt::Barriers),
+        1 => fenced_barrier(),
     ];
     let cond = e.cond.clone();
     let bnd = bound(&e);
@@ -500,7 +547,9 @@ fn stmt(faults: bool) -> impl Strategy<Value = Stmt> {
 /// A kernel body: most without faults, some with faults on purpose; barriers at the top
 /// level are uniform.
 fn body() -> impl Strategy<Value = Vec<Stmt>> {
-    let top = |faults| prop_oneof![4 => stmt(faults), 1 => Just(Stmt::Barrier)];
+    let top = |faults| {
+        prop_oneof![4 => stmt(faults), 1 => Just(Stmt::Barrier), 1 => fenced_barrier()]
+    };
     prop_oneof![
         3 => vec(top(false), 2..9),
         1 => vec(top(true), 2..9),
@@ -516,6 +565,8 @@ pub struct GenKernel {
     pub body: Vec<Stmt>,
     pub groups: usize,
     pub local_size: usize,
+    /// A 2D launch: `groups` and `local_size` are dimension 0, these dimension 1.
+    pub dim1: Option<(usize, usize)>,
     /// Whether the geometry is written in the kernel (`launch(...)`) instead of passed
     /// with `--groups` / `--local-size`.
     pub launch_in_source: bool,
@@ -576,15 +627,19 @@ fn inputs() -> impl Strategy<Value = Vec<(char, String)>> {
 
 /// A random kernel and launch. Rarely, thread 0 of a kernel spins forever.
 pub fn kernel() -> impl Strategy<Value = GenKernel> {
+    // (groups, local size[, dimension 1: (groups, local size)]).
     let geometry = select(vec![
-        (1, 1),
-        (1, 2),
-        (1, 2),
-        (1, 3),
-        (1, 4),
-        (2, 1),
-        (2, 2),
-        (2, 2),
+        (1, 1, None),
+        (1, 2, None),
+        (1, 2, None),
+        (1, 3, None),
+        (1, 4, None),
+        (2, 1, None),
+        (2, 2, None),
+        (2, 2, None),
+        (1, 2, Some((1, 2))),
+        (1, 1, Some((2, 2))),
+        (1, 2, Some((2, 1))),
     ]);
     (
         names(),
@@ -597,7 +652,7 @@ pub fn kernel() -> impl Strategy<Value = GenKernel> {
         select(vec!["int-add", "int-add", "int-max", "int-mul", "bit-or"]),
     )
         .prop_map(
-            |(names, mut body, spin, (groups, local_size), launch_in_source, k, inputs, monoid)| {
+            |(names, mut body, spin, (groups, local_size, dim1), launch_in_source, k, inputs, monoid)| {
                 if let Some(at) = spin {
                     body.insert(at.index(body.len() + 1), Stmt::Spin);
                 }
@@ -606,6 +661,7 @@ pub fn kernel() -> impl Strategy<Value = GenKernel> {
                     body,
                     groups,
                     local_size,
+                    dim1,
                     launch_in_source,
                     k,
                     inputs,
@@ -783,9 +839,18 @@ impl GenKernel {
             indent: 0,
         };
         let launch = if self.launch_in_source {
+            let (g, l) = self.geometry();
+            let dims = |d: &str| {
+                if d.contains(',') {
+                    format!("({})", d.replace(',', ", "))
+                } else {
+                    d.to_string()
+                }
+            };
             format!(
                 "\n    launch(groups = {}, local_size = {})",
-                self.groups, self.local_size
+                dims(&g),
+                dims(&l)
             )
         } else {
             String::new()
@@ -827,18 +892,48 @@ impl GenKernel {
             MAX_STEPS.to_string(),
         ];
         if !self.launch_in_source {
-            a.extend([
-                "--groups".to_string(),
-                self.groups.to_string(),
-                "--local-size".to_string(),
-                self.local_size.to_string(),
-            ]);
+            let (g, l) = self.geometry();
+            a.extend(["--groups".to_string(), g, "--local-size".to_string(), l]);
         }
         for (c, spec) in &self.inputs {
             a.push("--input".into());
             a.push(format!("{}={spec}", self.names.get(*c)));
         }
         a
+    }
+
+    /// The number of groups and the group size as `--groups`/`--local-size` values
+    /// (`2` or `1,2`).
+    pub fn geometry(&self) -> (String, String) {
+        match self.dim1 {
+            None => (self.groups.to_string(), self.local_size.to_string()),
+            Some((g1, l1)) => (
+                format!("{},{g1}", self.groups),
+                format!("{},{l1}", self.local_size),
+            ),
+        }
+    }
+
+    /// Whether the body has an atomic statement (then a race-free canonical run does not
+    /// decide the other schedules: atomics do not commute).
+    pub fn has_atomics(&self) -> bool {
+        fn any(stmts: &[Stmt]) -> bool {
+            stmts.iter().any(|s| match s {
+                Stmt::Simple(t) => t.contains("atomic_"),
+                Stmt::If {
+                    then, elifs, els, ..
+                } => {
+                    any(then)
+                        || elifs.iter().any(|(_, b)| any(b))
+                        || els.as_ref().is_some_and(|b| any(b))
+                }
+                Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Scoped { body, .. } => {
+                    any(body)
+                }
+                Stmt::Barrier | Stmt::Barriers | Stmt::Spin => false,
+            })
+        }
+        any(&self.body)
     }
 
     /// Whether the body has a thread that never terminates.

@@ -357,6 +357,9 @@ pub(crate) fn exec_batch(
                         return Err(());
                     }
                 }
+                // Atomics make threads interact within an interval by design: lock-step
+                // speculation does not apply, the sequential path decides.
+                Inst::Atomic { .. } => return Err(()),
                 Inst::Jump { t, steps } => {
                     lanes!(m, |l| b.steps[l] += steps as u64);
                     add(&mut groups, t, m);
@@ -374,7 +377,7 @@ pub(crate) fn exec_batch(
                     add(&mut groups, t, m);
                     break;
                 }
-                Inst::Barrier { steps } | Inst::Halt { steps } => {
+                Inst::Barrier { steps, .. } | Inst::Halt { steps } => {
                     let mut over = false;
                     lanes!(m, |l| {
                         b.steps[l] += steps as u64;

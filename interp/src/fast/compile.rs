@@ -5,7 +5,8 @@
 //! thread's continuation is a single program counter; its saved state between barrier
 //! intervals is `[pc, var 0, var 1, ...]`.
 //!
-//! Step accounting (one step per `Assign`, `Store`, `if` and `while` condition evaluation).
+//! Step accounting (one step per `Assign`, `Store`, `Atomic`, `if` and `while` condition
+//! evaluation).
 //! The thread's step counter is advanced by control-flow instructions only: a conditional
 //! jump of an `if`/`while` adds, per edge, the statements of the run before it, itself, and
 //! the straight-line statements at the start of the block it enters (counted ahead); other
@@ -22,7 +23,7 @@ use crate::launch::Launch;
 use crate::monoid::Monoid;
 use crate::race::AccessKind;
 use lang::ast::{BinOp, Span, UnOp};
-use lang::core::{Builtin, Expr, ExprKind, Kernel, Lit, StmtKind, Ty};
+use lang::core::{AtomicOp, Builtin, DimQuery, Expr, ExprKind, Fence, Kernel, Lit, StmtKind, Ty};
 use std::collections::HashMap;
 
 pub(crate) type Reg = u16;
@@ -379,8 +380,22 @@ pub(crate) enum Inst {
         st: u16,
         sf: u16,
     },
+    /// S-ATOMIC on the element of `site` (indices in the site's registers): `d` gets the
+    /// old value; `a`, `b` are the operands (`b` only for cmpxchg); `signed`: an `int`
+    /// element (min/max compare signed).
+    Atomic {
+        op: AtomicOp,
+        signed: bool,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        site: u32,
+    },
+    /// `stmt`: the barrier statement (index into [`Program::spans`]).
     Barrier {
         steps: u16,
+        fence: Fence,
+        stmt: u32,
     },
     Halt {
         steps: u16,
@@ -419,6 +434,13 @@ pub(crate) struct Program {
     pub tid_reg: Option<Reg>,
     pub gid_reg: Option<Reg>,
     pub group_reg: Option<Reg>,
+    /// Per-dimension builtins that differ between the threads of a group
+    /// (`get_local_id(d)`, `get_global_id(d)`), and between groups (`get_group_id(d)`).
+    pub thread_builtins: Vec<(Reg, Builtin)>,
+    pub group_builtins: Vec<(Reg, Builtin)>,
+    /// Some barrier does not order `local` (resp. `global`) accesses: races on arrays of
+    /// that space can span barrier intervals.
+    pub unfenced: Fence,
     /// Initial value of every variable.
     pub var_init: Vec<u64>,
     pub sites: Vec<Site>,
@@ -533,20 +555,37 @@ pub(crate) fn compile(launch: &Launch) -> Result<Program, Unsupported> {
         }
     }
     let b = |k| c.builtin_regs.get(&k).copied();
+    let mut consts = c.const_list.clone();
+    let (mut thread_builtins, mut group_builtins) = (Vec::new(), Vec::new());
+    for (&k, &r) in &c.builtin_regs {
+        match k {
+            Builtin::LocalId | Builtin::GlobalId | Builtin::GroupId => {}
+            Builtin::Dim(DimQuery::LocalId | DimQuery::GlobalId, _) => {
+                thread_builtins.push((r, k))
+            }
+            Builtin::Dim(DimQuery::GroupId, _) => group_builtins.push((r, k)),
+            // The same for every thread of the launch.
+            _ => consts.push((r, launch.builtin(k, 0, 0).as_i64().unwrap_or(0) as i32 as u32 as u64)),
+        }
+    }
+    let mut unfenced = Fence {
+        local: false,
+        global: false,
+    };
+    for inst in &c.code {
+        if let Inst::Barrier { fence, .. } = inst {
+            unfenced.local |= !fence.local;
+            unfenced.global |= !fence.global;
+        }
+    }
     Ok(Program {
         tid_reg: b(Builtin::LocalId),
         gid_reg: b(Builtin::GlobalId),
         group_reg: b(Builtin::GroupId),
-        consts: {
-            let mut v = c.const_list.clone();
-            if let Some(r) = b(Builtin::LocalSize) {
-                v.push((r, launch.local_size as i32 as u32 as u64));
-            }
-            if let Some(r) = b(Builtin::NumGroups) {
-                v.push((r, launch.groups as i32 as u32 as u64));
-            }
-            v
-        },
+        thread_builtins,
+        group_builtins,
+        unfenced,
+        consts,
         code: c.code,
         nregs,
         nvars: kernel.vars.len(),
@@ -641,6 +680,11 @@ fn for_each_reg(inst: &mut Inst, mut f: impl FnMut(&mut Reg)) {
             f(j);
             f(v);
         }
+        Atomic { d, a, b, .. } => {
+            f(d);
+            f(a);
+            f(b);
+        }
         Jz { c, .. } | Jnz { c, .. } => f(c),
         JnLtI { a, b, .. }
         | JnLeI { a, b, .. }
@@ -704,7 +748,12 @@ impl Compiler<'_> {
     fn lead(&self, b: usize) -> u32 {
         self.kernel.blocks[b]
             .iter()
-            .take_while(|s| matches!(s.kind, StmtKind::Assign { .. } | StmtKind::Store { .. }))
+            .take_while(|s| {
+                matches!(
+                    s.kind,
+                    StmtKind::Assign { .. } | StmtKind::Store { .. } | StmtKind::Atomic { .. }
+                )
+            })
             .count() as u32
     }
 
@@ -731,7 +780,7 @@ impl Compiler<'_> {
             nidx: 0,
             guard: self.guard,
         });
-        if kind == AccessKind::Write {
+        if kind != AccessKind::Read {
             self.written[arr as usize] = true;
         }
         (self.sites.len() - 1) as u32
@@ -859,9 +908,50 @@ impl Compiler<'_> {
                     let exit = self.here();
                     self.patch(jz, exit);
                 }
-                StmtKind::Barrier => {
+                StmtKind::Atomic {
+                    op,
+                    array,
+                    index,
+                    args,
+                    result,
+                } => {
+                    let (regs, signed) = self.indices(index)?;
+                    if regs.len() > 2 {
+                        return unsupported("arrays have one or two dimensions");
+                    }
+                    let site = self.site(*array as u32, AccessKind::Atomic, signed);
+                    self.sites[site as usize].nidx = regs.len() as u8;
+                    for (k, &r) in regs.iter().enumerate() {
+                        self.sites[site as usize].regs[k] = r;
+                    }
+                    // Operand faults come after the element's bounds check (S-ATOMIC).
+                    self.guard = site;
+                    let operands: Result<Vec<Reg>, Unsupported> =
+                        args.iter().map(|a| self.expr(a)).collect();
+                    self.guard = NO_SITE;
+                    let operands = operands?;
+                    let zero = self.konst(0);
+                    let d = match result {
+                        Some(v) => *v as Reg,
+                        None => self.temp(),
+                    };
+                    self.code.push(Inst::Atomic {
+                        op: *op,
+                        signed: self.kernel.arrays[*array].elem == Ty::Int,
+                        d,
+                        a: operands.first().copied().unwrap_or(zero),
+                        b: operands.get(1).copied().unwrap_or(zero),
+                        site,
+                    });
+                    self.done();
+                }
+                StmtKind::Barrier { fence } => {
                     let steps = self.steps()?;
-                    self.code.push(Inst::Barrier { steps });
+                    self.code.push(Inst::Barrier {
+                        steps,
+                        fence: *fence,
+                        stmt: self.stmt,
+                    });
                     self.pre = 0;
                 }
             }

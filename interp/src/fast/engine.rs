@@ -3,17 +3,19 @@
 //! execution (see the module documentation of [`super`]).
 
 use super::batch::{exec_batch, Batch, W};
-use super::compile::Program;
+use super::compile::{Inst, Program};
 use super::exec::{exec, ArrView, Exit, Plain, Who};
 use super::repr::{decode, encode};
 use super::shadow::{validate, Exact, ReadRec, Spec, Tracker, UndoRec};
 use super::{FastOptions, FastOutcome, RaceCount, Unsupported};
 use crate::fault::{Fault, FaultKind, ThreadId};
 use crate::launch::{Launch, Memory};
-use crate::reference::BarrierInfo;
+use crate::race::Epochs;
+use crate::reference::{divergence, BarrierInfo, DivergenceSide};
+use lang::core::Fence;
 use lang::ast::Space;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 /// Saved program counter of a terminated thread.
 const DONE: u64 = u64::MAX;
@@ -75,23 +77,6 @@ enum Interval {
     Restart,
 }
 
-/// What stopped one chunk or one sequential interval early.
-#[derive(Clone, Debug)]
-enum Halt {
-    /// Fault of thread `tid`; `before`: steps of the chunk before the faulting statement.
-    Fault {
-        tid: usize,
-        kind: FaultKind,
-        site: u32,
-        before: u64,
-    },
-    Budget,
-}
-
-/// Run speculative intervals in lock-step batches ([`super::batch`]) rather than thread by
-/// thread.
-const LOCKSTEP: bool = true;
-
 #[derive(Default)]
 struct Scratch {
     batch: Option<Batch>,
@@ -101,7 +86,6 @@ struct Scratch {
     undo: Vec<UndoRec>,
     steps: u64,
     at_barrier: usize,
-    halt: Option<Halt>,
 }
 
 pub(crate) struct Engine<'a> {
@@ -151,8 +135,10 @@ impl<'a> Engine<'a> {
             mem.push(v);
         }
         let threads_in_pool = rayon::current_num_threads();
-        let speculate =
-            !full_exact && (opts.track_races || launch.local_size >= LOCKSTEP_MIN_THREADS);
+        let unfenced = prog.unfenced.local || prog.unfenced.global;
+        let speculate = !full_exact
+            && (opts.track_races || launch.local_size >= LOCKSTEP_MIN_THREADS)
+            && !(opts.track_races && unfenced);
         let wsh = (0..narr)
             .map(|a| {
                 if speculate && prog.written[a] {
@@ -220,9 +206,12 @@ impl<'a> Engine<'a> {
                     )
                 })
                 .collect();
+            let unfenced = self.prog.unfenced;
             let history = (0..k.arrays.len())
                 .map(|a| {
-                    self.full_exact && self.launch.groups > 1 && k.arrays[a].space == Space::Global
+                    let space = k.arrays[a].space;
+                    (self.full_exact && self.launch.groups > 1 && space == Space::Global)
+                        || unfenced.orders(space)
                 })
                 .collect();
             self.tracker = Some(Tracker::new(&lens, shape, history, self.prog.spans.clone()));
@@ -252,6 +241,7 @@ impl<'a> Engine<'a> {
                     dims: &self.launch.dims[a],
                     name: &k.arrays[a].name,
                     is_const: !self.prog.written[a],
+                    local: k.arrays[a].space == Space::Local,
                     cross,
                 }
             })
@@ -266,7 +256,15 @@ impl<'a> Engine<'a> {
         if let Some(r) = self.prog.group_reg {
             regs[r as usize] = group as i32 as u32 as u64;
         }
+        for &(r, b) in &self.prog.group_builtins {
+            regs[r as usize] = self.builtin(b, group, 0);
+        }
         regs
+    }
+
+    /// A builtin's register value for thread `tid` of `group`.
+    fn builtin(&self, b: lang::core::Builtin, group: usize, tid: usize) -> u64 {
+        self.launch.builtin(b, group, tid).as_i64().unwrap_or(0) as i32 as u32 as u64
     }
 
     fn set_thread(&self, regs: &mut [u64], group: usize, tid: usize) {
@@ -275,6 +273,9 @@ impl<'a> Engine<'a> {
         }
         if let Some(r) = self.prog.gid_reg {
             regs[r as usize] = (group * self.launch.local_size + tid) as i32 as u32 as u64;
+        }
+        for &(r, b) in &self.prog.thread_builtins {
+            regs[r as usize] = self.builtin(b, group, tid);
         }
     }
 
@@ -293,6 +294,7 @@ impl<'a> Engine<'a> {
                 cur[t * s + 1..t * s + s].copy_from_slice(&self.prog.var_init);
             }
             let mut epoch = 0u64;
+            let mut epochs = Epochs::default();
             // After a speculation failed (a conflict), the next `skip` intervals run
             // sequentially; `backoff` doubles with every consecutive failure.
             let (mut skip, mut backoff) = (0u32, 1u32);
@@ -300,7 +302,12 @@ impl<'a> Engine<'a> {
                 self.intervals += 1;
                 let remaining = self.launch.max_steps.saturating_sub(self.steps);
                 let track = self.opts.track_races;
-                let speculate = !self.full_exact && (track || l >= LOCKSTEP_MIN_THREADS);
+                // Races across a barrier that leaves a space unordered need the exact
+                // tracker's history: no speculation then.
+                let unfenced = self.prog.unfenced;
+                let speculate = !self.full_exact
+                    && (track || l >= LOCKSTEP_MIN_THREADS)
+                    && !(track && (unfenced.local || unfenced.global));
                 let mut res = None;
                 if speculate && skip > 0 {
                     skip -= 1;
@@ -321,7 +328,7 @@ impl<'a> Engine<'a> {
                 }
                 let res = match res {
                     Some(r) => r,
-                    None => self.seq_interval(g, epoch, remaining, &mut cur),
+                    None => self.seq_interval(g, epochs, remaining, &mut cur),
                 };
                 match res {
                     Interval::End { steps, at_barrier } => {
@@ -330,18 +337,22 @@ impl<'a> Engine<'a> {
                             break;
                         }
                         epoch += 1;
+                        let (fence, d) = self.barrier(&cur, g);
+                        epochs = epochs.after(fence);
                         // As the reference semantics: the first firing of each distinct
                         // divergence (a barrier in a loop may diverge at every iteration).
-                        let d = divergence(&cur, s, g, at_barrier).filter(|d| {
+                        let d = d.filter(|(d, _)| {
                             !divergences
                                 .iter()
                                 .any(|b: &BarrierInfo| b.divergence.as_ref() == Some(d))
                         });
-                        if let Some(d) = d {
+                        if let Some((d, sides)) = d {
                             divergences.push(BarrierInfo {
                                 group: g,
                                 epoch,
+                                fence,
                                 divergence: Some(d),
+                                sides,
                             });
                         }
                     }
@@ -392,31 +403,29 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// The verdict for a halt found at global position `before_interval + prefix + ...`.
-    fn stop(&self, group: usize, halt: &Halt, prefix: u64, remaining: u64) -> Interval {
-        match halt {
-            Halt::Fault {
-                tid,
-                kind,
-                site,
-                before,
-            } => {
-                let at = prefix + before;
-                if at < remaining {
-                    let site = &self.prog.sites[*site as usize];
-                    return Interval::Stop(
-                        Fault {
-                            kind: kind.clone(),
-                            thread: Some(ThreadId { group, local: *tid }),
-                            span: Some(self.prog.spans[site.stmt as usize].clone()),
-                        },
-                        self.steps + at,
-                    );
-                }
-                self.step_bound()
-            }
-            Halt::Budget => self.step_bound(),
+    /// The verdict for a fault of thread `tid` of `group` at site `site`, `before` steps
+    /// into the interval: the fault, or the step bound if the budget ran out first.
+    fn fault(
+        &self,
+        group: usize,
+        tid: usize,
+        kind: FaultKind,
+        site: u32,
+        before: u64,
+        remaining: u64,
+    ) -> Interval {
+        if before < remaining {
+            let site = &self.prog.sites[site as usize];
+            return Interval::Stop(
+                Fault {
+                    kind,
+                    thread: Some(ThreadId { group, local: tid }),
+                    span: Some(self.prog.spans[site.stmt as usize].clone()),
+                },
+                self.steps + before,
+            );
         }
+        self.step_bound()
     }
 
     fn step_bound(&self) -> Interval {
@@ -433,7 +442,13 @@ impl<'a> Engine<'a> {
 
     /// Runs all threads of the interval one after another, in place, in canonical order:
     /// exactly the canonical schedule. Tracks races exactly when asked to.
-    fn seq_interval(&mut self, g: usize, epoch: u64, remaining: u64, cur: &mut [u64]) -> Interval {
+    fn seq_interval(
+        &mut self,
+        g: usize,
+        epochs: Epochs,
+        remaining: u64,
+        cur: &mut [u64],
+    ) -> Interval {
         let track = self.opts.track_races;
         if track {
             self.tracker();
@@ -462,7 +477,7 @@ impl<'a> Engine<'a> {
                             group: g as u32,
                             tid: t as u32,
                         },
-                        epoch,
+                        epochs,
                         step_base: self.steps + cum,
                         max_steps: self.launch.max_steps,
                         tracker: tracker.as_mut(),
@@ -495,13 +510,7 @@ impl<'a> Engine<'a> {
                         if let Some(t) = tracker.as_mut() {
                             t.fault_at(self.steps + before);
                         }
-                        let halt = Halt::Fault {
-                            tid: t,
-                            kind,
-                            site,
-                            before,
-                        };
-                        out = Some(self.stop(g, &halt, 0, remaining));
+                        out = Some(self.fault(g, t, kind, site, before, remaining));
                         break;
                     }
                     Exit::Budget => {
@@ -553,7 +562,6 @@ impl<'a> Engine<'a> {
         let nchunks = l.div_ceil(csize);
         let conflict = AtomicBool::new(false);
         let xconflict = AtomicBool::new(false);
-        let stop_at = AtomicUsize::new(usize::MAX);
         let mut scratch = std::mem::take(&mut self.scratch);
         let views = self.views(g);
         scratch.resize_with(nchunks, Scratch::default);
@@ -566,83 +574,7 @@ impl<'a> Engine<'a> {
             sc.undo.clear();
             sc.steps = 0;
             sc.at_barrier = 0;
-            sc.halt = None;
         }
-        let run_chunk = |c: usize, sc: &mut Scratch, cur: &[u64], next: &mut [u64]| {
-            let first = c * csize;
-            let mut cum = 0u64;
-            for (k, (st, nx)) in cur.chunks(s).zip(next.chunks_mut(s)).enumerate() {
-                let t = first + k;
-                // Give up early when another chunk found a conflict or stopped below us
-                // (checked every 32 threads: only an optimisation).
-                if k % 32 == 0
-                    && (conflict.load(Relaxed)
-                        || xconflict.load(Relaxed)
-                        || t > stop_at.load(Relaxed))
-                {
-                    break;
-                }
-                if st[0] == DONE {
-                    nx[0] = DONE;
-                    continue;
-                }
-                copy(&mut sc.regs[..s - 1], &st[1..]);
-                self.set_thread(&mut sc.regs, g, t);
-                let mut pc = st[0] as u32;
-                let mut steps = 0u64;
-                let budget = remaining.saturating_sub(cum);
-                let mut pol = Spec {
-                    who: Who {
-                        group: g as u32,
-                        tid: t as u32,
-                    },
-                    me: (stamp as u64) << 32 | t as u64,
-                    stamp,
-                    reads: &mut sc.reads,
-                    undo: &mut sc.undo,
-                    conflict: &conflict,
-                    xconflict: &xconflict,
-                };
-                let exit = exec(
-                    self.prog,
-                    &views,
-                    &mut sc.regs,
-                    &mut pc,
-                    &mut steps,
-                    budget,
-                    &mut pol,
-                );
-                match exit {
-                    Exit::Barrier => {
-                        nx[0] = pc as u64;
-                        copy(&mut nx[1..], &sc.regs[..s - 1]);
-                        sc.at_barrier += 1;
-                    }
-                    Exit::Done => nx[0] = DONE,
-                    Exit::Fault { kind, site } => {
-                        let before = (cum + steps)
-                            .wrapping_add(self.prog.sites[site as usize].pre as i64 as u64);
-                        sc.halt = Some(Halt::Fault {
-                            tid: t,
-                            kind,
-                            site,
-                            before,
-                        });
-                        stop_at.fetch_min(t, Relaxed);
-                        break;
-                    }
-                    Exit::Budget => {
-                        sc.halt = Some(Halt::Budget);
-                        stop_at.fetch_min(t, Relaxed);
-                        break;
-                    }
-                    Exit::Stop => break,
-                }
-                cum += steps;
-            }
-            sc.steps = cum;
-        };
-        let lanes = W as u32;
         let run_batches = |c: usize, sc: &mut Scratch, cur: &[u64], next: &mut [u64]| {
             let first = c * csize;
             let mut cum = 0u64;
@@ -655,6 +587,9 @@ impl<'a> Engine<'a> {
             }
             if let Some(r) = self.prog.group_reg {
                 b.regs[r as usize * W..(r as usize + 1) * W].fill(g as i32 as u32 as u64);
+            }
+            for &(r, bi) in &self.prog.group_builtins {
+                b.regs[r as usize * W..(r as usize + 1) * W].fill(self.builtin(bi, g, 0));
             }
             let nv = s - 1;
             for (k, (cu, nx)) in cur.chunks(s * W).zip(next.chunks_mut(s * W)).enumerate() {
@@ -689,6 +624,11 @@ impl<'a> Engine<'a> {
                     let base = (g * self.launch.local_size) as u32 + t0;
                     for l in 0..n {
                         b.regs[r as usize * W + l] = (base + l as u32) as i32 as u32 as u64;
+                    }
+                }
+                for &(r, bi) in &self.prog.thread_builtins {
+                    for l in 0..n {
+                        b.regs[r as usize * W + l] = self.builtin(bi, g, t0 as usize + l);
                     }
                 }
                 let mut pol = Spec {
@@ -730,41 +670,53 @@ impl<'a> Engine<'a> {
                     }
                 }
             }
-            let _ = lanes;
             sc.batch = Some(b);
             sc.steps = cum;
         };
-        if LOCKSTEP {
-            if nchunks == 1 {
-                run_batches(0, &mut scratch[0], cur, next);
-            } else {
-                let per = csize * s;
-                scratch
-                    .par_iter_mut()
-                    .zip(cur.par_chunks(per))
-                    .zip(next.par_chunks_mut(per))
-                    .enumerate()
-                    .for_each(|(c, ((sc, cu), nx))| run_batches(c, sc, cu, nx));
-            }
-        } else if nchunks == 1 {
-            run_chunk(0, &mut scratch[0], cur, next);
+        if nchunks == 1 {
+            run_batches(0, &mut scratch[0], cur, next);
         } else {
+            let per = csize * s;
             scratch
                 .par_iter_mut()
-                .zip(cur.par_chunks(csize * s))
-                .zip(next.par_chunks_mut(csize * s))
+                .zip(cur.par_chunks(per))
+                .zip(next.par_chunks_mut(per))
                 .enumerate()
-                .for_each(|(c, ((sc, cu), nx))| run_chunk(c, sc, cu, nx));
+                .for_each(|(c, ((sc, cu), nx))| run_batches(c, sc, cu, nx));
         }
-        let res = self.settle(g, remaining, stamp, &scratch, &conflict, &xconflict);
+        let res = self.settle(remaining, stamp, &scratch, &conflict, &xconflict);
         self.scratch = scratch;
         res
+    }
+
+    /// K-BARRIER at the end of an interval of group `g` whose saved thread states `cur`
+    /// hold `DONE` for a terminated thread and, for a waiting one, the program counter just
+    /// past its `barrier` instruction: the barrier's fence (the union of the fences waited
+    /// at) and its divergence, judged and worded as by the reference semantics
+    /// ([`crate::reference::divergence`]).
+    fn barrier(&self, cur: &[u64], g: usize) -> (Fence, Option<(String, Vec<DivergenceSide>)>) {
+        let mut fence = Fence {
+            local: false,
+            global: false,
+        };
+        let (mut waiting, mut terminated) = (Vec::new(), Vec::new());
+        for (t, st) in cur.chunks(self.stride).enumerate() {
+            if st[0] == DONE {
+                terminated.push(t);
+                continue;
+            }
+            let Inst::Barrier { fence: f, stmt, .. } = self.prog.code[st[0] as usize - 1] else {
+                unreachable!("a waiting thread stands after a barrier instruction")
+            };
+            fence = fence.union(f);
+            waiting.push((t, self.prog.spans[stmt as usize].clone()));
+        }
+        (fence, divergence(g, &waiting, &terminated))
     }
 
     /// After the chunks ran: validation, then commit (the verdict) or rollback (`None`).
     fn settle(
         &self,
-        g: usize,
         remaining: u64,
         stamp: u32,
         scratch: &[Scratch],
@@ -794,9 +746,6 @@ impl<'a> Engine<'a> {
         let mut prefix = 0u64;
         let mut at_barrier = 0;
         for sc in scratch {
-            if let Some(h) = &sc.halt {
-                return Some(self.stop(g, h, prefix, remaining));
-            }
             prefix += sc.steps;
             at_barrier += sc.at_barrier;
         }
@@ -810,25 +759,3 @@ impl<'a> Engine<'a> {
     }
 }
 
-/// Barrier divergence at the end of an interval in which `at_barrier` threads of group `g`
-/// stopped at a barrier: the same judgement, in the same words, as the reference
-/// semantics' K-BARRIER ([`crate::reference::State::fire_barrier`]). The group's saved
-/// thread states `cur` (stride `s`) hold `DONE` for a terminated thread and, for a waiting
-/// one, the program counter just past its `barrier()` instruction, which identifies the
-/// barrier statement.
-fn divergence(cur: &[u64], s: usize, g: usize, at_barrier: usize) -> Option<String> {
-    let threads = cur.len() / s;
-    let terminated = threads - at_barrier;
-    if terminated > 0 {
-        return Some(format!(
-            "{at_barrier} thread(s) of group {g} wait at a barrier while {terminated} have terminated"
-        ));
-    }
-    let places: std::collections::BTreeSet<u64> = cur.iter().step_by(s).copied().collect();
-    (places.len() > 1).then(|| {
-        format!(
-            "threads of group {g} wait at {} different barrier() statements",
-            places.len()
-        )
-    })
-}

@@ -21,6 +21,8 @@ pub(crate) struct ArrView<'a> {
     pub dims: &'a [usize],
     pub name: &'a str,
     pub is_const: bool,
+    /// A `local` array (its accesses take the group's `local` barrier epoch).
+    pub local: bool,
     /// Launch-wide group marks (writer group, reader groups) for a `global` array shared by
     /// several groups, when races are tracked.
     pub cross: Option<(&'a [AtomicU32], &'a [AtomicU32])>,
@@ -62,6 +64,33 @@ pub(crate) trait Policy {
         v: u64,
         steps: u64,
     ) -> Result<(), ()>;
+    /// S-ATOMIC: replaces the element's value `old` by `new(old)` in one step and returns
+    /// `old`. By default a load and a store (what conflict detection needs when nothing
+    /// is reported); the exact tracker records one atomic access instead.
+    fn rmw(
+        &mut self,
+        view: &ArrView,
+        site: &Site,
+        off: usize,
+        steps: u64,
+        new: impl FnOnce(u64) -> u64,
+    ) -> Result<u64, ()> {
+        let old = self.load(view, site, off, steps)?;
+        self.store(view, site, off, new(old), steps)?;
+        Ok(old)
+    }
+}
+
+/// The new bits of an `int` (`signed`) or `uint` element under an atomic operation with
+/// operands `a` and `b`.
+#[inline]
+pub(crate) fn atomic_bits(op: lang::core::AtomicOp, signed: bool, old: u64, a: u64, b: u64) -> u64 {
+    if signed {
+        let args = [a as u32 as i32, b as u32 as i32];
+        op.apply_i32(old as u32 as i32, &args) as u32 as u64
+    } else {
+        op.apply_u32(old as u32, &[a as u32, b as u32]) as u64
+    }
 }
 
 #[inline(always)]
@@ -356,6 +385,27 @@ pub(crate) fn exec<P: Policy>(
                     return Exit::Stop;
                 }
             }
+            Inst::Atomic {
+                op,
+                signed,
+                d,
+                a,
+                b,
+                site,
+            } => {
+                let s = &sites[site as usize];
+                let view = &views[s.arr as usize];
+                let index: [i64; 2] = [idx(r!(s.regs[0]), s.signed[0]), idx(r!(s.regs[1]), s.signed[1])];
+                let index = &index[..s.nidx as usize];
+                let Some(off) = crate::eval::offset(index, view.dims) else {
+                    fault!(site, oob(view, index.to_vec()));
+                };
+                let (x, y) = (r!(a), r!(b));
+                match pol.rmw(view, s, off, steps, |old| atomic_bits(op, signed, old, x, y)) {
+                    Ok(old) => r!(d) = old,
+                    Err(()) => return Exit::Stop,
+                }
+            }
             Inst::Jump { t, steps: n } => jump!(t, n),
             Inst::Loop { t, steps: n } => {
                 steps += n as u64;
@@ -378,7 +428,7 @@ pub(crate) fn exec<P: Policy>(
             Inst::JnLeU { a, b, t, st, sf } => branch!(r!(a) <= r!(b), t, st, sf),
             Inst::JnEq { a, b, t, st, sf } => branch!(r!(a) == r!(b), t, st, sf),
             Inst::JnNe { a, b, t, st, sf } => branch!(r!(a) != r!(b), t, st, sf),
-            Inst::Barrier { steps: n } | Inst::Halt { steps: n } => {
+            Inst::Barrier { steps: n, .. } | Inst::Halt { steps: n } => {
                 steps += n as u64;
                 *pc_io = pc as u32;
                 *steps_io = steps;

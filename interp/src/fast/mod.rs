@@ -107,10 +107,7 @@
 //!   (exponential back-off), since racy kernels tend to race in every interval.
 //!
 //! The outcome is therefore identical whatever `jobs` is: memory, races and their order,
-//! faults, steps and intervals. (The scalar speculative path, thread by thread, is kept
-//! behind `LOCKSTEP = false` in `engine.rs`; there a fault or step-bound stop is accepted
-//! after a clean validation and placed in canonical order by per-chunk step prefix sums.)
-//! The environment variable `KSIM_FAST_PAR_MIN` lowers the 4096-thread chunking threshold;
+//! faults, steps and intervals. The environment variable `KSIM_FAST_PAR_MIN` lowers the 4096-thread chunking threshold;
 //! it is a testing knob (the differential tests exercise parallel chunks with it).
 //!
 //! **Cross-group races.** Groups run one after another, so a group's reads of earlier groups'
@@ -121,6 +118,31 @@
 //! (possibly spurious after a failed speculation) restarts the whole launch in *full exact*
 //! mode: every interval exact sequential, the tracker keeping the history of `global` arrays
 //! for the whole launch.
+//!
+//! # Fences and atomics
+//!
+//! A barrier whose fence leaves a memory space out (`barrier(local)`) still ends the
+//! interval for every thread, but does not order the accesses to arrays of the other space:
+//! their epoch ([`crate::race::Epochs`]) counts only the barriers that order them. The
+//! argument above holds with those epochs unchanged (every barrier still needs all threads
+//! of the group, so a write in an earlier epoch of the element's space still precedes the
+//! read). Races of such arrays may span intervals, which the per-interval speculation does
+//! not see: with race tracking, a kernel with such a barrier runs every interval exact
+//! sequential, and the tracker keeps the history of the unordered space's arrays for the
+//! launch.
+//!
+//! An atomic statement (S-ATOMIC) is one read-modify-write access of kind
+//! [`AccessKind::Atomic`](crate::race::AccessKind): the exact tracker pairs it with plain
+//! accesses only. Atomics make threads of one interval interact by design, so a lock-step
+//! batch that meets one hands the interval to the exact sequential path. Two atomics on one
+//! element are not a race but do not commute either: a race-free kernel with atomics can
+//! have several final stores (e.g. `old = atomic_inc(c[0]); out[old] = tid;`), and the
+//! canonical execution is one of them. The argument above needs every pair of accesses to
+//! an element by distinct threads in one epoch to be reads, so it does not extend to
+//! atomics: with atomics, another schedule may give a thread other values, take other
+//! paths and race where `C` does not. For a kernel with atomics
+//! ([`lang::core::Kernel::has_atomics`]) the fast executor's verdict is about `C` only;
+//! `explore` decides every schedule.
 //!
 //! # Shadow state, bytes per array element
 //!

@@ -5,7 +5,7 @@
 use super::compile::Site;
 use super::exec::{ArrView, Policy, Who};
 use crate::fault::ThreadId;
-use crate::race::{Access, AccessKind, Race, RaceKey};
+use crate::race::{Access, AccessKind, Epochs, Race, RaceKey};
 use lang::ast::Span;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -129,7 +129,8 @@ impl Policy for Spec<'_> {
 /// detecting cross-group conflicts when the tracker keeps no launch-wide history).
 pub(crate) struct Exact<'a> {
     pub who: Who,
-    pub epoch: u64,
+    /// The group's barrier epochs per memory space.
+    pub epochs: Epochs,
     /// Global index of the thread's first step in this interval.
     pub step_base: u64,
     pub max_steps: u64,
@@ -140,13 +141,20 @@ pub(crate) struct Exact<'a> {
 
 impl Exact<'_> {
     #[inline]
-    fn access(&mut self, view: &ArrView, site: &Site, off: usize, steps: u64, write: bool) -> bool {
+    fn access(
+        &mut self,
+        view: &ArrView,
+        site: &Site,
+        off: usize,
+        steps: u64,
+        kind: AccessKind,
+    ) -> bool {
         if view.is_const {
             return true;
         }
         if self.use_marks {
             if let Some(marks) = view.cross {
-                if !cross_access(marks, off, self.who.group + 1, write) {
+                if !cross_access(marks, off, self.who.group + 1, kind != AccessKind::Read) {
                     self.xconflict = true;
                     return false;
                 }
@@ -156,18 +164,19 @@ impl Exact<'_> {
             let step = (self.step_base + steps).wrapping_add(site.pre as i64 as u64);
             // Accesses of statements past the step bound never happen.
             if step < self.max_steps {
+                let epoch = if view.local {
+                    self.epochs.local
+                } else {
+                    self.epochs.global
+                };
                 t.access(
                     site.arr,
                     view.abs_base + off,
                     site.stmt,
-                    if write {
-                        AccessKind::Write
-                    } else {
-                        AccessKind::Read
-                    },
+                    kind,
                     self.who,
                     step,
-                    self.epoch,
+                    epoch,
                 );
             }
         }
@@ -179,7 +188,7 @@ impl Policy for Exact<'_> {
     #[inline(always)]
     fn load(&mut self, view: &ArrView, site: &Site, off: usize, steps: u64) -> Result<u64, ()> {
         let v = view.mem[off].load(Relaxed);
-        if self.access(view, site, off, steps, false) {
+        if self.access(view, site, off, steps, AccessKind::Read) {
             Ok(v)
         } else {
             Err(())
@@ -195,11 +204,28 @@ impl Policy for Exact<'_> {
         v: u64,
         steps: u64,
     ) -> Result<(), ()> {
-        if !self.access(view, site, off, steps, true) {
+        if !self.access(view, site, off, steps, AccessKind::Write) {
             return Err(());
         }
         view.mem[off].store(v, Relaxed);
         Ok(())
+    }
+
+    #[inline(always)]
+    fn rmw(
+        &mut self,
+        view: &ArrView,
+        site: &Site,
+        off: usize,
+        steps: u64,
+        new: impl FnOnce(u64) -> u64,
+    ) -> Result<u64, ()> {
+        if !self.access(view, site, off, steps, AccessKind::Atomic) {
+            return Err(());
+        }
+        let old = view.mem[off].load(Relaxed);
+        view.mem[off].store(new(old), Relaxed);
+        Ok(old)
     }
 }
 
@@ -241,8 +267,8 @@ struct Lists {
 /// repeated instances exactly.
 ///
 /// Element lists of arrays without history are cleared after every interval; with history
-/// (`global` arrays shared by several groups, in a full exact run) they live for the whole
-/// launch. Memory: 8 bytes per element of a tracked array plus 80 bytes per entry.
+/// (`global` arrays shared by several groups, in a full exact run; arrays of a memory space
+/// that some barrier does not order) they live for the whole launch. Memory: 8 bytes per element of a tracked array plus 80 bytes per entry.
 pub(crate) struct Tracker {
     lists: Vec<Lists>,
     history: Vec<bool>,
@@ -371,7 +397,7 @@ impl Tracker {
         while id != 0 {
             let e = self.entry(id).clone();
             id = e.next;
-            if kind != AccessKind::Write && e.kind != AccessKind::Write {
+            if !kind.conflicts_with(e.kind) {
                 continue;
             }
             let (pairs, rep) = if e.group != who.group {

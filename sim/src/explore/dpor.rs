@@ -87,12 +87,17 @@
 //! With several work-groups a barrier orders only its own group, and accesses of different
 //! groups to a `global` array race whatever barriers lie between them, so there is no
 //! synchronisation point after the start: the whole execution is one DPOR segment with
-//! barrier edges in HB, and there is no state caching.
+//! barrier edges in HB, and there is no state caching. The same holds when some barrier
+//! leaves a memory space unordered (`barrier(local)`): races of that space span it.
+//!
+//! An atomic step (S-ATOMIC) is dependent with every other access to its element, atomic
+//! ones included (two atomic updates do not commute in general), so the reduction explores
+//! both orders; the race check pairs it only with plain accesses.
 
 use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
 use crate::schedule::Schedule;
 use interp::fault::{Fault, FaultKind};
-use interp::race::{conflict, Access, AccessKind, Race};
+use interp::race::{conflict, Access, AccessKind, Epochs, Race};
 use interp::reference::{Elem, State};
 use interp::Launch;
 use lang::ast::Span;
@@ -117,6 +122,9 @@ struct Acc {
     write: Option<Box<Elem>>,
     /// A faulting step: dependent with everything.
     fault: bool,
+    /// `write` is the atomic read-modify-write of S-ATOMIC: dependent like a write (two
+    /// atomics on one element do not commute), but it races only with plain accesses.
+    atomic: bool,
 }
 
 impl Acc {
@@ -138,8 +146,8 @@ struct Event {
     thread: usize,
     acc: Acc,
     span: Span,
-    /// The barrier epoch of the thread's group before the step.
-    epoch: u64,
+    /// The barrier epochs of the thread's group before the step.
+    epochs: Epochs,
     /// Vector clock after the event (segment-local event counts per thread).
     clock: Clock,
 }
@@ -221,7 +229,9 @@ pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>
         choices: Schedule::default(),
         index: HashMap::new(),
         cache: HashMap::new(),
-        caching: launch.groups == 1,
+        // A barrier that leaves a memory space unordered does not end the races of that
+        // space: not a synchronisation point, so no segments and no caching then.
+        caching: launch.groups == 1 && launch.kernel.barriers_order_both(),
         zero: vec![0u32; threads].into(),
         stop: None,
         skipped: false,
@@ -477,7 +487,7 @@ impl Dpor<'_, '_> {
                         if j < seg {
                             break;
                         }
-                        if (w || kind == AccessKind::Write) && self.event(j).thread != p {
+                        if (w || kind != AccessKind::Read) && self.event(j).thread != p {
                             d.push(j);
                         }
                     }
@@ -626,7 +636,7 @@ impl Dpor<'_, '_> {
         self.restore(i);
         let state = self.here(i).0.clone();
         let group = p / launch.local_size;
-        let epoch = state.epoch(group);
+        let epochs = state.epochs(group);
         self.col.summary.steps += 1;
         match state.step(launch, p) {
             Err(fault) => {
@@ -634,6 +644,7 @@ impl Dpor<'_, '_> {
                     reads: Vec::new(),
                     write: None,
                     fault: true,
+                    atomic: false,
                 };
                 let (_, clock) = self.analyse(i, p, &acc);
                 self.choices.push(p);
@@ -655,7 +666,7 @@ impl Dpor<'_, '_> {
                     thread: p,
                     acc,
                     span: fault.span.clone().unwrap_or(0..0),
-                    epoch,
+                    epochs,
                     clock,
                 });
                 self.col.fault(fault, &self.choices);
@@ -666,6 +677,7 @@ impl Dpor<'_, '_> {
                     reads: info.reads,
                     write: info.write.map(Box::new),
                     fault: false,
+                    atomic: info.atomic,
                 };
                 let (d, clock) = self.analyse(i, p, &acc);
                 self.choices.push(p);
@@ -673,7 +685,7 @@ impl Dpor<'_, '_> {
                     thread: p,
                     acc,
                     span: info.span,
-                    epoch,
+                    epochs,
                     clock: clock.clone(),
                 };
                 // Races (Definition 5.2) with every dependent event of the segment.
@@ -682,13 +694,11 @@ impl Dpor<'_, '_> {
                     let ej = self.event(j);
                     for (a, ka) in accesses(&ej.acc) {
                         for (b, kb) in accesses(&ev.acc) {
-                            if key(a) != key(b)
-                                || (ka == AccessKind::Read && kb == AccessKind::Read)
-                            {
+                            if key(a) != key(b) || !ka.conflicts_with(kb) {
                                 continue;
                             }
-                            let first = access(launch, ej, ka, j as u64);
-                            let second = access(launch, &ev, kb, i as u64);
+                            let first = access(launch, ej, a, ka, j as u64);
+                            let second = access(launch, &ev, b, kb, i as u64);
                             if conflict(&first, &second) {
                                 let race = Race {
                                     array: b.array,
@@ -709,11 +719,11 @@ impl Dpor<'_, '_> {
                     let v = self.index.entry(key(e)).or_default();
                     if v.last().is_some_and(|&(j, _)| j == i) {
                         // Read and written by the same step: keep the write.
-                        if kind == AccessKind::Write {
+                        if kind != AccessKind::Read {
                             v.last_mut().expect("entry").1 = true;
                         }
                     } else {
-                        v.push((i, kind == AccessKind::Write));
+                        v.push((i, kind != AccessKind::Read));
                     }
                 }
                 // The child's sleep set: sleeping threads independent of this event.
@@ -853,13 +863,14 @@ impl Dpor<'_, '_> {
                             reads: info.reads,
                             write: info.write.map(Box::new),
                             fault: false,
+                            atomic: info.atomic,
                         };
                         for (e, kind) in accesses(&acc) {
                             let (threads, written) = touched.entry(key(e)).or_default();
                             if !threads.contains(&t) {
                                 threads.push(t);
                             }
-                            *written |= kind == AccessKind::Write;
+                            *written |= kind != AccessKind::Read;
                         }
                         self.analyse(i, t, &acc);
                         s = next;
@@ -869,6 +880,7 @@ impl Dpor<'_, '_> {
                             reads: Vec::new(),
                             write: None,
                             fault: true,
+                            atomic: false,
                         };
                         self.analyse(i, t, &acc);
                         waiting.push(t);
@@ -957,13 +969,18 @@ fn barrier_clocks(launch: &Launch, clocks: &mut imbl::Vector<Clock>, group: usiz
 }
 
 fn accesses(acc: &Acc) -> impl Iterator<Item = (&Elem, AccessKind)> {
+    let write = if acc.atomic {
+        AccessKind::Atomic
+    } else {
+        AccessKind::Write
+    };
     acc.reads
         .iter()
         .map(|e| (e, AccessKind::Read))
-        .chain(acc.write.iter().map(|e| (&**e, AccessKind::Write)))
+        .chain(acc.write.iter().map(move |e| (&**e, write)))
 }
 
-fn access(launch: &Launch, ev: &Event, kind: AccessKind, step: u64) -> Access {
+fn access(launch: &Launch, ev: &Event, elem: &Elem, kind: AccessKind, step: u64) -> Access {
     Access {
         thread: interp::ThreadId {
             group: ev.thread / launch.local_size,
@@ -972,6 +989,6 @@ fn access(launch: &Launch, ev: &Event, kind: AccessKind, step: u64) -> Access {
         kind,
         span: ev.span.clone(),
         step,
-        epoch: ev.epoch,
+        epoch: ev.epochs.of(launch.kernel.arrays[elem.array].space),
     }
 }

@@ -84,7 +84,7 @@ impl Naive<'_, '_> {
     fn barriers(&mut self, state: &mut State, tracker: &mut RaceTracker) -> bool {
         let fired = super::fire_all(state, self.launch);
         for b in &fired {
-            tracker.barrier();
+            tracker.barrier(b.fence);
             if let Some(d) = &b.divergence {
                 self.col.divergence(d, &self.choices);
             }
@@ -155,16 +155,16 @@ impl Naive<'_, '_> {
                 Ok((mut next, info)) => {
                     let mut tr = tracker.clone();
                     let mut m = mem.clone();
-                    let epoch = state.epoch(info.thread.group);
+                    let epochs = state.epochs(info.thread.group);
                     let step = self.depth - 1;
-                    for (e, a) in info.accesses(step, epoch) {
+                    for (e, a) in info.accesses(self.launch, step, epochs) {
                         if self.memo.is_some() {
                             m.insert((
                                 (e.array, e.instance, e.offset),
                                 (info.thread.group, info.thread.local),
                                 a.kind,
                                 (info.span.start, info.span.end),
-                                epoch,
+                                a.epoch,
                             ));
                         }
                         for race in tr.access(e.array, e.instance, e.offset, &e.index, a) {

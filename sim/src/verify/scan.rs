@@ -172,10 +172,18 @@ impl ScanReport {
         for (name, value) in &d.defines {
             cmd.push(format!("-D {}", quote(&format!("{name}={value}"))));
         }
-        if let Some(g) = o.groups {
+        // One size, or one per dimension (`--groups 2,2`).
+        let dims = |one: Option<usize>, per_dim: &[usize]| match one {
+            Some(n) => Some(n.to_string()),
+            None if !per_dim.is_empty() => Some(
+                per_dim.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","),
+            ),
+            None => None,
+        };
+        if let Some(g) = dims(o.groups, &o.group_dims) {
             cmd.push(format!("--groups {g}"));
         }
-        if let Some(l) = o.local_size {
+        if let Some(l) = dims(o.local_size, &o.local_dims) {
             cmd.push(format!("--local-size {l}"));
         }
         for (name, spec) in &o.inputs {
