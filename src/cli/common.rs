@@ -103,6 +103,14 @@ impl Source {
         format!("{}:{line}:{col}", self.path)
     }
 
+    /// The path and text, as the library's views take them.
+    pub fn as_ref(&self) -> sim::explore::model::SourceRef<'_> {
+        sim::explore::model::SourceRef {
+            path: &self.path,
+            text: &self.text,
+        }
+    }
+
     /// The first line of a statement's source text: what a trace shows.
     pub fn statement(&self, span: &lang::ast::Span) -> String {
         let text = self.text.get(span.clone()).unwrap_or("");
@@ -119,7 +127,11 @@ pub fn use_color() -> bool {
 /// Parses and checks a kernel; invalid kernels are a usage error (exit 2) with rendered
 /// diagnostics.
 pub fn load(path: &Path) -> Result<(Source, Arc<lang::core::Kernel>), Failure> {
-    let src = Source::read(path)?;
+    check_source(Source::read(path)?)
+}
+
+/// Parses and checks a kernel source already read (a race report keeps one).
+pub fn check_source(src: Source) -> Result<(Source, Arc<lang::core::Kernel>), Failure> {
     match lang::parse::parse(&src.text).and_then(|k| lang::check::check(&k)) {
         Ok(k) => Ok((src, Arc::new(k))),
         Err(diags) => Err(Failure::usage(src.render(&diags))),
@@ -223,6 +235,9 @@ pub fn render_fault(src: &Source, launch: &Launch, fault: &Fault) -> String {
                 .with_label(span.clone(), format!("{}", fault.kind))
                 .with_note(format!("at {}", src.location(span.start)));
             src.render(&[d])
+        }
+        None if matches!(fault.kind, interp::fault::FaultKind::StepBound { .. }) => {
+            format!("non-terminating: {fault} (the step bound; see --max-steps)\n")
         }
         None => format!("runtime fault: {fault}\n"),
     }

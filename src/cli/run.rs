@@ -142,15 +142,27 @@ pub fn run(args: &RunArgs) -> CmdResult {
         println!("{}", serde_json::to_string_pretty(&doc).expect("JSON"));
         return Ok(code);
     }
+    let seed = match scheduler {
+        Scheduler::Random { seed } => format!(" (seed {seed})"),
+        _ => String::new(),
+    };
     println!(
-        "kernel {}: {} group(s) of {} threads, monoid {}, schedule {}, {} steps",
-        launch.kernel.name,
-        launch.groups,
-        launch.local_size,
-        launch.monoid,
+        "{}, schedule {}{seed}, {} steps",
+        sim::explore::model::launch_line(&launch),
         args.schedule.schedule,
         out.steps
     );
+    if let Some(i) = infeasible.as_ref() {
+        let what = if i.thread.is_none() {
+            "the schedule ended"
+        } else {
+            "the schedule could not be followed"
+        };
+        println!(
+            "{what} after {} steps, before the kernel ended: the arrays below are the store at that point, not a final result",
+            out.steps
+        );
+    }
     print_arrays(&launch, &out, &args.show);
     report_findings(&src, &launch, &out, infeasible.as_ref());
     Ok(code)

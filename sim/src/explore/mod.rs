@@ -34,9 +34,12 @@
 //!   bound, or a barrier state that repeats along one execution, which can then be repeated
 //!   forever) is counted separately.
 
+pub mod bounded;
 pub mod dpor;
+pub mod model;
 pub mod naive;
 pub mod sample;
+pub mod shrink;
 
 use interp::exec::Outcome;
 use interp::fault::{Fault, FaultKind};
@@ -48,7 +51,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+pub use bounded::preemption_bounded;
 pub use dpor::exhaustive;
+pub use shrink::shrink_races;
 pub use naive::{enumerate, naive};
 pub use sample::{execution_seed, pct, pct_bound, random};
 
@@ -68,6 +73,10 @@ pub struct Config<'a> {
     pub interrupt: Option<&'static AtomicBool>,
     /// Worker threads for random and PCT (0 or 1: the calling thread).
     pub jobs: usize,
+    /// Stop as soon as this many distinct races are known (`--max-races`).
+    pub max_races: Option<u64>,
+    /// Stop at the first race (`--stop-on-race`): the verdict is INCOMPLETE (race found).
+    pub stop_on_race: bool,
     /// Called with each distinct race as soon as it is found (with the schedule that found
     /// it; the summary ends with the shortest one found), so that a caller can save it
     /// before the exploration ends, or is killed.
@@ -82,6 +91,8 @@ impl std::fmt::Debug for Config<'_> {
             .field("timeout", &self.timeout)
             .field("interrupt", &self.interrupt)
             .field("jobs", &self.jobs)
+            .field("max_races", &self.max_races)
+            .field("stop_on_race", &self.stop_on_race)
             .field("on_race", &self.on_race.map(|_| "..."))
             .finish()
     }
@@ -135,6 +146,13 @@ pub enum Incomplete {
     /// An execution cut by the step bound left threads waiting at a barrier that could
     /// still fire: what they would do after it was not explored.
     StepBound,
+    /// `--stop-on-race`: stopped at the first race.
+    RaceFound,
+    /// `--max-races K`: stopped when K distinct races were known.
+    MaxRaces,
+    /// `--preemption-bound K`: every schedule within the bound was explored, and some
+    /// schedule needed more preemptions.
+    PreemptionBound(u32),
 }
 
 impl Incomplete {
@@ -147,6 +165,9 @@ impl Incomplete {
             Incomplete::Random => "random sampling",
             Incomplete::Pct => "pct sampling",
             Incomplete::StepBound => "step bound",
+            Incomplete::RaceFound => "race found",
+            Incomplete::MaxRaces => "max-races",
+            Incomplete::PreemptionBound(_) => "preemption bound",
         }
     }
 }
@@ -163,6 +184,10 @@ impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Verdict::Exhaustive => f.write_str("EXHAUSTIVE"),
+            Verdict::Incomplete(Incomplete::PreemptionBound(k)) => write!(
+                f,
+                "INCOMPLETE (exhaustive within preemption bound {k}: schedules with more preemptions were not explored)"
+            ),
             Verdict::Incomplete(r) => write!(f, "INCOMPLETE ({})", r.name()),
         }
     }
@@ -175,6 +200,9 @@ pub enum Mode {
     Naive,
     Random { n: u64, seed: u64 },
     Pct { n: u64, depth: u32, seed: u64 },
+    /// Every schedule with at most `bound` preemptions, iteratively deepened (see
+    /// [`bounded`]).
+    PreemptionBounded { bound: u32 },
 }
 
 /// A distinct final array store.
@@ -252,6 +280,13 @@ pub struct Summary {
     pub longest: u64,
     pub elapsed: Duration,
     pub pct: Option<PctInfo>,
+    /// Why state caching at barrier points is off, when it is (exhaustive search).
+    pub caching_off: Option<&'static str>,
+    /// Why partial-order reduction is off, when it is (exhaustive search).
+    pub reduction_off: Option<&'static str>,
+    /// Preemption-bounded search: the fewest preemptions of a schedule that reaches each
+    /// race, in the order of `races`.
+    pub race_preemptions: Vec<u32>,
 }
 
 impl Summary {
@@ -275,6 +310,9 @@ impl Summary {
             longest: 0,
             elapsed: Duration::ZERO,
             pct: None,
+            caching_off: None,
+            reduction_off: None,
+            race_preemptions: Vec::new(),
         }
     }
 
@@ -342,6 +380,8 @@ pub(crate) struct Collector<'a> {
     divergences: HashMap<String, usize>,
     pub deadline: Deadline,
     on_race: Option<&'a dyn Fn(&FoundRace)>,
+    /// `--max-races` / `--stop-on-race`: the number of races that stops the exploration.
+    race_limit: Option<(u64, Incomplete)>,
     start: Instant,
     last_progress: Instant,
 }
@@ -357,14 +397,26 @@ impl<'a> Collector<'a> {
             divergences: HashMap::new(),
             deadline: Deadline::new(cfg),
             on_race: cfg.on_race,
+            race_limit: if cfg.stop_on_race {
+                Some((1, Incomplete::RaceFound))
+            } else {
+                cfg.max_races.map(|k| (k, Incomplete::MaxRaces))
+            },
             start: now,
             last_progress: now,
         }
     }
 
-    /// Checks the timeout and the interrupt flag.
+    /// Checks the race limit, the timeout and the interrupt flag.
     pub fn stop_reason(&self) -> Option<Incomplete> {
-        self.deadline.reason()
+        self.race_stop().or_else(|| self.deadline.reason())
+    }
+
+    /// Enough distinct races are known (`--max-races`, `--stop-on-race`).
+    pub fn race_stop(&self) -> Option<Incomplete> {
+        self.race_limit
+            .filter(|&(k, _)| self.summary.races.len() as u64 >= k.max(1))
+            .map(|(_, why)| why)
     }
 
     pub fn progress(&mut self, f: &mut Option<ProgressFn<'_>>, total: Option<u64>) {
@@ -381,6 +433,13 @@ impl<'a> Collector<'a> {
             elapsed: self.start.elapsed(),
             total,
         });
+    }
+
+    /// Whether a schedule of `len` steps would be the shortest known for race `key`.
+    pub fn race_improves(&self, key: &RaceKey, len: u64) -> bool {
+        self.races
+            .get(key)
+            .is_none_or(|&i| len < self.summary.races[i].schedule.len())
     }
 
     pub fn race(&mut self, race: Race, choices: &Schedule) {
