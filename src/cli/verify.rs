@@ -222,6 +222,10 @@ impl Ctx<'_> {
         &self.base.kernel.arrays[self.arrays.output].name
     }
 
+    fn in_name(&self) -> &str {
+        &self.base.kernel.arrays[self.arrays.input].name
+    }
+
     fn what(&self) -> String {
         format!(
             "generic {} prefix sum of length {}",
@@ -266,7 +270,11 @@ impl Ctx<'_> {
                     ce.expected,
                     self.what()
                 );
-                println!("  {out}[{}] = {}", ce.index, v::explain(ce));
+                println!(
+                    "  {out}[{}] = {}",
+                    ce.index,
+                    v::explain(ce, self.in_name(), out)
+                );
                 println!(
                     "  interval test output: {}",
                     window(out, &r.output, ce.index)
@@ -301,8 +309,9 @@ impl Ctx<'_> {
             String::new()
         };
         println!(
-            "  with list concatenation{size} (in[i] = [i]: each output lists the inputs it \
-             combines, in order):"
+            "  with list concatenation{size} ({}[i] = [i]: each output lists the inputs it \
+             combines, in order):",
+            self.in_name()
         );
         match &d.wrong {
             Some((k, found, expected)) => println!(
@@ -449,7 +458,7 @@ impl Ctx<'_> {
                         "index": ce.index,
                         "expected": ce.expected,
                         "found": ce.found,
-                        "explanation": v::explain(ce),
+                        "explanation": v::explain(ce, self.in_name(), self.out_name()),
                     }),
                     _ => json!(null),
                 },
