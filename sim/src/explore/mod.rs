@@ -453,6 +453,9 @@ impl<'a> Collector<'a> {
                 }
             }
             None => {
+                if self.race_stop().is_some() {
+                    return; // `--max-races K`: one step can complete more than K at once
+                }
                 self.races.insert(key, self.summary.races.len());
                 let found = FoundRace {
                     race,
