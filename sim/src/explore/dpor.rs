@@ -92,7 +92,7 @@
 use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
 use crate::schedule::Schedule;
 use interp::fault::{Fault, FaultKind};
-use interp::race::{conflict, Access, AccessKind, Race};
+use interp::race::{Access, AccessKind, Race};
 use interp::reference::{Elem, State};
 use interp::Launch;
 use lang::ast::Span;
@@ -759,14 +759,9 @@ impl Dpor<'_, '_> {
                             }
                             let first = access(launch, ej, ka, j as u64);
                             let second = access(launch, &ev, kb, i as u64);
-                            if conflict(&first, &second) {
-                                let race = Race {
-                                    array: b.array,
-                                    instance: b.instance,
-                                    index: b.index.clone(),
-                                    first,
-                                    second,
-                                };
+                            if let Some(race) =
+                                Race::between(b.array, b.instance, &b.index, &first, &second)
+                            {
                                 races.push((j, race));
                             }
                         }
