@@ -2,7 +2,7 @@
 //! "untrue or misleading output" list that is fixed here.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 mod common;
 use common::{ksim, ksim_in, stdout, text};
