@@ -63,6 +63,20 @@ fn kogge_stone_racy_n4_reports_a_14_step_race() {
         .sum();
     assert!(steps <= 14, "{race}");
     assert_eq!(race["shortest"], true);
+    // The text says which elements differ between the final stores, and in how many.
+    let o = ksim(&[
+        "explore",
+        "--exhaustive",
+        "examples/kogge_stone_racy.ksim",
+        "-D",
+        "n=4",
+        "--input",
+        "in=iota",
+        "--no-reports",
+    ]);
+    let out = stdout(&o);
+    assert!(out.contains("out differs from store #1 at [3] in 1 of 2 stores"), "{out}");
+    assert!(out.contains("(shortest schedule 14 steps)"), "{out}");
 }
 
 #[test]
