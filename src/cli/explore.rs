@@ -79,7 +79,8 @@ pub struct ExploreArgs {
     /// Stop after this many seconds.
     #[arg(long, value_name = "SECS", value_parser = super::limits::parse_timeout)]
     pub timeout: Option<Duration>,
-    /// Worker threads for --random and --pct (the result does not depend on it).
+    /// Worker threads for --random and --pct (the result does not depend on it);
+    /// --exhaustive and --preemption-bound run on one thread.
     #[arg(long, default_value_t = 1, value_parser = super::limits::parse_jobs)]
     pub jobs: usize,
     /// Where race reports are written.
