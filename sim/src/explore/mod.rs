@@ -1,6 +1,6 @@
 //! Schedule exploration: every behaviour the interleaving semantics allows for one launch.
 //!
-//! Four explorers share one result type, [`Summary`]:
+//! Five explorers share one result type, [`Summary`]:
 //!
 //! - [`exhaustive`]: every maximal execution up to equivalence, with state caching at
 //!   barrier synchronisation points and source-DPOR with sleep sets inside a barrier
@@ -9,7 +9,11 @@
 //!   caching: slow, obviously complete, and the oracle the tests compare [`exhaustive`] with;
 //! - [`random`]: N executions with uniformly random choices;
 //! - [`pct`]: N executions under the PCT scheduler of depth d (Burckhardt, Kothari,
-//!   Musuvathi and Nagarakatte, ASPLOS 2010).
+//!   Musuvathi and Nagarakatte, ASPLOS 2010);
+//! - [`preemption_bounded`]: every schedule with at most K preemptions (see [`bounded`]).
+//!
+//! [`shrink_races`] cuts the race schedules of the samplers down to the steps each race
+//! needs; [`model`] holds the summary's JSON model and text.
 //!
 //! Random and PCT are deterministic for a seed whatever the number of worker threads: the
 //! seed of execution `i` is derived from `(seed, i)` alone ([`execution_seed`]) and the
@@ -28,7 +32,8 @@
 //! - *final stores*: distinct array stores of final states, each with the number of
 //!   complete executions (explored, not pruned) that end in it and the first schedule found;
 //! - *races*: distinct by [`interp::race::RaceKey`] (the pair of statements and access
-//!   kinds), each with the shortest schedule found: the schedule ends with the step that
+//!   kinds), each with the shortest schedule found (for [`exhaustive`], the shortest of
+//!   all schedules: see `dpor::Dpor::race_past`): the schedule ends with the step that
 //!   completes the race, so replaying it stops at the race;
 //! - *faults*: distinct by kind (with its values) and statement; non-termination (the step
 //!   bound, or a barrier state that repeats along one execution, which can then be repeated
