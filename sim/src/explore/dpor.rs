@@ -84,6 +84,23 @@
 //! remaining execution and whether the bound was hit, and a hit at a different step count
 //! is pruned only if no execution of that future can reach the bound, else explored again.
 //!
+//! # Shortest race schedules
+//!
+//! For every racing pair (e, e′) it meets, the search keeps the schedule made of the events
+//! the race needs: the happens-before past of e, the earlier steps of e′'s thread, and the
+//! writes e′ reads from (with their pasts), in the order of the execution, after the whole
+//! prefix before the segment ([`Dpor::race_past`]). That set is closed under
+//! happens-before, so it is itself an execution that reaches the race, and any schedule
+//! reaching the race between these two events contains it. Any schedule S reaching a race
+//! of a given key extends to a maximal execution; the search explores one equivalent to
+//! it (the theorem above), with the same events and the same happens-before, so it meets
+//! the same pair with the same needed set, of at most |S| steps; with state caching, the
+//! prefix before a segment is the shortest way to its root state, because a state reached
+//! again in fewer steps is explored again. The schedule kept per race key is therefore the
+//! shortest of all schedules, when the search is EXHAUSTIVE and no execution reached the
+//! step bound (the theorem is about maximal executions). `sim/tests/shortest.rs` and
+//! `explore_prop.rs` check it against brute force.
+//!
 //! With several work-groups a barrier orders only its own group, and accesses of different
 //! groups to a `global` array race whatever barriers lie between them, so there is no
 //! synchronisation point after the start: the whole execution is one DPOR segment with
