@@ -296,3 +296,29 @@ fn replay_continue_prints_the_final_arrays() {
     assert!(finals.contains("out = 0 1 3 7"), "{out}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A format 1 report (no paths but the one as given, no source, no launch hash) still
+/// replays.
+#[test]
+fn format_1_reports_still_replay() {
+    let d = tmp("format1");
+    let k = root().join("examples/kogge_stone_racy.ksim");
+    let o = ksim_in(
+        &d,
+        &["explore", "--exhaustive", k.to_str().unwrap(), "-D", "n=4", "--report-dir", "r"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let rep = reports_in(&d.join("r")).remove(0);
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap();
+    let m = v.as_object_mut().unwrap();
+    for f in ["kernel_path_absolute", "kernel_path_from_report", "source", "launch_hash"] {
+        assert!(m.remove(f).is_some(), "format 2 writes {f}");
+    }
+    m.insert("format_version".into(), 1.into());
+    let old = d.join("v1.json");
+    std::fs::write(&old, v.to_string()).unwrap();
+    let o = ksim_in(&d, &["replay", old.to_str().unwrap()]);
+    assert!(stdout(&o).contains("race reproduced"), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&d);
+}
