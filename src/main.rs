@@ -32,7 +32,8 @@ enum Command {
     /// Re-run the schedule of a race report and stop at the race.
     Replay(cli::explore::ReplayArgs),
     /// Decide race-freedom for one input with the fast executor (one canonical execution
-    /// suffices; see `interp::fast`).
+    /// decides it for every schedule; README, "Races at real sizes"); every race is written as a
+    /// replayable report.
     Races(cli::races::RacesArgs),
     /// Run kernels on an OpenCL device: list devices, emit OpenCL C, compare with the
     /// simulator, benchmark and plot.

@@ -86,7 +86,13 @@ fn kogge_stone_racy_reports_the_race_and_replay_reproduces_it() {
     let rep: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&reports[0]).unwrap()).unwrap();
     assert_eq!(rep["format"], "ksim-race-report");
-    assert_eq!(rep["format_version"], 1);
+    assert_eq!(rep["format_version"], 2);
+    assert!(rep["source"].as_str().unwrap().contains("kernel kogge_stone_racy"));
+    assert!(rep["kernel_path_absolute"]
+        .as_str()
+        .unwrap()
+        .ends_with("examples/kogge_stone_racy.ksim"));
+    assert!(rep["launch_hash"].as_str().unwrap().starts_with("fnv1a64:"));
     assert!(rep["source_hash"].as_str().unwrap().starts_with("fnv1a64:"));
     assert_eq!(rep["kernel_path"], "examples/kogge_stone_racy.ksim");
     assert_eq!(rep["launch"]["defines"][0][0], "n");

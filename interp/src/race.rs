@@ -118,6 +118,27 @@ pub fn conflict(a: &Access, b: &Access) -> bool {
         && (a.thread.group != b.thread.group || a.epoch == b.epoch)
 }
 
+impl Race {
+    /// The race between two accesses to element `index` of instance `instance` of
+    /// `array`, `first` the earlier, if they conflict ([`conflict`]): the one place where
+    /// a pair of accesses becomes a race, for the race tracker and the exhaustive explorer.
+    pub fn between(
+        array: ArrayId,
+        instance: usize,
+        index: &[usize],
+        first: &Access,
+        second: &Access,
+    ) -> Option<Race> {
+        conflict(first, second).then(|| Race {
+            array,
+            instance,
+            index: index.to_vec(),
+            first: first.clone(),
+            second: second.clone(),
+        })
+    }
+}
+
 /// Watches the accesses of one execution, step by step, and reports each race as soon as
 /// its second access happens: for every access, the races with a key ([`Race::key`]) not
 /// reported before in this execution, each with the earliest earlier access that makes it
@@ -343,16 +364,10 @@ impl RaceTracker {
         }
         candidates
             .into_iter()
-            .map(|(_, _, (_, first))| {
-                let race = Race {
-                    array,
-                    instance,
-                    index: index.to_vec(),
-                    first,
-                    second: entry.1.clone(),
-                };
+            .filter_map(|(_, _, (_, first))| {
+                let race = Race::between(array, instance, index, &first, &entry.1)?;
                 self.reported.insert(race.key());
-                race
+                Some(race)
             })
             .collect()
     }

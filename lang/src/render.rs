@@ -91,7 +91,63 @@ pub fn render(diags: &[Diagnostic], path: &str, source: &str, color: bool) -> St
                 out.push_str(&format!("   Note: {n}\n"));
             }
         } else {
-            out.push_str(&text);
+            let starts: Vec<usize> = std::iter::once(span.start)
+                .chain(d.labels.iter().map(|(s, _)| clamp(source, s).start))
+                .collect();
+            out.push_str(&fix_section_headers(&text, path, source, &starts));
+        }
+    }
+    out
+}
+
+/// Ariadne starts a new section of a report when a label lies on an earlier line than the
+/// one before it, and heads every section with the report's own `file:line:col`, so the
+/// second header named a line its snippet does not show. Each header is rewritten to name
+/// the first labelled position on the first source line of its section.
+fn fix_section_headers(text: &str, path: &str, source: &str, starts: &[usize]) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in lines.iter().enumerate() {
+        let plain = strip_ansi(line);
+        let is_header = plain.contains("─[ ") && plain.trim_end().ends_with(']');
+        let snippet_line = || lines[i + 1..]
+            .iter()
+            .map(|l| strip_ansi(l))
+            .find_map(|l| {
+                let (num, rest) = l.trim_start().split_once(' ')?;
+                (rest.starts_with('│') && !num.is_empty())
+                    .then(|| num.parse::<usize>().ok())
+                    .flatten()
+            });
+        let fixed = is_header.then(snippet_line).flatten().and_then(|n| {
+            let start = starts
+                .iter()
+                .copied()
+                .filter(|&s| line_col(source, s).0 == n)
+                .min()?;
+            let (old_from, old_to) = (plain.find("─[ ")? + "─[ ".len(), plain.rfind(" ]")?);
+            let old = plain.get(old_from..old_to)?.to_string();
+            let (l, c) = line_col(source, start);
+            Some(line.replacen(&old, &format!("{path}:{l}:{c}"), 1))
+        });
+        out.push_str(fixed.as_deref().unwrap_or(line));
+    }
+    out
+}
+
+/// The text without ANSI colour sequences (`ESC [ ... m`).
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
         }
     }
     out

@@ -3,6 +3,7 @@
 
 pub mod explore;
 pub mod outcome;
+pub mod replay;
 pub mod report;
 pub mod schedule;
 pub mod text;

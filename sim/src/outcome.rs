@@ -120,6 +120,38 @@ impl Arrays {
         let names = launch.kernel.arrays.iter().map(|a| a.name.clone());
         Arrays(names.zip(memory.arrays).collect())
     }
+
+    /// Every array (or those in `show`): 1D as one line, 2D as one line per row.
+    pub fn text(&self, launch: &Launch, show: &[String]) -> String {
+        let width = self.0.iter().map(|a| a.0.len()).max().unwrap_or(0);
+        let mut s = String::new();
+        for (a, (name, instances)) in self.0.iter().enumerate() {
+            if !show.is_empty() && !show.contains(name) {
+                continue;
+            }
+            for (inst, values) in instances.iter().enumerate() {
+                let label = if instances.len() > 1 {
+                    format!("{name} (group {inst})")
+                } else {
+                    name.clone()
+                };
+                let dims = &launch.dims[a];
+                if dims.len() == 2 {
+                    let cols = dims[1].max(1);
+                    s.push_str(&format!("{label} =\n"));
+                    for (r, row) in values.chunks(cols).enumerate() {
+                        s.push_str(&format!("  [{r}] {}\n", join(row)));
+                    }
+                    if values.is_empty() {
+                        s.push_str("  (empty)\n");
+                    }
+                } else {
+                    s.push_str(&format!("{label:width$} = {}\n", join(values)));
+                }
+            }
+        }
+        s
+    }
 }
 
 impl Serialize for Arrays {
@@ -147,6 +179,8 @@ pub struct RunReport {
     pub infeasible: Option<Infeasible>,
     /// No race, fault, divergence or infeasible schedule (exit code 0).
     pub clean: bool,
+    /// The seed of `--schedule random`.
+    pub seed: Option<u64>,
 }
 
 /// Runs `launch` once: the canonical schedule on `engine` (through
@@ -176,7 +210,11 @@ pub fn run(
         ),
         (_, Engine::Reference) => {
             let (out, infeasible) = schedule::run(launch, scheduler, &mut interp::exec::Quiet);
-            Ok(RunReport::of_outcome(launch, scheduler_name, out, infeasible))
+            let mut report = RunReport::of_outcome(launch, scheduler_name, out, infeasible);
+            if let Scheduler::Random { seed } = scheduler {
+                report.seed = Some(*seed);
+            }
+            Ok(report)
         }
     }
 }
@@ -198,6 +236,7 @@ impl RunReport {
             divergences: e.divergences,
             infeasible: None,
             clean,
+            seed: None,
         }
     }
 
@@ -221,21 +260,31 @@ impl RunReport {
             divergences: out.divergences,
             infeasible,
             clean,
+            seed: None,
         }
     }
 
     /// The text view: a header line and the arrays (only those named in `show`, if any) on
     /// stdout; races, fault, divergences and schedule problems on stderr.
     pub fn text(&self, launch: &Launch, src: SourceText, show: &[String]) -> Text {
+        let seed = self.seed.map(|s| format!(" (seed {s})")).unwrap_or_default();
         let mut out = format!(
-            "kernel {}: {} group(s) of {} threads, monoid {}, schedule {}, {} steps\n",
-            self.kernel,
-            self.launch.groups,
-            self.launch.local_size,
-            self.launch.monoid,
+            "{}, schedule {}{seed}, {} steps\n",
+            crate::explore::model::launch_line(launch),
             self.scheduler,
             self.steps
         );
+        if let Some(i) = &self.infeasible {
+            let what = if i.thread.is_none() {
+                "the schedule ended"
+            } else {
+                "the schedule could not be followed"
+            };
+            out.push_str(&format!(
+                "{what} after {} steps, before the kernel ended: the arrays below are the store at that point, not a final result\n",
+                self.steps
+            ));
+        }
         out.push_str(&self.arrays_text(launch, show));
         Text {
             out,
@@ -245,34 +294,7 @@ impl RunReport {
 
     /// Every array (or those in `show`): 1D as one line, 2D as one line per row.
     pub fn arrays_text(&self, launch: &Launch, show: &[String]) -> String {
-        let width = self.arrays.0.iter().map(|a| a.0.len()).max().unwrap_or(0);
-        let mut s = String::new();
-        for (a, (name, instances)) in self.arrays.0.iter().enumerate() {
-            if !show.is_empty() && !show.contains(name) {
-                continue;
-            }
-            for (inst, values) in instances.iter().enumerate() {
-                let label = if instances.len() > 1 {
-                    format!("{name} (group {inst})")
-                } else {
-                    name.clone()
-                };
-                let dims = &launch.dims[a];
-                if dims.len() == 2 {
-                    let cols = dims[1].max(1);
-                    s.push_str(&format!("{label} =\n"));
-                    for (r, row) in values.chunks(cols).enumerate() {
-                        s.push_str(&format!("  [{r}] {}\n", join(row)));
-                    }
-                    if values.is_empty() {
-                        s.push_str("  (empty)\n");
-                    }
-                } else {
-                    s.push_str(&format!("{label:width$} = {}\n", join(values)));
-                }
-            }
-        }
-        s
+        self.arrays.text(launch, show)
     }
 
     /// Races, the fault, divergences and an unfollowed schedule, or that there were none.
@@ -332,6 +354,8 @@ pub struct CountedRace {
     #[serde(flatten)]
     pub race: RaceView,
     pub count: Option<u64>,
+    /// The replayable race report written for it, if any (`ksim replay PATH`).
+    pub report: Option<String>,
 }
 
 /// The exact race check of one input: `ksim races`.
@@ -388,6 +412,7 @@ pub fn check_races(launch: &Launch, jobs: usize) -> RacesReport {
             .map(|(k, r)| CountedRace {
                 race: RaceView::of(launch, r),
                 count: count(k),
+                report: None,
             })
             .collect(),
         fault: e.fault.clone(),
@@ -412,11 +437,17 @@ impl RacesReport {
             ));
         }
         for r in &self.races {
-            let note = match r.count {
-                Some(n) => format!("{n} conflicting access pair(s) between these two statements"),
+            let mut notes = vec![match r.count {
+                Some(n) => format!(
+                    "{n} conflicting access pair{} between these two statements",
+                    if n == 1 { "" } else { "s" }
+                ),
                 None => "the reference semantics reports the first conflicting pair only".into(),
-            };
-            err.push_str(&src.race(launch, &r.race.race, &[note]));
+            }];
+            if let Some(p) = &r.report {
+                notes.push(format!("report: {p} (replay: ksim replay {p})"));
+            }
+            err.push_str(&src.race(launch, &r.race.race, &notes));
         }
         if let Some(f) = &self.fault {
             err.push_str(&src.fault(launch, f));
@@ -426,13 +457,16 @@ impl RacesReport {
         }
         let intervals = self
             .intervals
-            .map(|k| format!(", {k} barrier intervals"))
+            .map(|k| format!(", {k} barrier interval{}", if k == 1 { "" } else { "s" }))
             .unwrap_or_default();
         let summary = format!(
             "{} threads{intervals}, {} steps, checked in {:.3} s",
             self.threads, self.steps, self.seconds
         );
         let out = match (&self.fault, self.races.len(), self.divergences.len()) {
+            (Some(f), _, _) if matches!(f.kind, interp::fault::FaultKind::StepBound { .. }) => {
+                format!("no verdict: non-terminating (no end within the step bound; {summary})")
+            }
             (Some(_), _, _) => format!("no verdict: the execution faulted ({summary})"),
             (None, 0, 0) if self.atomics => format!(
                 "no race in the canonical execution; the kernel uses atomics, so other schedules \

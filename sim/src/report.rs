@@ -1,16 +1,21 @@
-//! Race reports: one JSON file per distinct race, enough to re-run the exact execution.
+//! Race reports: one JSON file per distinct race, enough to re-run the exact execution
+//! from any directory, and to tell whether the kernel changed since.
 //!
 //! ```json
 //! {
 //!   "format": "ksim-race-report",
-//!   "format_version": 1,
+//!   "format_version": 2,
 //!   "ksim_version": "0.1.0",
 //!   "source_hash": "fnv1a64:5f1c2d3e4a5b6c7d",   // FNV-1a 64 of the kernel file's bytes
 //!   "kernel": "kogge_stone_racy",
 //!   "kernel_path": "examples/kogge_stone_racy.ksim", // as given on the command line
+//!   "kernel_path_absolute": "/home/me/ksim/examples/kogge_stone_racy.ksim",
+//!   "kernel_path_from_report": "../examples/kogge_stone_racy.ksim",
+//!   "source": "kernel kogge_stone_racy(...) ...",  // the whole kernel file
+//!   "launch_hash": "fnv1a64:0123456789abcdef",     // resolved launch and initial arrays
 //!   "launch": {                                     // the launch options as given
 //!     "defines": [["n", "4"]], "groups": null, "local_size": null,
-//!     "monoid": "int-add", "inputs": [["in", "iota"]], "max_steps": 104000
+//!     "monoid": "int-add", "inputs": [["in", "iota"]], "max_steps": 10004000
 //!   },
 //!   "resolved": { "groups": 1, "local_size": 4, "params": {"n": 4}, ... },
 //!   "race": { "array": "out", "index": [1], "first": {...}, "second": {...},
@@ -23,16 +28,22 @@
 //! `max_steps` is the bound the explorer actually used, so a replay runs under the same
 //! launch. The source hash is FNV-1a (64-bit, offset basis 0xcbf29ce484222325, prime
 //! 0x100000001b3) over the raw bytes of the kernel file, printed as 16 hex digits: stable
-//! across platforms and ksim versions, no dependency. Reports are written atomically (a
-//! temporary file, then a rename) by the command line.
+//! across platforms and ksim versions, no dependency. The launch hash is the same hash of
+//! the resolved launch and the initial contents of every array (so `-D n=4` and `-D n=8`,
+//! or two `--input` files, give different file names). Format 1 reports (no paths other
+//! than `kernel_path`, no source, no launch hash) are still read. Reports are written
+//! atomically (a temporary file, then a rename) by the command line.
 
+use crate::explore::model::{LaunchModel, RaceModel, SourceRef};
+use crate::explore::FoundRace;
 use crate::schedule::Schedule;
-use interp::race::{AccessKind, RaceKey};
-use interp::{LaunchOptions, Monoid};
+use interp::race::{AccessKind, Race, RaceKey};
+use interp::{Launch, LaunchOptions, Monoid};
 use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
 
 pub const FORMAT: &str = "ksim-race-report";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// FNV-1a, 64 bits.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
@@ -47,6 +58,62 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 /// The source hash stored in reports: `fnv1a64:` and 16 hex digits.
 pub fn source_hash(text: &str) -> String {
     format!("fnv1a64:{:016x}", fnv1a64(text.as_bytes()))
+}
+
+/// The hash of a resolved launch and its initial arrays, `fnv1a64:` and 16 hex digits.
+pub fn launch_hash(launch: &Launch) -> String {
+    let text = serde_json::to_string(&(LaunchModel::new(launch), &launch.initial)).expect("JSON");
+    format!("fnv1a64:{:016x}", fnv1a64(text.as_bytes()))
+}
+
+/// The difference between two versions of a kernel source, as a unified diff.
+pub fn source_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(2)
+        .header(old_name, new_name)
+        .to_string()
+}
+
+/// The canonical schedule up to each race of `keys` (the races `ksim races` found with the
+/// fast executor, which decides them on the canonical schedule): the reference semantics
+/// runs the canonical schedule and stops once every key has been seen. Keys it does not
+/// meet get no entry.
+pub fn canonical_race_schedules(launch: &Launch, keys: &[RaceKey]) -> Vec<FoundRace> {
+    use std::cell::Cell;
+    struct Watch<'a> {
+        keys: &'a [RaceKey],
+        found: Vec<Race>,
+        done: &'a Cell<bool>,
+    }
+    impl interp::exec::Observer for Watch<'_> {
+        fn race(&mut self, race: &Race) {
+            if self.keys.contains(&race.key()) && !self.found.iter().any(|r| r.key() == race.key())
+            {
+                self.found.push(race.clone());
+                self.done.set(self.found.len() == self.keys.len());
+            }
+        }
+    }
+    let done = Cell::new(keys.is_empty());
+    let mut watch = Watch {
+        keys,
+        found: Vec::new(),
+        done: &done,
+    };
+    let out = interp::exec::run(
+        launch,
+        |_, r| if done.get() { None } else { r.first() },
+        &mut watch,
+    );
+    watch
+        .found
+        .into_iter()
+        .map(|race| FoundRace {
+            schedule: out.schedule.prefix(race.second.step + 1),
+            race,
+        })
+        .collect()
 }
 
 /// The launch options as the user gave them.
@@ -175,7 +242,21 @@ pub struct RaceReport {
     pub ksim_version: String,
     pub source_hash: String,
     pub kernel: String,
+    /// The kernel file as given on the command line that found the race.
     pub kernel_path: String,
+    /// The kernel file's absolute path (format 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_path_absolute: Option<String>,
+    /// The kernel file's path relative to the report's folder (format 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_path_from_report: Option<String>,
+    /// The whole kernel source (format 2): replay without the file, and the difference
+    /// when the file changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The hash of the resolved launch and its initial arrays ([`launch_hash`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_hash: Option<String>,
     pub launch: LaunchSpec,
     /// The resolved launch (sizes, parameters), for people reading the report.
     pub resolved: serde_json::Value,
@@ -193,7 +274,70 @@ impl RaceReport {
         Some(k.to_key())
     }
 
-    /// `race-KERNEL-LINE1-LINE2-TAG.json`. File systems refuse names over 255 bytes, so a
+    /// A report of race `found` of `launch` (from `src`, launched with `spec`), to be
+    /// written into the folder `dir`.
+    pub fn new(
+        src: SourceRef,
+        launch: &Launch,
+        spec: LaunchSpec,
+        found: &FoundRace,
+        found_by: &str,
+        dir: &Path,
+    ) -> RaceReport {
+        let mut race =
+            serde_json::to_value(RaceModel::new(src, launch, &found.race)).expect("JSON");
+        race["key"] = serde_json::to_value(KeySpec::from_key(&found.race.key())).expect("JSON");
+        let absolute = std::path::absolute(src.path).ok();
+        let from_report = absolute.as_ref().and_then(|k| {
+            let d = std::path::absolute(dir).ok()?;
+            pathdiff::diff_paths(k, d)
+        });
+        RaceReport {
+            format: FORMAT.into(),
+            format_version: FORMAT_VERSION,
+            ksim_version: env!("CARGO_PKG_VERSION").into(),
+            source_hash: source_hash(src.text),
+            kernel: launch.kernel.name.clone(),
+            kernel_path: src.path.to_string(),
+            kernel_path_absolute: absolute.map(|p| p.display().to_string()),
+            kernel_path_from_report: from_report.map(|p| p.display().to_string()),
+            source: Some(src.text.to_string()),
+            launch_hash: Some(launch_hash(launch)),
+            launch: spec,
+            resolved: serde_json::to_value(LaunchModel::new(launch)).expect("JSON"),
+            race,
+            schedule: found.schedule.clone(),
+            found_by: found_by.into(),
+        }
+    }
+
+    /// Where the kernel file may be, in the order tried: relative to the report's folder,
+    /// the absolute path, the path as given (relative to the current directory).
+    pub fn kernel_candidates(&self, report: &Path) -> Vec<PathBuf> {
+        let dir = report.parent().unwrap_or(Path::new(""));
+        let mut c = Vec::new();
+        if let Some(p) = &self.kernel_path_from_report {
+            c.push(dir.join(p));
+        }
+        if let Some(p) = &self.kernel_path_absolute {
+            c.push(PathBuf::from(p));
+        }
+        c.push(PathBuf::from(&self.kernel_path));
+        c.push(dir.join(&self.kernel_path));
+        c
+    }
+
+    /// `race-KERNEL-LINE1-LINE2-TAG-LAUNCH.json` (see [`RaceReport::file_name`]).
+    pub fn file_name_for(&self, src: SourceRef) -> String {
+        let lines = self
+            .key()
+            .map(|k| (src.line(k.0.start), src.line(k.2.start)))
+            .unwrap_or((0, 0));
+        self.file_name(lines.0, lines.1)
+    }
+
+    /// `race-KERNEL-LINE1-LINE2-TAG-LAUNCH.json`, LAUNCH the first 8 hex digits of the
+    /// launch hash. File systems refuse names over 255 bytes, so a
     /// kernel name longer than [`KERNEL_NAME_BYTES`] is cut there and followed by `~` and
     /// the hash of the whole name (names stay distinct and the file name short).
     pub fn file_name(&self, line1: usize, line2: usize) -> String {
@@ -216,7 +360,13 @@ impl RaceReport {
         } else {
             self.kernel.clone()
         };
-        format!("race-{name}-L{line1}-L{line2}-{tag}.json")
+        let launch = self
+            .launch_hash
+            .as_deref()
+            .and_then(|h| h.strip_prefix("fnv1a64:"))
+            .map(|h| format!("-{}", &h[..h.len().min(8)]))
+            .unwrap_or_default();
+        format!("race-{name}-L{line1}-L{line2}-{tag}{launch}.json")
     }
 
     pub fn to_json(&self) -> String {
@@ -254,6 +404,10 @@ mod tests {
             source_hash: String::new(),
             kernel: kernel.into(),
             kernel_path: String::new(),
+            kernel_path_absolute: None,
+            kernel_path_from_report: None,
+            source: None,
+            launch_hash: Some("fnv1a64:0123456789abcdef".into()),
             launch: LaunchSpec {
                 defines: Vec::new(),
                 groups: None,
@@ -280,6 +434,6 @@ mod tests {
         );
         assert!(fa.len() <= 255 && fb.len() <= 255, "{fa}");
         assert_ne!(fa, fb);
-        assert_eq!(report("scan").file_name(3, 4), "race-scan-L3-L4-.json");
+        assert_eq!(report("scan").file_name(3, 4), "race-scan-L3-L4--01234567.json");
     }
 }

@@ -21,6 +21,9 @@ pub enum Scheduler {
     Random { seed: u64 },
     /// Exactly the given choices.
     Replay(Schedule),
+    /// The given choices, then the canonical scheduler to the end of the kernel
+    /// (`ksim replay --continue`).
+    ReplayThenCanonical(Schedule),
 }
 
 /// Why a replayed schedule could not be followed.
@@ -59,13 +62,15 @@ pub fn run(
             let out = exec::run(launch, |_, r| r.nth(rng.random_range(0..r.len())), obs);
             (out, None)
         }
-        Scheduler::Replay(schedule) => replay(launch, schedule, obs),
+        Scheduler::Replay(schedule) => replay(launch, schedule, false, obs),
+        Scheduler::ReplayThenCanonical(schedule) => replay(launch, schedule, true, obs),
     }
 }
 
 fn replay(
     launch: &Launch,
     schedule: &Schedule,
+    then_canonical: bool,
     obs: &mut dyn Observer,
 ) -> (Outcome, Option<Infeasible>) {
     let mut choices = schedule.choices();
@@ -75,6 +80,10 @@ fn replay(
         launch,
         |state: &State, runnable: &Runnable| {
             let Some(t) = choices.next() else {
+                if then_canonical {
+                    step += 1;
+                    return runnable.first();
+                }
                 infeasible = Some(Infeasible {
                     step,
                     thread: None,

@@ -93,6 +93,9 @@ impl SourceText<'_> {
                         .with_note(format!("at {}", self.location(span.start)));
                 self.render(&[d])
             }
+            None if matches!(fault.kind, interp::fault::FaultKind::StepBound { .. }) => {
+                format!("non-terminating: {fault} (the step bound; see --max-steps)\n")
+            }
             None => format!("runtime fault: {fault}\n"),
         }
     }

@@ -237,6 +237,26 @@ fn check(seed: u64) -> Result<Compared, TestCaseError> {
             src
         );
     }
+    // Race schedules are the shortest: the naive search tries every interleaving and
+    // keeps the shortest schedule reaching each race (proved only when no execution was
+    // cut by the step bound).
+    if nv.non_terminating == 0 {
+        for r in &ex.races {
+            let n = nv
+                .races
+                .iter()
+                .find(|x| x.race.key() == r.race.key())
+                .expect("the same races");
+            prop_assert_eq!(
+                r.schedule.len(),
+                n.schedule.len(),
+                "shortest race schedule {:?} vs {:?}\n{}",
+                r.schedule,
+                n.schedule,
+                src
+            );
+        }
+    }
     // First schedules of final stores reach them.
     for f in &ex.finals {
         let (out, _) = sim::run(

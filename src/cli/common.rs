@@ -134,15 +134,14 @@ impl Source {
         self.view().render(diags)
     }
 
-    /// `file:line:col` of a byte offset.
-    pub fn location(&self, offset: usize) -> String {
-        self.view().location(offset)
+    /// The path and text, as the library's views take them.
+    pub fn as_ref(&self) -> sim::explore::model::SourceRef<'_> {
+        sim::explore::model::SourceRef {
+            path: &self.path,
+            text: &self.text,
+        }
     }
 
-    /// The first line of a statement's source text ([`sim::text::SourceText::statement`]).
-    pub fn statement(&self, span: &lang::ast::Span) -> String {
-        self.view().statement(span)
-    }
 }
 
 pub fn use_color() -> bool {
@@ -153,7 +152,11 @@ pub fn use_color() -> bool {
 /// Parses and checks a kernel; invalid kernels are a usage error (exit 2) with rendered
 /// diagnostics.
 pub fn load(path: &Path) -> Result<(Source, Arc<lang::core::Kernel>), Failure> {
-    let src = Source::read(path)?;
+    check_source(Source::read(path)?)
+}
+
+/// Parses and checks a kernel source already read (a race report keeps one).
+pub fn check_source(src: Source) -> Result<(Source, Arc<lang::core::Kernel>), Failure> {
     match lang::parse::parse(&src.text).and_then(|k| lang::check::check(&k)) {
         Ok(k) => Ok((src, Arc::new(k))),
         Err(diags) => Err(Failure::usage(src.render(&diags))),
@@ -190,7 +193,7 @@ impl LaunchArgs {
     }
 }
 
-pub use sim::text::{divergence_message, elem_name};
+pub use sim::text::divergence_message;
 
 /// A race as a compiler-style diagnostic ([`sim::text::SourceText::race`]).
 pub fn render_race(src: &Source, launch: &Launch, race: &Race, extra: &[String]) -> String {

@@ -1,60 +1,38 @@
-//! `ksim explore` and `ksim replay`.
+//! `ksim explore` and `ksim replay`: argument parsing and wiring. The exploration is
+//! `sim::explore`, its JSON model and text `sim::explore::model`, race reports
+//! `sim::report`, and the replay decision `sim::replay`.
 //!
-//! `ksim explore FILE [launch options] (--exhaustive | --random N | --pct N --depth D)`
-//! explores the schedules of one launch (see `sim::explore`) and prints a summary that ends
-//! with `EXHAUSTIVE` or `INCOMPLETE (reason)`. Every distinct race is written to
-//! `--report-dir` (default `ksim-reports/` in the current directory) as a JSON race report
-//! (`sim::report`), atomically, as soon as it is found (so that an exploration killed
-//! later keeps it) and again at the end with the shortest schedule found; `ksim replay
-//! REPORT` re-runs it.
-//!
-//! Unless `--max-steps` is given, exploration bounds every execution at
-//! 100 000 + 1000 × threads steps (`ksim run` uses 10^7 + 1000 × threads): an execution
-//! that gets there is reported as non-terminating.
-//!
-//! `--json` prints one object:
-//!
-//! ```text
-//! { "kernel": name, "path": file, "launch": {groups, local_size, monoid, params, max_steps},
-//!   "mode": "exhaustive" | "random" | "pct", "seed": S | null, "depth": D | null,
-//!   "verdict": "EXHAUSTIVE" | "INCOMPLETE", "incomplete_reason": null | "max-executions" |
-//!     "max-states" | "timeout" | "interrupted" | "random sampling" | "pct sampling" |
-//!     "step bound",
-//!   "executions": {"total", "complete", "pruned", "cache_hits", "sleep_blocked", "cut"},
-//!   "states": distinct states at barrier points (exhaustive),
-//!   "final_stores": [{"count", "schedule": {"runs"}, "arrays": {name: [values] or [[...] per group]}}],
-//!   "races": [{race as in `ksim run --json`, "statement_first", "statement_second",
-//!              "location_first", "location_second", "schedule", "report": path | null}],
-//!   "race_changes_result": true | false | null,
-//!   "faults": [{fault, "count", "schedule"}],
-//!   "non_terminating": {"count", "schedule"},
-//!   "divergences": [{"message", "schedule"}],
-//!   "lemma_5_4_confirmed": bool (exhaustive, race-free, one final store),
-//!   "pct": null | {"depth", "threads", "max_steps", "bound"},
-//!   "steps": K-STEPs executed, "time_s", "executions_per_s", "clean" }
-//! ```
+//! `ksim explore FILE [launch options] (--exhaustive [--preemption-bound K] | --random N |
+//! --pct N --depth D)` explores the schedules of one launch and prints a summary that ends
+//! with `EXHAUSTIVE` or `INCOMPLETE (reason)` (`--json`: the model, see docs/json.md).
+//! Every distinct race is written to `--report-dir` (default `ksim-reports/` in the
+//! current directory) as a JSON race report, atomically, as soon as it is found (so that an
+//! exploration killed later keeps it) and again at the end with the shortest schedule
+//! found; `ksim replay REPORT` re-runs it. Every execution is bounded at `--max-steps`
+//! steps (default 10^7 + 1000 × threads, as for every command): an execution that gets
+//! there is reported as non-terminating.
 //!
 //! Exit codes: 0 nothing found; 1 a race, fault, barrier divergence or non-termination;
 //! 2 usage error. A report that cannot be written is a warning: the summary is printed
 //! and the exit code is still the one of what was found. `ksim replay`: 1 when the race is
 //! reproduced and also when it is not (like `ksim run --schedule` with a schedule that does
 //! not fit), 2 for a report or schedule that is invalid (empty, naming threads the launch
-//! does not have, more than 2^64 - 1 steps). `--jobs` parallelises random and PCT (results do not depend on it); the
-//! exhaustive search runs on one thread.
+//! does not have, more than 2^64 - 1 steps) or a kernel that changed (without `--force`).
+//! `--jobs` parallelises random and PCT (results do not depend on it); the exhaustive
+//! search runs on one thread.
 
 use super::common::*;
-use super::run::{launch_json, race_json, TraceFormat, Tracer};
+use super::run::{TraceFormat, Tracer};
 use clap::{ArgGroup, Args};
 use interp::exec::Quiet;
-use interp::{Launch, Memory};
-use serde_json::json;
-use sim::explore::{self, Config, Mode, Progress, Summary, Verdict};
-use sim::report::{self, KeySpec, LaunchSpec, RaceReport};
-use sim::{Schedule, Scheduler};
+use interp::Launch;
+use sim::explore::model::{self, ExplorationModel};
+use sim::explore::{self, Config, Mode, Progress};
+use sim::report::{LaunchSpec, RaceReport};
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -75,6 +53,20 @@ pub struct ExploreArgs {
     /// PCT bug depth d (d - 1 priority change points).
     #[arg(long, value_name = "D")]
     pub depth: Option<u32>,
+    /// With --exhaustive: every schedule with at most K preemptions, iteratively deepened
+    /// (0, 1, ..., K); EXHAUSTIVE only if no schedule needed more (see README).
+    #[arg(long, value_name = "K", requires = "exhaustive")]
+    pub preemption_bound: Option<u32>,
+    /// Stop at the first race (verdict INCOMPLETE (race found), exit 1).
+    #[arg(long)]
+    pub stop_on_race: bool,
+    /// Stop when K distinct races are known (at least 1).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_races: Option<u64>,
+    /// Shrink each race's schedule to the steps the race needs (random, PCT and
+    /// --preemption-bound; --exhaustive schedules are already the shortest).
+    #[arg(long)]
+    pub shrink: bool,
     /// Seed for --random and --pct.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -87,7 +79,8 @@ pub struct ExploreArgs {
     /// Stop after this many seconds.
     #[arg(long, value_name = "SECS", value_parser = super::limits::parse_timeout)]
     pub timeout: Option<Duration>,
-    /// Worker threads for --random and --pct (the result does not depend on it).
+    /// Worker threads for --random and --pct (the result does not depend on it);
+    /// --exhaustive and --preemption-bound run on one thread.
     #[arg(long, default_value_t = 1, value_parser = super::limits::parse_jobs)]
     pub jobs: usize,
     /// Where race reports are written.
@@ -120,16 +113,8 @@ fn catch_ctrl_c() {
     }
 }
 
-/// The default step bound of exploration.
-pub fn explore_max_steps(threads: usize) -> u64 {
-    100_000 + 1000 * threads as u64
-}
-
 pub fn explore(args: &ExploreArgs) -> CmdResult {
-    let (src, mut launch) = args.launch.launch()?;
-    if args.launch.max_steps.is_none() {
-        launch.max_steps = explore_max_steps(launch.threads());
-    }
+    let (src, launch) = args.launch.launch()?;
     if args.jobs == 0 {
         return Err(Failure::usage("--jobs must be at least 1"));
     }
@@ -143,7 +128,9 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
             launch.max_steps
         )));
     }
-    let mode = if args.exhaustive {
+    let mode = if let Some(bound) = args.preemption_bound {
+        Mode::PreemptionBounded { bound }
+    } else if args.exhaustive {
         Mode::Exhaustive
     } else if let Some(n) = args.random {
         Mode::Random { n, seed: args.seed }
@@ -180,34 +167,12 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
         timeout: args.timeout,
         interrupt: Some(&INTERRUPTED),
         jobs: args.jobs,
+        max_races: args.max_races,
+        stop_on_race: args.stop_on_race,
         on_race: Some(&on_race),
     };
     let show = !args.quiet && std::io::stderr().is_terminal();
-    let bar = if show {
-        let b = match args.random.or(args.pct) {
-            Some(n) => {
-                let b = indicatif::ProgressBar::new(n);
-                b.set_style(
-                    indicatif::ProgressStyle::with_template(
-                        "{bar:30} {pos}/{len} executions {msg} [{elapsed}]",
-                    )
-                    .expect("template"),
-                );
-                b
-            }
-            None => {
-                let b = indicatif::ProgressBar::new_spinner();
-                b.set_style(
-                    indicatif::ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
-                        .expect("template"),
-                );
-                b
-            }
-        };
-        Some(b)
-    } else {
-        None
-    };
+    let bar = show.then(|| progress_bar(args.random.or(args.pct)));
     let mut on_progress = |p: &Progress| {
         if let Some(b) = &bar {
             let rate = p.executions as f64 / p.elapsed.as_secs_f64().max(1e-9);
@@ -225,13 +190,19 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
     };
     let progress: Option<explore::ProgressFn<'_>> =
         if show { Some(&mut on_progress) } else { None };
-    let summary = match mode {
+    let mut summary = match mode {
         Mode::Exhaustive | Mode::Naive => explore::exhaustive(&launch, &cfg, progress),
+        Mode::PreemptionBounded { bound } => {
+            explore::preemption_bounded(&launch, bound, &cfg, progress)
+        }
         Mode::Random { n, seed } => explore::random(&launch, n, seed, &cfg, progress),
         Mode::Pct { n, depth, seed } => explore::pct(&launch, n, depth, seed, &cfg, progress),
     };
     if let Some(b) = &bar {
         b.finish_and_clear();
+    }
+    if args.shrink && mode != Mode::Exhaustive {
+        explore::shrink_races(&launch, &mut summary);
     }
     // Each report was written when its race was found; now again with the shortest
     // schedule found.
@@ -246,20 +217,59 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
         EXIT_FOUND
     };
     if args.json {
-        let doc = summary_json(&src, &launch, &summary, &reports);
+        let doc = ExplorationModel::new(src.as_ref(), &launch, &summary, &reports);
         println!("{}", serde_json::to_string_pretty(&doc).expect("JSON"));
     } else {
-        print_summary(&src, &launch, &summary, &reports);
+        // The diagnostics (stderr) first, then the summary (stdout): on a terminal both
+        // streams interleave in the order written.
+        let proved = summary.shortest_proved();
+        for (r, path) in summary.races.iter().zip(&reports) {
+            let mut extra = vec![format!(
+                "{} ({} steps): {}",
+                if proved {
+                    "shortest schedule"
+                } else {
+                    "shortest schedule found"
+                },
+                r.schedule.len(),
+                model::short_schedule(&r.schedule, 12)
+            )];
+            if let Some(p) = path {
+                extra.push(format!("report: {p} (replay: ksim replay {p})"));
+            }
+            eprint!("{}", render_race(&src, &launch, &r.race, &extra));
+        }
+        for f in &summary.faults {
+            eprint!("{}", render_fault(&src, &launch, &f.fault));
+        }
+        print!(
+            "{}",
+            model::summary_text(src.as_ref(), &launch, &summary, &reports)
+        );
     }
     Ok(code)
 }
 
-fn found_by(mode: &Mode) -> String {
-    match mode {
-        Mode::Exhaustive => "exhaustive".into(),
-        Mode::Naive => "naive".into(),
-        Mode::Random { n, seed } => format!("random (N = {n}, seed {seed})"),
-        Mode::Pct { n, depth, seed } => format!("pct (N = {n}, depth {depth}, seed {seed})"),
+fn progress_bar(total: Option<u64>) -> indicatif::ProgressBar {
+    match total {
+        Some(n) => {
+            let b = indicatif::ProgressBar::new(n);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} executions {msg} [{elapsed}]",
+                )
+                .expect("template"),
+            );
+            b
+        }
+        None => {
+            let b = indicatif::ProgressBar::new_spinner();
+            b.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
+                    .expect("template"),
+            );
+            b
+        }
     }
 }
 
@@ -280,414 +290,53 @@ impl<'a> Reports<'a> {
             args,
             src,
             launch,
-            found_by: found_by(mode),
+            found_by: model::found_by(mode),
             warned: RefCell::new(HashSet::new()),
         }
     }
 
     /// Writes the report of `r`; its path, or `None` (with a warning) if it failed.
     fn write(&self, r: &explore::FoundRace) -> Option<String> {
-        let rep = make_report(self.src, self.launch, &self.args.launch, r, &self.found_by);
-        let (l1, l2) = (
-            lang::render::line_col(&self.src.text, r.race.key().0.start).0,
-            lang::render::line_col(&self.src.text, r.race.key().2.start).0,
-        );
-        let path = self.args.report_dir.join(rep.file_name(l1, l2));
-        match files::write_atomic(&path, rep.to_json().as_bytes()) {
-            Ok(()) => Some(path.display().to_string()),
-            Err(e) => {
-                if self.warned.borrow_mut().insert(path.clone()) {
-                    eprintln!(
-                        "warning: cannot write race report `{}`: {e}",
-                        path.display()
-                    );
-                }
-                None
-            }
-        }
+        write_report(
+            self.src,
+            self.launch,
+            &self.args.launch,
+            r,
+            &self.found_by,
+            &self.args.report_dir,
+            &self.warned,
+        )
     }
 }
 
-fn make_report(
+/// Writes the race report of `r` into `dir`; its path, or `None` after a warning (once per
+/// file in `warned`).
+pub fn write_report(
     src: &Source,
     launch: &Launch,
     largs: &LaunchArgs,
     r: &explore::FoundRace,
     found_by: &str,
-) -> RaceReport {
-    let mut race = race_json(launch, &r.race);
-    race["key"] = serde_json::to_value(KeySpec::from_key(&r.race.key())).expect("JSON");
-    race["statement_first"] = json!(src.statement(&r.race.first.span));
-    race["statement_second"] = json!(src.statement(&r.race.second.span));
-    race["location_first"] = json!(src.location(r.race.first.span.start));
-    race["location_second"] = json!(src.location(r.race.second.span.start));
-    RaceReport {
-        format: report::FORMAT.into(),
-        format_version: report::FORMAT_VERSION,
-        ksim_version: env!("CARGO_PKG_VERSION").into(),
-        source_hash: report::source_hash(&src.text),
-        kernel: launch.kernel.name.clone(),
-        kernel_path: src.path.clone(),
-        launch: LaunchSpec::from_options(&largs.options(), launch.max_steps),
-        resolved: launch_json(launch),
-        race,
-        schedule: r.schedule.clone(),
-        found_by: found_by.into(),
-    }
-}
-
-/// `0×5 1×3 2 ...`: a schedule in a line (at most `max` runs).
-fn short_schedule(s: &Schedule, max: usize) -> String {
-    let mut parts: Vec<String> = s
-        .runs
-        .iter()
-        .take(max)
-        .map(|&(t, n)| {
-            if n == 1 {
-                format!("{t}")
-            } else {
-                format!("{t}×{n}")
+    dir: &std::path::Path,
+    warned: &RefCell<HashSet<PathBuf>>,
+) -> Option<String> {
+    let spec = LaunchSpec::from_options(&largs.options(), launch.max_steps);
+    let rep = RaceReport::new(src.as_ref(), launch, spec, r, found_by, dir);
+    let path = dir.join(rep.file_name_for(src.as_ref()));
+    match files::write_atomic(&path, rep.to_json().as_bytes()) {
+        Ok(()) => Some(path.display().to_string()),
+        Err(e) => {
+            if warned.borrow_mut().insert(path.clone()) {
+                eprintln!("warning: cannot write race report `{}`: {e}", path.display());
             }
-        })
-        .collect();
-    if s.runs.len() > max {
-        parts.push(format!("... ({} runs in all)", s.runs.len()));
-    }
-    if parts.is_empty() {
-        "(empty)".into()
-    } else {
-        parts.join(" ")
-    }
-}
-
-fn values(v: &[interp::Value]) -> String {
-    v.iter()
-        .map(|x| x.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn array_label(launch: &Launch, a: usize, inst: usize) -> String {
-    let name = &launch.kernel.arrays[a].name;
-    if launch.instances(a) > 1 {
-        format!("{name} (group {inst})")
-    } else {
-        name.clone()
-    }
-}
-
-fn memory_arrays(launch: &Launch, m: &Memory) -> serde_json::Value {
-    let map: serde_json::Map<String, serde_json::Value> = launch
-        .kernel
-        .arrays
-        .iter()
-        .enumerate()
-        .map(|(a, d)| {
-            let v = if m.arrays[a].len() == 1 {
-                json!(m.arrays[a][0])
-            } else {
-                json!(m.arrays[a])
-            };
-            (d.name.clone(), v)
-        })
-        .collect();
-    serde_json::Value::Object(map)
-}
-
-fn mode_line(s: &Summary) -> String {
-    match &s.mode {
-        Mode::Exhaustive => {
-            "exhaustive (state caching at barriers + source-DPOR with sleep sets)".into()
-        }
-        Mode::Naive => "naive (every interleaving)".into(),
-        Mode::Random { n, seed } => format!("random, {n} executions, seed {seed}"),
-        Mode::Pct { n, depth, seed } => {
-            format!("PCT, {n} executions, depth {depth}, seed {seed}")
+            None
         }
     }
-}
-
-fn race_changes_result(s: &Summary) -> Option<bool> {
-    if s.races.is_empty() {
-        None
-    } else if s.finals.len() > 1 {
-        Some(true)
-    } else if s.verdict == Verdict::Exhaustive && s.finals.len() == 1 {
-        Some(false)
-    } else {
-        None
-    }
-}
-
-fn lemma_confirmed(s: &Summary) -> bool {
-    s.verdict == Verdict::Exhaustive
-        && s.races.is_empty()
-        && s.faults.is_empty()
-        && s.non_terminating == 0
-        && s.finals.len() == 1
-}
-
-fn print_summary(src: &Source, launch: &Launch, s: &Summary, reports: &[Option<String>]) {
-    println!(
-        "ksim explore: kernel {}, {} group(s) of {} threads, monoid {}, {}",
-        launch.kernel.name,
-        launch.groups,
-        launch.local_size,
-        launch.monoid,
-        mode_line(s)
-    );
-    println!(
-        "executions: {} complete, {} pruned as redundant ({} at explored barrier states, {} sleep-set blocked), {} cut by a bound",
-        s.complete, s.pruned, s.cache_hits, s.sleep_blocked, s.cut
-    );
-    if s.mode == Mode::Exhaustive {
-        println!("distinct states at barrier points: {}", s.states);
-    }
-    // Final stores.
-    println!("distinct final stores: {}", s.finals.len());
-    let k = &launch.kernel;
-    let mut differing = Vec::new();
-    let mut common = Vec::new();
-    for a in 0..k.arrays.len() {
-        for inst in 0..launch.instances(a) {
-            let first = &s.finals.first().map(|f| &f.memory.arrays[a][inst]);
-            if s.finals
-                .iter()
-                .all(|f| Some(&f.memory.arrays[a][inst]) == *first)
-            {
-                common.push((a, inst));
-            } else {
-                differing.push((a, inst));
-            }
-        }
-    }
-    if s.finals.len() == 1 {
-        let f = &s.finals[0];
-        for &(a, inst) in &common {
-            println!(
-                "  {} = {}",
-                array_label(launch, a, inst),
-                values(&f.memory.arrays[a][inst])
-            );
-        }
-    } else if !s.finals.is_empty() {
-        let names: Vec<String> = common
-            .iter()
-            .map(|&(a, i)| array_label(launch, a, i))
-            .collect();
-        if !names.is_empty() {
-            println!("  the same in every final store: {}", names.join(", "));
-        }
-        const SHOWN: usize = 20;
-        let base = &s.finals[0].memory;
-        for (i, f) in s.finals.iter().take(SHOWN).enumerate() {
-            println!(
-                "  #{} ({} execution{}; schedule {}):",
-                i + 1,
-                f.count,
-                if f.count == 1 { "" } else { "s" },
-                short_schedule(&f.schedule, 8)
-            );
-            for &(a, inst) in &differing {
-                let v = &f.memory.arrays[a][inst];
-                let label = array_label(launch, a, inst);
-                if v.len() <= 32 || i == 0 {
-                    println!("      {label} = {}", values(v));
-                } else {
-                    let diffs: Vec<String> = v
-                        .iter()
-                        .zip(&base.arrays[a][inst])
-                        .enumerate()
-                        .filter(|(_, (x, y))| x != y)
-                        .map(|(j, (x, _))| format!("[{j}]={x}"))
-                        .collect();
-                    println!("      {label}: differs from #1 at {}", diffs.join(" "));
-                }
-            }
-        }
-        if s.finals.len() > SHOWN {
-            println!("  ... and {} more (see --json)", s.finals.len() - SHOWN);
-        }
-    }
-    // Races.
-    if s.races.is_empty() {
-        println!("races: none");
-    } else {
-        println!("races: {} distinct", s.races.len());
-        for (r, path) in s.races.iter().zip(reports) {
-            let mut extra = vec![format!(
-                "shortest schedule found ({} steps): {}",
-                r.schedule.len(),
-                short_schedule(&r.schedule, 12)
-            )];
-            if let Some(p) = path {
-                extra.push(format!("report: {p} (replay: ksim replay {p})"));
-            }
-            eprint!("{}", render_race(src, launch, &r.race, &extra));
-            println!(
-                "  {} at {} `{}` / {} at {} `{}` (shortest schedule {} steps{})",
-                kind(r.race.first.kind),
-                src.location(r.race.first.span.start),
-                src.statement(&r.race.first.span),
-                kind(r.race.second.kind),
-                src.location(r.race.second.span.start),
-                src.statement(&r.race.second.span),
-                r.schedule.len(),
-                path.as_ref()
-                    .map(|p| format!("; report {p}"))
-                    .unwrap_or_default()
-            );
-        }
-        match race_changes_result(s) {
-            Some(true) => println!(
-                "  the race{} make{} the result schedule-dependent: {} distinct final stores",
-                if s.races.len() > 1 { "s" } else { "" },
-                if s.races.len() > 1 { "" } else { "s" },
-                s.finals.len()
-            ),
-            Some(false) => println!(
-                "  the race{} cannot change the result on this input (every execution ends in the same store); still a data race (Definition 5.2)",
-                if s.races.len() > 1 { "s" } else { "" }
-            ),
-            None => {}
-        }
-    }
-    if s.faults.is_empty() {
-        println!("runtime faults: none");
-    } else {
-        println!("runtime faults: {} distinct", s.faults.len());
-        for f in &s.faults {
-            eprint!("{}", render_fault(src, launch, &f.fault));
-            println!(
-                "  {} ({} execution{}; schedule {} steps: {})",
-                f.fault,
-                f.count,
-                if f.count == 1 { "" } else { "s" },
-                f.schedule.len(),
-                short_schedule(&f.schedule, 12)
-            );
-        }
-    }
-    match &s.non_terminating_schedule {
-        None => println!("non-terminating executions: 0"),
-        Some(sch) => println!(
-            "non-terminating executions: {} (step bound {} or a repeating barrier state; shortest schedule {} steps: {})",
-            s.non_terminating,
-            launch.max_steps,
-            sch.len(),
-            short_schedule(sch, 12)
-        ),
-    }
-    for d in &s.divergences {
-        println!(
-            "barrier divergence: {} (schedule {} steps: {})",
-            d.message,
-            d.schedule.len(),
-            short_schedule(&d.schedule, 12)
-        );
-    }
-    if let Some(p) = &s.pct {
-        println!(
-            "PCT guarantee: each execution finds a given bug of depth {} with probability >= 1/(n·k^(d-1)) = {:.3e} (n = {} threads, k = {} steps)",
-            p.depth, p.bound, p.threads, p.max_steps
-        );
-    }
-    if lemma_confirmed(s) {
-        println!("Lemma 5.4 confirmed on this input: race-free, and every execution ends in the same final store");
-    }
-    println!(
-        "time: {:.3} s ({:.0} executions/s, {} steps)",
-        s.elapsed.as_secs_f64(),
-        s.rate(),
-        s.steps
-    );
-    println!("{}", s.verdict);
-}
-
-fn kind(k: interp::AccessKind) -> &'static str {
-    match k {
-        interp::AccessKind::Read => "read",
-        interp::AccessKind::Write => "write",
-        interp::AccessKind::Atomic => "atomic",
-    }
-}
-
-fn summary_json(
-    src: &Source,
-    launch: &Launch,
-    s: &Summary,
-    reports: &[Option<String>],
-) -> serde_json::Value {
-    let (mode, seed, depth) = match &s.mode {
-        Mode::Exhaustive => ("exhaustive", None, None),
-        Mode::Naive => ("naive", None, None),
-        Mode::Random { seed, .. } => ("random", Some(*seed), None),
-        Mode::Pct { seed, depth, .. } => ("pct", Some(*seed), Some(*depth)),
-    };
-    let (verdict, reason) = match s.verdict {
-        Verdict::Exhaustive => ("EXHAUSTIVE", None),
-        Verdict::Incomplete(r) => ("INCOMPLETE", Some(r.name())),
-    };
-    let races: Vec<serde_json::Value> = s
-        .races
-        .iter()
-        .zip(reports)
-        .map(|(r, p)| {
-            let mut v = race_json(launch, &r.race);
-            v["statement_first"] = json!(src.statement(&r.race.first.span));
-            v["statement_second"] = json!(src.statement(&r.race.second.span));
-            v["location_first"] = json!(src.location(r.race.first.span.start));
-            v["location_second"] = json!(src.location(r.race.second.span.start));
-            v["schedule"] = json!(r.schedule);
-            v["report"] = json!(p);
-            v
-        })
-        .collect();
-    json!({
-        "kernel": launch.kernel.name,
-        "path": src.path,
-        "launch": launch_json(launch),
-        "mode": mode,
-        "seed": seed,
-        "depth": depth,
-        "verdict": verdict,
-        "incomplete_reason": reason,
-        "executions": {
-            "total": s.executions(),
-            "complete": s.complete,
-            "pruned": s.pruned,
-            "cache_hits": s.cache_hits,
-            "sleep_blocked": s.sleep_blocked,
-            "cut": s.cut,
-        },
-        "states": s.states,
-        "final_stores": s.finals.iter().map(|f| json!({
-            "count": f.count,
-            "schedule": f.schedule,
-            "arrays": memory_arrays(launch, &f.memory),
-        })).collect::<Vec<_>>(),
-        "races": races,
-        "race_changes_result": race_changes_result(s),
-        "faults": s.faults.iter().map(|f| {
-            let mut v = serde_json::to_value(&f.fault).expect("JSON");
-            v["count"] = json!(f.count);
-            v["schedule"] = json!(f.schedule);
-            v
-        }).collect::<Vec<_>>(),
-        "non_terminating": {"count": s.non_terminating, "schedule": s.non_terminating_schedule},
-        "divergences": s.divergences.iter().map(|d| json!({"message": d.message, "schedule": d.schedule})).collect::<Vec<_>>(),
-        "lemma_5_4_confirmed": lemma_confirmed(s),
-        "pct": s.pct.as_ref().map(|p| json!({"depth": p.depth, "threads": p.threads, "max_steps": p.max_steps, "bound": p.bound})),
-        "steps": s.steps,
-        "time_s": s.elapsed.as_secs_f64(),
-        "executions_per_s": s.rate(),
-        "clean": s.is_clean(),
-    })
 }
 
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
-    /// A race report written by `ksim explore`.
+    /// A race report written by `ksim explore` or `ksim races`.
     pub report: PathBuf,
     /// Print every step up to the race (as `ksim trace`).
     #[arg(long)]
@@ -695,19 +344,10 @@ pub struct ReplayArgs {
     /// Replay even if the kernel source no longer matches the report's hash.
     #[arg(long)]
     pub force: bool,
-}
-
-/// The kernel file named by a report: as given, else relative to the report's folder.
-fn kernel_file(report: &Path, given: &str) -> PathBuf {
-    let p = PathBuf::from(given);
-    if p.exists() || p.is_absolute() {
-        return p;
-    }
-    report
-        .parent()
-        .map(|d| d.join(given))
-        .filter(|q| q.exists())
-        .unwrap_or(p)
+    /// After the recorded schedule, finish the run with the canonical schedule and print
+    /// the final arrays.
+    #[arg(long = "continue")]
+    pub continue_run: bool,
 }
 
 pub fn replay(args: &ReplayArgs) -> CmdResult {
@@ -715,25 +355,31 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
         .map_err(|e| Failure::usage(format!("report: {e}")))?;
     let rep = RaceReport::parse(&text)
         .map_err(|e| Failure::usage(format!("{}: {e}", args.report.display())))?;
-    let file = kernel_file(&args.report, &rep.kernel_path);
-    let src = Source::read(&file)?;
-    let hash = report::source_hash(&src.text);
-    let changed = hash != rep.source_hash;
-    if changed && !args.force {
-        return Err(Failure::usage(format!(
-            "the kernel source `{}` has changed since the report was written (hash {hash}, report {}): \
-             refusing to replay; pass --force to try anyway",
-            file.display(),
-            rep.source_hash
-        )));
-    }
-    if changed {
+    let found = sim::replay::kernel_source(&rep, &args.report)
+        .map_err(|e| Failure::usage(format!("{}: {e}", args.report.display())))?;
+    if let Some(diff) = &found.changed {
+        if !args.force {
+            return Err(Failure::usage(format!(
+                "the kernel source `{}` has changed since the report was written: refusing to \
+                 replay; pass --force to try anyway. What changed:\n{diff}",
+                found.path
+            )));
+        }
         eprintln!(
-            "warning: the kernel source `{}` has changed since the report was written; replaying anyway (--force)",
-            file.display()
+            "warning: the kernel source `{}` has changed since the report was written; replaying anyway (--force). What changed:\n{diff}",
+            found.path
         );
     }
-    let (_, kernel) = load(&file)?;
+    if found.from_report {
+        eprintln!(
+            "note: the kernel file `{}` is not found; replaying the copy of its source kept in the report",
+            rep.kernel_path
+        );
+    }
+    let (src, kernel) = check_source(Source {
+        path: found.path.clone(),
+        text: found.text.clone(),
+    })?;
     let opts = rep
         .launch
         .options()
@@ -743,69 +389,45 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
     rep.schedule
         .check(launch.threads())
         .map_err(|e| Failure::usage(format!("{}: invalid schedule: {e}", args.report.display())))?;
-    let scheduler = Scheduler::Replay(rep.schedule.clone());
-    let (out, infeasible) = if args.trace {
+    let result = if args.trace {
         let mut tracer = Tracer::new(&src, &launch, TraceFormat::Text);
-        sim::run(&launch, &scheduler, &mut tracer)
+        sim::replay::replay(&launch, &rep, args.continue_run, &mut tracer)
     } else {
-        sim::run(&launch, &scheduler, &mut Quiet)
+        sim::replay::replay(&launch, &rep, args.continue_run, &mut Quiet)
     };
-    println!(
-        "replay of {}: kernel {}, {} steps of {} recorded",
-        args.report.display(),
-        launch.kernel.name,
-        out.steps,
-        rep.schedule.len()
-    );
-    if let Some(i) = infeasible.as_ref().filter(|i| i.thread.is_some()) {
-        println!(
-            "the schedule stops being feasible at step {}: {}",
-            i.step, i.reason
-        );
-    }
+    let out = &result.outcome;
     if let Some(f) = &out.fault {
         eprint!("{}", render_fault(&src, &launch, f));
     }
-    let want = rep.key();
-    let hit = out
-        .races
-        .iter()
-        .find(|r| Some(r.key()) == want)
-        .or_else(|| {
-            if want.is_none() {
-                out.races.first()
-            } else {
-                None
-            }
-        });
-    match hit {
-        Some(r) => {
-            eprint!(
-                "{}",
-                render_race(
-                    &src,
-                    &launch,
-                    r,
-                    &[format!(
-                        "reproduced at step {} of the recorded schedule",
-                        r.second.step
-                    )]
-                )
-            );
-            println!(
-                "race reproduced: {} at step {}",
-                elem_name(&launch, r.array, r.instance, &r.index),
-                r.second.step
-            );
-            Ok(EXIT_FOUND)
-        }
+    match &result.reproduced {
+        Some(r) => eprint!(
+            "{}",
+            render_race(
+                &src,
+                &launch,
+                r,
+                &[format!(
+                    "reproduced at step {} of the recorded schedule",
+                    r.second.step
+                )]
+            )
+        ),
         None => {
             for r in &out.races {
                 eprint!("{}", render_race(&src, &launch, r, &[]));
             }
-            println!("the recorded race was NOT reproduced");
-            // Like `ksim run --schedule` with a schedule that does not fit: not a clean run.
-            Ok(EXIT_FOUND)
         }
     }
+    print!(
+        "{}",
+        result.text(&args.report.display().to_string(), &launch)
+    );
+    if args.continue_run {
+        println!("final arrays:");
+        let arrays = sim::outcome::Arrays::of(&launch, out.memory.clone());
+        print!("{}", arrays.text(&launch, &[]));
+    }
+    // Reproduced or not (like `ksim run --schedule` with a schedule that does not fit),
+    // not a clean run.
+    Ok(EXIT_FOUND)
 }

@@ -1,7 +1,12 @@
-//! `ksim races`: the exact race check of one input ([`sim::outcome::check_races`]).
+//! `ksim races`: the exact race check of one input ([`sim::outcome::check_races`]). Each
+//! race gets a replayable race report: the canonical schedule up to the race, run on the
+//! reference semantics (`sim::report::canonical_race_schedules`).
 
 use super::common::*;
 use clap::Args;
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct RacesArgs {
@@ -13,11 +18,21 @@ pub struct RacesArgs {
     /// Print a JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Where race reports are written.
+    #[arg(long, value_name = "DIR", default_value = "ksim-reports")]
+    pub report_dir: PathBuf,
+    /// Do not write race reports.
+    #[arg(long)]
+    pub no_reports: bool,
 }
 
 pub fn races(args: &RacesArgs) -> CmdResult {
     let (src, launch) = args.launch.launch()?;
-    let report = sim::outcome::check_races(&launch, args.jobs);
+    let mut report = sim::outcome::check_races(&launch, args.jobs);
+    let found: Vec<interp::Race> = report.races.iter().map(|r| r.race.race.clone()).collect();
+    for (r, path) in report.races.iter_mut().zip(write_reports(args, &src, &launch, &found)) {
+        r.report = path;
+    }
     if args.json {
         println!("{}", sim::outcome::to_json(&report));
     } else {
@@ -26,4 +41,40 @@ pub fn races(args: &RacesArgs) -> CmdResult {
         print!("{}", text.out);
     }
     Ok(exit_code(report.is_clean()))
+}
+
+/// Writes a race report per race (the canonical schedule up to it); per race, its path.
+fn write_reports(
+    args: &RacesArgs,
+    src: &Source,
+    launch: &interp::Launch,
+    races: &[interp::Race],
+) -> Vec<Option<String>> {
+    if args.no_reports || races.is_empty() {
+        return vec![None; races.len()];
+    }
+    if let Err(e) = files::ensure_writable_dir(&args.report_dir) {
+        eprintln!(
+            "warning: race reports cannot be written to `{}` ({e})",
+            args.report_dir.display()
+        );
+        return vec![None; races.len()];
+    }
+    let keys: Vec<_> = races.iter().map(|r| r.key()).collect();
+    let found = sim::report::canonical_race_schedules(launch, &keys);
+    let warned = RefCell::new(HashSet::new());
+    keys.iter()
+        .map(|k| {
+            let f = found.iter().find(|f| f.race.key() == *k)?;
+            super::explore::write_report(
+                src,
+                launch,
+                &args.launch,
+                f,
+                "races (canonical schedule)",
+                &args.report_dir,
+                &warned,
+            )
+        })
+        .collect()
 }

@@ -4,7 +4,7 @@ use super::common::*;
 use clap::{Args, ValueEnum};
 use interp::exec::Observer;
 use interp::reference::{BarrierInfo, StepInfo};
-use interp::{Launch, Race};
+use interp::Launch;
 use sim::{Schedule, Scheduler};
 use std::path::{Path, PathBuf};
 
@@ -154,16 +154,6 @@ impl From<Engine> for interp::canonical::Engine {
             Engine::Fast => interp::canonical::Engine::Fast,
         }
     }
-}
-
-/// A race in the JSON outputs ([`sim::outcome::RaceView`]).
-pub fn race_json(launch: &Launch, race: &Race) -> serde_json::Value {
-    serde_json::to_value(sim::outcome::RaceView::of(launch, race)).expect("JSON")
-}
-
-/// The launch in the JSON outputs ([`sim::outcome::LaunchInfo`]).
-pub fn launch_json(launch: &Launch) -> serde_json::Value {
-    serde_json::to_value(sim::outcome::LaunchInfo::of(launch)).expect("JSON")
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

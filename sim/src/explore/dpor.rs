@@ -84,6 +84,23 @@
 //! remaining execution and whether the bound was hit, and a hit at a different step count
 //! is pruned only if no execution of that future can reach the bound, else explored again.
 //!
+//! # Shortest race schedules
+//!
+//! For every racing pair (e, e′) it meets, the search keeps the schedule made of the events
+//! the race needs: the happens-before past of e, the earlier steps of e′'s thread, and the
+//! writes e′ reads from (with their pasts), in the order of the execution, after the whole
+//! prefix before the segment ([`Dpor::race_past`]). That set is closed under
+//! happens-before, so it is itself an execution that reaches the race, and any schedule
+//! reaching the race between these two events contains it. Any schedule S reaching a race
+//! of a given key extends to a maximal execution; the search explores one equivalent to
+//! it (the theorem above), with the same events and the same happens-before, so it meets
+//! the same pair with the same needed set, of at most |S| steps; with state caching, the
+//! prefix before a segment is the shortest way to its root state, because a state reached
+//! again in fewer steps is explored again. The schedule kept per race key is therefore the
+//! shortest of all schedules, when the search is EXHAUSTIVE and no execution reached the
+//! step bound (the theorem is about maximal executions). `sim/tests/shortest.rs` and
+//! `explore_prop.rs` check it against brute force.
+//!
 //! With several work-groups a barrier orders only its own group, and accesses of different
 //! groups to a `global` array race whatever barriers lie between them, so there is no
 //! synchronisation point after the start: the whole execution is one DPOR segment with
@@ -97,7 +114,7 @@
 use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
 use crate::schedule::Schedule;
 use interp::fault::{Fault, FaultKind};
-use interp::race::{conflict, Access, AccessKind, Epochs, Race};
+use interp::race::{Access, AccessKind, Epochs, Race};
 use interp::reference::{Elem, State};
 use interp::Launch;
 use lang::ast::Span;
@@ -105,6 +122,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 type ElemKey = (usize, usize, usize);
+
+/// Why there is no state caching with several work-groups (see the module documentation).
+pub const CACHING_OFF_GROUPS: &str = "several work-groups: a barrier orders only its own \
+    group and accesses of different groups to a `global` array race whatever barriers lie \
+    between them, so no barrier is a point where the future depends on the state alone";
 
 /// How far a thread is run alone at the step bound to look for races (see `bound_leaf`).
 const SOLO_STEPS: usize = 10_000;
@@ -246,6 +268,9 @@ pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>
         }
     }
     d.col.summary.states = 1;
+    if !d.caching {
+        d.col.summary.caching_off = Some(CACHING_OFF_GROUPS);
+    }
     if state.is_final() {
         d.col
             .final_store(state.memory(launch), &Schedule::default());
@@ -408,6 +433,12 @@ impl Dpor<'_, '_> {
                 self.col.progress(&mut self.progress, None);
             }
             self.execute(top, p);
+            if let Some(why) = self.col.race_stop() {
+                // `--stop-on-race`, `--max-races`: at once, not at the next execution.
+                self.stop.get_or_insert(why);
+                self.col.summary.cut += 1;
+                break;
+            }
         }
     }
 
@@ -600,6 +631,62 @@ impl Dpor<'_, '_> {
         }
     }
 
+    /// How many events of each thread of the segment of node `i` a schedule must contain to
+    /// reach the race between event `j` and thread `p`'s step at node `i` (`acc`): the
+    /// happens-before past of `j`, the steps of `p` before its own (with their pasts), and
+    /// the past of every write to an element the step reads (what it reads decides what
+    /// it accesses). That set is closed under happens-before, so its events, in the order
+    /// of this execution, are an execution that does exactly the same steps (Mazurkiewicz:
+    /// each event reads what it read here) and ends in the same race. No schedule reaching
+    /// the race between these two events is shorter: a schedule that runs an event runs
+    /// its past, and a schedule that runs the step runs the writes it reads from. (With
+    /// one group, everything before the segment's barrier is in the past of every event
+    /// after it, so the whole prefix up to the segment root counts.)
+    fn race_past(&self, i: usize, p: usize, acc: &Acc, j: usize) -> Vec<u32> {
+        let mut c: Vec<u32> = self.here(i).1[p].to_vec();
+        c[p] += 1;
+        let mut join = |x: &[u32]| {
+            for (a, b) in c.iter_mut().zip(x) {
+                *a = (*a).max(*b);
+            }
+        };
+        join(&self.event(j).clock);
+        let seg = self.path[i].seg;
+        for r in &acc.reads {
+            if let Some(v) = self.index.get(&key(r)) {
+                for &(k, w) in v.iter().rev() {
+                    if k < seg {
+                        break;
+                    }
+                    if w && k < i {
+                        join(&self.event(k).clock);
+                    }
+                }
+            }
+        }
+        c
+    }
+
+    /// The schedule of [`Dpor::race_past`]'s events: the prefix before the segment, then
+    /// the segment's events counted in `past`, ending with `p`'s step at node `i`; and the
+    /// position of event `j` in it.
+    fn past_schedule(&self, i: usize, p: usize, past: &[u32], j: usize) -> (Schedule, u64) {
+        let seg = self.path[i].seg;
+        let mut sched = self.choices.prefix(seg as u64);
+        let mut at = 0;
+        for k in seg..i {
+            let e = self.event(k);
+            if e.clock[e.thread] <= past[e.thread] {
+                if k == j {
+                    at = sched.len();
+                }
+                sched.push(e.thread);
+            }
+        }
+        sched.push(p);
+        (sched, at)
+    }
+
     /// The state and clocks of node `i`, which must be explorable and hold them.
     fn here(&self, i: usize) -> &(State, imbl::Vector<Clock>) {
         self.open(i).here.as_ref().expect("a restored node")
@@ -699,21 +786,26 @@ impl Dpor<'_, '_> {
                             }
                             let first = access(launch, ej, a, ka, j as u64);
                             let second = access(launch, &ev, b, kb, i as u64);
-                            if conflict(&first, &second) {
-                                let race = Race {
-                                    array: b.array,
-                                    instance: b.instance,
-                                    index: b.index.clone(),
-                                    first,
-                                    second,
-                                };
-                                races.push(race);
+                            if let Some(race) =
+                                Race::between(b.array, b.instance, &b.index, &first, &second)
+                            {
+                                races.push((j, race));
                             }
                         }
                     }
                 }
-                for race in races {
-                    self.col.race(race, &self.choices);
+                for (j, mut race) in races {
+                    // The shortest schedule with the same events that reaches this race:
+                    // see `race_past`.
+                    let past = self.race_past(i, p, &ev.acc, j);
+                    let seg = self.path[i].seg;
+                    let len = seg as u64 + past.iter().map(|&c| c as u64).sum::<u64>();
+                    if self.col.race_improves(&race.key(), len) {
+                        let (sched, at) = self.past_schedule(i, p, &past, j);
+                        race.first.step = at;
+                        race.second.step = len - 1;
+                        self.col.race(race, &sched);
+                    }
                 }
                 for (e, kind) in accesses(&ev.acc) {
                     let v = self.index.entry(key(e)).or_default();
@@ -780,9 +872,12 @@ impl Dpor<'_, '_> {
                 self.learn(steps, true);
                 self.tick();
             }
+            // A state reached again in fewer steps is explored again: its races then get
+            // the shorter prefix (see `race_past`).
             Some(e)
-                if e.steps_at == steps
-                    || (!e.hit_bound && steps + e.max_len <= self.launch.max_steps) =>
+                if steps >= e.steps_at
+                    && (e.steps_at == steps
+                        || (!e.hit_bound && steps + e.max_len <= self.launch.max_steps)) =>
             {
                 self.col.summary.pruned += 1;
                 self.col.summary.cache_hits += 1;

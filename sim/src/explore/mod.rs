@@ -1,6 +1,6 @@
 //! Schedule exploration: every behaviour the interleaving semantics allows for one launch.
 //!
-//! Four explorers share one result type, [`Summary`]:
+//! Five explorers share one result type, [`Summary`]:
 //!
 //! - [`exhaustive`]: every maximal execution up to equivalence, with state caching at
 //!   barrier synchronisation points and source-DPOR with sleep sets inside a barrier
@@ -9,7 +9,11 @@
 //!   caching: slow, obviously complete, and the oracle the tests compare [`exhaustive`] with;
 //! - [`random`]: N executions with uniformly random choices;
 //! - [`pct`]: N executions under the PCT scheduler of depth d (Burckhardt, Kothari,
-//!   Musuvathi and Nagarakatte, ASPLOS 2010).
+//!   Musuvathi and Nagarakatte, ASPLOS 2010);
+//! - [`preemption_bounded`]: every schedule with at most K preemptions (see [`bounded`]).
+//!
+//! [`shrink_races`] cuts the race schedules of the samplers down to the steps each race
+//! needs; [`model`] holds the summary's JSON model and text.
 //!
 //! Random and PCT are deterministic for a seed whatever the number of worker threads: the
 //! seed of execution `i` is derived from `(seed, i)` alone ([`execution_seed`]) and the
@@ -28,15 +32,19 @@
 //! - *final stores*: distinct array stores of final states, each with the number of
 //!   complete executions (explored, not pruned) that end in it and the first schedule found;
 //! - *races*: distinct by [`interp::race::RaceKey`] (the pair of statements and access
-//!   kinds), each with the shortest schedule found: the schedule ends with the step that
+//!   kinds), each with the shortest schedule found (for [`exhaustive`], the shortest of
+//!   all schedules: see `dpor::Dpor::race_past`): the schedule ends with the step that
 //!   completes the race, so replaying it stops at the race;
 //! - *faults*: distinct by kind (with its values) and statement; non-termination (the step
 //!   bound, or a barrier state that repeats along one execution, which can then be repeated
 //!   forever) is counted separately.
 
+pub mod bounded;
 pub mod dpor;
+pub mod model;
 pub mod naive;
 pub mod sample;
+pub mod shrink;
 
 use interp::exec::Outcome;
 use interp::fault::{Fault, FaultKind};
@@ -48,7 +56,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+pub use bounded::preemption_bounded;
 pub use dpor::exhaustive;
+pub use shrink::shrink_races;
 pub use naive::{enumerate, naive};
 pub use sample::{execution_seed, pct, pct_bound, random};
 
@@ -68,6 +78,10 @@ pub struct Config<'a> {
     pub interrupt: Option<&'static AtomicBool>,
     /// Worker threads for random and PCT (0 or 1: the calling thread).
     pub jobs: usize,
+    /// Stop as soon as this many distinct races are known (`--max-races`).
+    pub max_races: Option<u64>,
+    /// Stop at the first race (`--stop-on-race`): the verdict is INCOMPLETE (race found).
+    pub stop_on_race: bool,
     /// Called with each distinct race as soon as it is found (with the schedule that found
     /// it; the summary ends with the shortest one found), so that a caller can save it
     /// before the exploration ends, or is killed.
@@ -82,6 +96,8 @@ impl std::fmt::Debug for Config<'_> {
             .field("timeout", &self.timeout)
             .field("interrupt", &self.interrupt)
             .field("jobs", &self.jobs)
+            .field("max_races", &self.max_races)
+            .field("stop_on_race", &self.stop_on_race)
             .field("on_race", &self.on_race.map(|_| "..."))
             .finish()
     }
@@ -135,6 +151,13 @@ pub enum Incomplete {
     /// An execution cut by the step bound left threads waiting at a barrier that could
     /// still fire: what they would do after it was not explored.
     StepBound,
+    /// `--stop-on-race`: stopped at the first race.
+    RaceFound,
+    /// `--max-races K`: stopped when K distinct races were known.
+    MaxRaces,
+    /// `--preemption-bound K`: every schedule within the bound was explored, and some
+    /// schedule needed more preemptions.
+    PreemptionBound(u32),
 }
 
 impl Incomplete {
@@ -147,6 +170,9 @@ impl Incomplete {
             Incomplete::Random => "random sampling",
             Incomplete::Pct => "pct sampling",
             Incomplete::StepBound => "step bound",
+            Incomplete::RaceFound => "race found",
+            Incomplete::MaxRaces => "max-races",
+            Incomplete::PreemptionBound(_) => "preemption bound",
         }
     }
 }
@@ -163,6 +189,10 @@ impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Verdict::Exhaustive => f.write_str("EXHAUSTIVE"),
+            Verdict::Incomplete(Incomplete::PreemptionBound(k)) => write!(
+                f,
+                "INCOMPLETE (exhaustive within preemption bound {k}: schedules with more preemptions were not explored)"
+            ),
             Verdict::Incomplete(r) => write!(f, "INCOMPLETE ({})", r.name()),
         }
     }
@@ -175,6 +205,9 @@ pub enum Mode {
     Naive,
     Random { n: u64, seed: u64 },
     Pct { n: u64, depth: u32, seed: u64 },
+    /// Every schedule with at most `bound` preemptions, iteratively deepened (see
+    /// [`bounded`]).
+    PreemptionBounded { bound: u32 },
 }
 
 /// A distinct final array store.
@@ -252,6 +285,13 @@ pub struct Summary {
     pub longest: u64,
     pub elapsed: Duration,
     pub pct: Option<PctInfo>,
+    /// Why state caching at barrier points is off, when it is (exhaustive search).
+    pub caching_off: Option<&'static str>,
+    /// Why partial-order reduction is off, when it is (exhaustive search).
+    pub reduction_off: Option<&'static str>,
+    /// Preemption-bounded search: the fewest preemptions of a schedule that reaches each
+    /// race, in the order of `races`.
+    pub race_preemptions: Vec<u32>,
 }
 
 impl Summary {
@@ -275,6 +315,9 @@ impl Summary {
             longest: 0,
             elapsed: Duration::ZERO,
             pct: None,
+            caching_off: None,
+            reduction_off: None,
+            race_preemptions: Vec::new(),
         }
     }
 
@@ -342,6 +385,8 @@ pub(crate) struct Collector<'a> {
     divergences: HashMap<String, usize>,
     pub deadline: Deadline,
     on_race: Option<&'a dyn Fn(&FoundRace)>,
+    /// `--max-races` / `--stop-on-race`: the number of races that stops the exploration.
+    race_limit: Option<(u64, Incomplete)>,
     start: Instant,
     last_progress: Instant,
 }
@@ -357,14 +402,26 @@ impl<'a> Collector<'a> {
             divergences: HashMap::new(),
             deadline: Deadline::new(cfg),
             on_race: cfg.on_race,
+            race_limit: if cfg.stop_on_race {
+                Some((1, Incomplete::RaceFound))
+            } else {
+                cfg.max_races.map(|k| (k, Incomplete::MaxRaces))
+            },
             start: now,
             last_progress: now,
         }
     }
 
-    /// Checks the timeout and the interrupt flag.
+    /// Checks the race limit, the timeout and the interrupt flag.
     pub fn stop_reason(&self) -> Option<Incomplete> {
-        self.deadline.reason()
+        self.race_stop().or_else(|| self.deadline.reason())
+    }
+
+    /// Enough distinct races are known (`--max-races`, `--stop-on-race`).
+    pub fn race_stop(&self) -> Option<Incomplete> {
+        self.race_limit
+            .filter(|&(k, _)| self.summary.races.len() as u64 >= k.max(1))
+            .map(|(_, why)| why)
     }
 
     pub fn progress(&mut self, f: &mut Option<ProgressFn<'_>>, total: Option<u64>) {
@@ -383,6 +440,13 @@ impl<'a> Collector<'a> {
         });
     }
 
+    /// Whether a schedule of `len` steps would be the shortest known for race `key`.
+    pub fn race_improves(&self, key: &RaceKey, len: u64) -> bool {
+        self.races
+            .get(key)
+            .is_none_or(|&i| len < self.summary.races[i].schedule.len())
+    }
+
     pub fn race(&mut self, race: Race, choices: &Schedule) {
         let key = race.key();
         match self.races.get(&key) {
@@ -394,6 +458,9 @@ impl<'a> Collector<'a> {
                 }
             }
             None => {
+                if self.race_stop().is_some() {
+                    return; // `--max-races K`: one step can complete more than K at once
+                }
                 self.races.insert(key, self.summary.races.len());
                 let found = FoundRace {
                     race,

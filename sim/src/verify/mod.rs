@@ -336,21 +336,22 @@ pub fn interval_test(base: &Launch, arrays: &ScanArrays, kind: ScanKind) -> Inte
 }
 
 /// `in[a] ⊕ ... ⊕ in[b]`, `in[a]` or nothing.
-fn span_text(a: u32, b: u32) -> String {
+fn span_text(input: &str, a: u32, b: u32) -> String {
     if a == b {
-        format!("in[{a}]")
+        format!("{input}[{a}]")
     } else {
-        format!("in[{a}] ⊕ ... ⊕ in[{b}]")
+        format!("{input}[{a}] ⊕ ... ⊕ {input}[{b}]")
     }
 }
 
 /// What a wrong interval-test output means, in words: which summands are missing, extra,
 /// or why `⊤` is wrong. (A range `[a,b]` at the end of the test means exactly
-/// `in[a] ⊕ ... ⊕ in[b]` for every monoid; `⊤` a sum that is not contiguous.)
-pub fn explain(ce: &Counterexample) -> String {
+/// `in[a] ⊕ ... ⊕ in[b]` for every monoid; `⊤` a sum that is not contiguous.) `input` and
+/// `output` are the names of the kernel's arrays (`--in`, `--out`).
+pub fn explain(ce: &Counterexample, input: &str, output: &str) -> String {
     let (Value::Interval(expected), Value::Interval(found)) = (&ce.expected, &ce.found) else {
         return format!(
-            "out[{}] is {}, expected {}",
+            "{output}[{}] is {}, expected {}",
             ce.index, ce.found, ce.expected
         );
     };
@@ -365,18 +366,18 @@ pub fn explain(ce: &Counterexample) -> String {
         (Interval::Id, Interval::Range(a, b)) => {
             format!(
                 "{}, but an exclusive prefix sum starts with the identity",
-                span_text(*a, *b)
+                span_text(input, *a, *b)
             )
         }
         (Interval::Range(_, k), Interval::Range(a, b)) => {
-            let mut what = vec![span_text(*a, *b)];
+            let mut what = vec![span_text(input, *a, *b)];
             if *a > 0 {
-                what.push(format!("missing {}", span_text(0, a - 1)));
+                what.push(format!("missing {}", span_text(input, 0, a - 1)));
             }
             if b < k {
-                what.push(format!("missing {}", span_text(b + 1, *k)));
+                what.push(format!("missing {}", span_text(input, b + 1, *k)));
             } else if b > k {
-                what.push(format!("with {} too many", span_text(k + 1, *b)));
+                what.push(format!("with {} too many", span_text(input, k + 1, *b)));
             }
             what.join(", ")
         }

@@ -158,6 +158,10 @@ impl ScanReport {
         &self.base.kernel.arrays[self.arrays.output].name
     }
 
+    fn in_name(&self) -> &str {
+        &self.base.kernel.arrays[self.arrays.input].name
+    }
+
     fn what(&self) -> String {
         format!(
             "generic {} prefix sum of length {}",
@@ -274,7 +278,11 @@ impl ScanReport {
                     self.what()
                 ));
                 t.out
-                    .push_str(&format!("  {out}[{}] = {}\n", ce.index, explain(ce)));
+                    .push_str(&format!(
+                        "  {out}[{}] = {}\n",
+                        ce.index,
+                        explain(ce, self.in_name(), out)
+                    ));
                 t.out.push_str(&format!(
                     "  interval test output: {}\n",
                     window(out, &r.output, ce.index)
@@ -310,8 +318,9 @@ impl ScanReport {
             String::new()
         };
         t.out.push_str(&format!(
-            "  with list concatenation{size} (in[i] = [i]: each output lists the inputs it \
-             combines, in order):\n"
+            "  with list concatenation{size} ({}[i] = [i]: each output lists the inputs it \
+             combines, in order):\n",
+            self.in_name()
         ));
         match &d.wrong {
             Some((k, found, expected)) => t.out.push_str(&format!(
@@ -539,7 +548,7 @@ impl Serialize for ScanReport {
                     index: ce.index,
                     expected: &ce.expected,
                     found: &ce.found,
-                    explanation: explain(ce),
+                    explanation: explain(ce, self.in_name(), self.out_name()),
                 }),
                 _ => None,
             },

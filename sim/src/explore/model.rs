@@ -1,0 +1,703 @@
+//! What `ksim explore` shows: the exploration summary as a serialisable model (the `--json`
+//! document, described in `docs/json.md`) and as text. The command line only parses its
+//! arguments, runs the explorer and prints one of these views.
+
+use super::{Mode, Summary, Verdict};
+use crate::schedule::Schedule;
+use interp::race::{Access, AccessKind, Race};
+use interp::{Launch, Memory, Value};
+use serde::Serialize;
+
+/// A kernel's source text and the path it was read from, for locations and statements.
+#[derive(Clone, Copy, Debug)]
+pub struct SourceRef<'a> {
+    pub path: &'a str,
+    pub text: &'a str,
+}
+
+impl SourceRef<'_> {
+    /// `path:line:col` of a byte offset.
+    pub fn location(&self, offset: usize) -> String {
+        let (line, col) = lang::render::line_col(self.text, offset);
+        format!("{}:{line}:{col}", self.path)
+    }
+
+    /// The first line of a statement's source text.
+    pub fn statement(&self, span: &lang::ast::Span) -> String {
+        let text = self.text.get(span.clone()).unwrap_or("");
+        let first = text.lines().next().unwrap_or("").trim();
+        first.trim_end_matches('{').trim_end().to_string()
+    }
+
+    pub fn line(&self, offset: usize) -> usize {
+        lang::render::line_col(self.text, offset).0
+    }
+}
+
+/// The launch as every `--json` output shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct LaunchModel {
+    pub groups: usize,
+    pub local_size: usize,
+    pub monoid: String,
+    pub params: serde_json::Map<String, serde_json::Value>,
+    pub max_steps: u64,
+}
+
+impl LaunchModel {
+    pub fn new(launch: &Launch) -> LaunchModel {
+        LaunchModel {
+            groups: launch.groups,
+            local_size: launch.local_size,
+            monoid: launch.monoid.name().to_string(),
+            params: launch
+                .kernel
+                .params
+                .iter()
+                .zip(&launch.params)
+                .map(|(p, v)| (p.name.clone(), serde_json::to_value(v).expect("JSON")))
+                .collect(),
+            max_steps: launch.max_steps,
+        }
+    }
+}
+
+/// One access of a race, as in `ksim run --json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct AccessModel {
+    pub group: usize,
+    pub thread: usize,
+    pub kind: AccessKind,
+    pub span: [usize; 2],
+    pub step: u64,
+    pub epoch: u64,
+}
+
+impl AccessModel {
+    fn new(a: &Access) -> AccessModel {
+        AccessModel {
+            group: a.thread.group,
+            thread: a.thread.local,
+            kind: a.kind,
+            span: [a.span.start, a.span.end],
+            step: a.step,
+            epoch: a.epoch,
+        }
+    }
+}
+
+/// A race, as in `ksim run --json`, with its statements and locations.
+#[derive(Clone, Debug, Serialize)]
+pub struct RaceModel {
+    pub array: String,
+    pub instance: usize,
+    pub index: Vec<usize>,
+    pub first: AccessModel,
+    pub second: AccessModel,
+    pub statement_first: String,
+    pub statement_second: String,
+    pub location_first: String,
+    pub location_second: String,
+}
+
+impl RaceModel {
+    pub fn new(src: SourceRef, launch: &Launch, r: &Race) -> RaceModel {
+        RaceModel {
+            array: launch.kernel.arrays[r.array].name.clone(),
+            instance: r.instance,
+            index: r.index.clone(),
+            first: AccessModel::new(&r.first),
+            second: AccessModel::new(&r.second),
+            statement_first: src.statement(&r.first.span),
+            statement_second: src.statement(&r.second.span),
+            location_first: src.location(r.first.span.start),
+            location_second: src.location(r.second.span.start),
+        }
+    }
+}
+
+/// A distinct race of an exploration.
+#[derive(Clone, Debug, Serialize)]
+pub struct FoundRaceModel {
+    #[serde(flatten)]
+    pub race: RaceModel,
+    /// The shortest schedule known that reaches it (it ends with the race's second step).
+    pub schedule: Schedule,
+    /// Whether that schedule is proved to be the shortest of any schedule (exhaustive
+    /// search, no execution cut by a bound).
+    pub shortest: bool,
+    /// Preemption-bounded search: the fewest preemptions of a schedule reaching it.
+    pub preemptions: Option<u32>,
+    /// The race report written for it.
+    pub report: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Executions {
+    pub total: u64,
+    pub complete: u64,
+    pub pruned: u64,
+    pub cache_hits: u64,
+    pub sleep_blocked: u64,
+    pub cut: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FinalStoreModel {
+    pub count: u64,
+    pub schedule: Schedule,
+    pub arrays: serde_json::Map<String, serde_json::Value>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FaultModel {
+    #[serde(flatten)]
+    pub fault: interp::fault::Fault,
+    pub count: u64,
+    pub schedule: Schedule,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct NonTerminating {
+    pub count: u64,
+    pub schedule: Option<Schedule>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DivergenceModel {
+    pub message: String,
+    pub schedule: Schedule,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PctModel {
+    pub depth: u32,
+    pub threads: u64,
+    pub max_steps: u64,
+    pub bound: f64,
+}
+
+/// The `ksim explore --json` document (see `docs/json.md`).
+#[derive(Clone, Debug, Serialize)]
+pub struct ExplorationModel {
+    pub kernel: String,
+    pub path: String,
+    pub launch: LaunchModel,
+    /// `exhaustive`, `naive`, `random`, `pct` or `preemption-bounded`.
+    pub mode: &'static str,
+    pub seed: Option<u64>,
+    pub depth: Option<u32>,
+    pub preemption_bound: Option<u32>,
+    /// `EXHAUSTIVE` or `INCOMPLETE`.
+    pub verdict: &'static str,
+    pub incomplete_reason: Option<&'static str>,
+    /// The verdict line as the text output ends.
+    pub verdict_text: String,
+    pub caching_off: Option<&'static str>,
+    pub reduction_off: Option<&'static str>,
+    pub executions: Executions,
+    pub states: u64,
+    pub final_stores: Vec<FinalStoreModel>,
+    pub races: Vec<FoundRaceModel>,
+    pub race_changes_result: Option<bool>,
+    pub faults: Vec<FaultModel>,
+    pub non_terminating: NonTerminating,
+    pub divergences: Vec<DivergenceModel>,
+    pub lemma_5_4_confirmed: bool,
+    pub pct: Option<PctModel>,
+    pub steps: u64,
+    pub time_s: f64,
+    pub executions_per_s: f64,
+    pub clean: bool,
+}
+
+impl Summary {
+    /// Whether the races change the result: `Some(true)` when there are several final
+    /// stores, `Some(false)` when the search was exhaustive and found one, `None` when
+    /// there is no race or the search cannot tell.
+    pub fn race_changes_result(&self) -> Option<bool> {
+        if self.races.is_empty() {
+            None
+        } else if self.finals.len() > 1 {
+            Some(true)
+        } else if self.verdict == Verdict::Exhaustive && self.finals.len() == 1 {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// POPL 2014 Lemma 5.4 on this input: an exhaustive search found no race, fault or
+    /// non-termination, and one final store.
+    pub fn lemma_confirmed(&self) -> bool {
+        self.verdict == Verdict::Exhaustive
+            && self.races.is_empty()
+            && self.faults.is_empty()
+            && self.non_terminating == 0
+            && self.finals.len() == 1
+    }
+
+    /// Whether the schedules of the races are proved to be the shortest: an exhaustive
+    /// search that no bound cut (see `dpor::Dpor::race_past`).
+    pub fn shortest_proved(&self) -> bool {
+        self.mode == Mode::Exhaustive
+            && self.verdict == Verdict::Exhaustive
+            && self.non_terminating == 0
+    }
+}
+
+/// How a race report names the explorer that found it.
+pub fn found_by(mode: &Mode) -> String {
+    match mode {
+        Mode::Exhaustive => "exhaustive".into(),
+        Mode::Naive => "naive".into(),
+        Mode::Random { n, seed } => format!("random (N = {n}, seed {seed})"),
+        Mode::Pct { n, depth, seed } => format!("pct (N = {n}, depth {depth}, seed {seed})"),
+        Mode::PreemptionBounded { bound } => format!("preemption-bounded (K = {bound})"),
+    }
+}
+
+fn memory_arrays(launch: &Launch, m: &Memory) -> serde_json::Map<String, serde_json::Value> {
+    launch
+        .kernel
+        .arrays
+        .iter()
+        .enumerate()
+        .map(|(a, d)| {
+            let v = if m.arrays[a].len() == 1 {
+                serde_json::to_value(&m.arrays[a][0])
+            } else {
+                serde_json::to_value(&m.arrays[a])
+            };
+            (d.name.clone(), v.expect("JSON"))
+        })
+        .collect()
+}
+
+impl ExplorationModel {
+    /// The model of `s`; `reports[k]` is the report file written for race k, if any.
+    pub fn new(
+        src: SourceRef,
+        launch: &Launch,
+        s: &Summary,
+        reports: &[Option<String>],
+    ) -> ExplorationModel {
+        let (mode, seed, depth, bound) = match &s.mode {
+            Mode::Exhaustive => ("exhaustive", None, None, None),
+            Mode::Naive => ("naive", None, None, None),
+            Mode::Random { seed, .. } => ("random", Some(*seed), None, None),
+            Mode::Pct { seed, depth, .. } => ("pct", Some(*seed), Some(*depth), None),
+            Mode::PreemptionBounded { bound } => ("preemption-bounded", None, None, Some(*bound)),
+        };
+        let (verdict, reason) = match s.verdict {
+            Verdict::Exhaustive => ("EXHAUSTIVE", None),
+            Verdict::Incomplete(r) => ("INCOMPLETE", Some(r.name())),
+        };
+        let shortest = s.shortest_proved();
+        ExplorationModel {
+            kernel: launch.kernel.name.clone(),
+            path: src.path.to_string(),
+            launch: LaunchModel::new(launch),
+            mode,
+            seed,
+            depth,
+            preemption_bound: bound,
+            verdict,
+            incomplete_reason: reason,
+            verdict_text: s.verdict.to_string(),
+            caching_off: s.caching_off,
+            reduction_off: s.reduction_off,
+            executions: Executions {
+                total: s.executions(),
+                complete: s.complete,
+                pruned: s.pruned,
+                cache_hits: s.cache_hits,
+                sleep_blocked: s.sleep_blocked,
+                cut: s.cut,
+            },
+            states: s.states,
+            final_stores: s
+                .finals
+                .iter()
+                .map(|f| FinalStoreModel {
+                    count: f.count,
+                    schedule: f.schedule.clone(),
+                    arrays: memory_arrays(launch, &f.memory),
+                })
+                .collect(),
+            races: s
+                .races
+                .iter()
+                .enumerate()
+                .map(|(k, r)| FoundRaceModel {
+                    race: RaceModel::new(src, launch, &r.race),
+                    schedule: r.schedule.clone(),
+                    shortest,
+                    preemptions: s.race_preemptions.get(k).copied(),
+                    report: reports.get(k).cloned().flatten(),
+                })
+                .collect(),
+            race_changes_result: s.race_changes_result(),
+            faults: s
+                .faults
+                .iter()
+                .map(|f| FaultModel {
+                    fault: f.fault.clone(),
+                    count: f.count,
+                    schedule: f.schedule.clone(),
+                })
+                .collect(),
+            non_terminating: NonTerminating {
+                count: s.non_terminating,
+                schedule: s.non_terminating_schedule.clone(),
+            },
+            divergences: s
+                .divergences
+                .iter()
+                .map(|d| DivergenceModel {
+                    message: d.message.clone(),
+                    schedule: d.schedule.clone(),
+                })
+                .collect(),
+            lemma_5_4_confirmed: s.lemma_confirmed(),
+            pct: s.pct.as_ref().map(|p| PctModel {
+                depth: p.depth,
+                threads: p.threads,
+                max_steps: p.max_steps,
+                bound: p.bound,
+            }),
+            steps: s.steps,
+            time_s: s.elapsed.as_secs_f64(),
+            executions_per_s: s.rate(),
+            clean: s.is_clean(),
+        }
+    }
+}
+
+/// `0×5 1×3 2 ...`: a schedule in a line (at most `max` runs).
+pub fn short_schedule(s: &Schedule, max: usize) -> String {
+    let mut parts: Vec<String> = s
+        .runs
+        .iter()
+        .take(max)
+        .map(|&(t, n)| {
+            if n == 1 {
+                format!("{t}")
+            } else {
+                format!("{t}×{n}")
+            }
+        })
+        .collect();
+    if s.runs.len() > max {
+        parts.push(format!("... ({} runs in all)", s.runs.len()));
+    }
+    if parts.is_empty() {
+        "(empty)".into()
+    } else {
+        parts.join(" ")
+    }
+}
+
+fn values(v: &[Value]) -> String {
+    v.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn array_label(launch: &Launch, a: usize, inst: usize) -> String {
+    let name = &launch.kernel.arrays[a].name;
+    if launch.instances(a) > 1 {
+        format!("{name} (group {inst})")
+    } else {
+        name.clone()
+    }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn mode_line(s: &Summary) -> String {
+    match &s.mode {
+        Mode::Exhaustive if s.caching_off.is_some() => {
+            "exhaustive (source-DPOR with sleep sets; no state caching)".into()
+        }
+        Mode::Exhaustive => {
+            "exhaustive (state caching at barriers + source-DPOR with sleep sets)".into()
+        }
+        Mode::Naive => "naive (every interleaving)".into(),
+        Mode::Random { n, seed } => format!("random, {n} executions, seed {seed}"),
+        Mode::Pct { n, depth, seed } => {
+            format!("PCT, {n} executions, depth {depth}, seed {seed}")
+        }
+        Mode::PreemptionBounded { bound } => format!(
+            "every schedule with at most {bound} preemption{}, iteratively deepened",
+            if *bound == 1 { "" } else { "s" }
+        ),
+    }
+}
+
+/// The header line of `ksim explore` and `ksim run`: kernel, launch, and the monoid only
+/// for a generic kernel (one that uses `T`).
+pub fn launch_line(launch: &Launch) -> String {
+    let monoid = if launch.kernel.generic {
+        format!(", monoid {}", launch.monoid)
+    } else {
+        String::new()
+    };
+    format!(
+        "kernel {}, {} of {} thread{}{monoid}",
+        launch.kernel.name,
+        plural(launch.groups as u64, "group", "groups"),
+        launch.local_size,
+        if launch.local_size == 1 { "" } else { "s" },
+    )
+}
+
+/// The text summary of `ksim explore` (stdout; the race and fault diagnostics go to
+/// stderr, before it).
+pub fn summary_text(
+    src: SourceRef,
+    launch: &Launch,
+    s: &Summary,
+    reports: &[Option<String>],
+) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let w = &mut o;
+    let _ = writeln!(w, "ksim explore: {}, {}", launch_line(launch), mode_line(s));
+    let _ = writeln!(
+        w,
+        "executions: {} complete, {} pruned as redundant ({} at explored barrier states, {} sleep-set blocked), {} cut by a bound",
+        s.complete, s.pruned, s.cache_hits, s.sleep_blocked, s.cut
+    );
+    if s.mode == Mode::Exhaustive {
+        match s.caching_off {
+            None => {
+                let _ = writeln!(w, "distinct states at barrier points: {}", s.states);
+            }
+            Some(why) => {
+                let _ = writeln!(w, "state caching: off ({why})");
+            }
+        }
+    }
+    if let Some(why) = s.reduction_off {
+        let _ = writeln!(w, "reduction: off ({why})");
+    }
+    final_stores_text(w, launch, s);
+    if s.races.is_empty() {
+        let _ = writeln!(w, "races: none");
+    } else {
+        let _ = writeln!(w, "races: {} distinct", s.races.len());
+        let proved = s.shortest_proved();
+        for (k, (r, path)) in s.races.iter().zip(reports).enumerate() {
+            let pre = s
+                .race_preemptions
+                .get(k)
+                .map(|p| format!(", {}", plural(*p as u64, "preemption", "preemptions")))
+                .unwrap_or_default();
+            let _ = writeln!(
+                w,
+                "  {} at {} `{}` / {} at {} `{}` ({} {} steps{pre}{})",
+                kind(r.race.first.kind),
+                src.location(r.race.first.span.start),
+                src.statement(&r.race.first.span),
+                kind(r.race.second.kind),
+                src.location(r.race.second.span.start),
+                src.statement(&r.race.second.span),
+                if proved {
+                    "shortest schedule"
+                } else {
+                    "shortest schedule found"
+                },
+                r.schedule.len(),
+                path.as_ref()
+                    .map(|p| format!("; report {p}"))
+                    .unwrap_or_default()
+            );
+        }
+        match s.race_changes_result() {
+            Some(true) => {
+                let _ = writeln!(
+                    w,
+                    "  the race{} make{} the result schedule-dependent: {} distinct final stores",
+                    if s.races.len() > 1 { "s" } else { "" },
+                    if s.races.len() > 1 { "" } else { "s" },
+                    s.finals.len()
+                );
+            }
+            Some(false) => {
+                let _ = writeln!(
+                    w,
+                    "  the race{} cannot change the result on this input (every execution ends in the same store); still a data race (Definition 5.2)",
+                    if s.races.len() > 1 { "s" } else { "" }
+                );
+            }
+            None => {}
+        }
+    }
+    if s.faults.is_empty() {
+        let _ = writeln!(w, "runtime faults: none");
+    } else {
+        let _ = writeln!(w, "runtime faults: {} distinct", s.faults.len());
+        for f in &s.faults {
+            let _ = writeln!(
+                w,
+                "  {} ({}; schedule {} steps: {})",
+                f.fault,
+                plural(f.count, "execution", "executions"),
+                f.schedule.len(),
+                short_schedule(&f.schedule, 12)
+            );
+        }
+    }
+    match &s.non_terminating_schedule {
+        None => {
+            let _ = writeln!(w, "non-terminating executions: 0");
+        }
+        Some(sch) => {
+            let _ = writeln!(
+                w,
+                "non-terminating executions: {} (step bound {} or a repeating barrier state; shortest schedule {} steps: {})",
+                s.non_terminating,
+                launch.max_steps,
+                sch.len(),
+                short_schedule(sch, 12)
+            );
+        }
+    }
+    for d in &s.divergences {
+        let _ = writeln!(
+            w,
+            "barrier divergence: {} (schedule {} steps: {})",
+            d.message,
+            d.schedule.len(),
+            short_schedule(&d.schedule, 12)
+        );
+    }
+    if let Some(p) = &s.pct {
+        let _ = writeln!(
+            w,
+            "PCT guarantee: each execution finds a given bug of depth {} with probability >= 1/(n·k^(d-1)) = {:.3e} (n = {} threads, k = {} steps)",
+            p.depth, p.bound, p.threads, p.max_steps
+        );
+    }
+    if s.lemma_confirmed() {
+        let _ = writeln!(w, "Lemma 5.4 confirmed on this input: race-free, and every execution ends in the same final store");
+    }
+    let _ = writeln!(
+        w,
+        "time: {:.3} s ({:.0} executions/s, {} steps)",
+        s.elapsed.as_secs_f64(),
+        s.rate(),
+        s.steps
+    );
+    let _ = writeln!(w, "{}", s.verdict);
+    o
+}
+
+/// The distinct final stores: arrays equal in all of them once, then per store the arrays
+/// that differ (long ones as the elements that differ from store #1), and per element that
+/// differs somewhere, in how many stores it differs from #1.
+fn final_stores_text(w: &mut String, launch: &Launch, s: &Summary) {
+    use std::fmt::Write;
+    let _ = writeln!(w, "distinct final stores: {}", s.finals.len());
+    let k = &launch.kernel;
+    let mut differing = Vec::new();
+    let mut common = Vec::new();
+    for a in 0..k.arrays.len() {
+        for inst in 0..launch.instances(a) {
+            let first = &s.finals.first().map(|f| &f.memory.arrays[a][inst]);
+            if s.finals
+                .iter()
+                .all(|f| Some(&f.memory.arrays[a][inst]) == *first)
+            {
+                common.push((a, inst));
+            } else {
+                differing.push((a, inst));
+            }
+        }
+    }
+    if s.finals.len() == 1 {
+        let f = &s.finals[0];
+        for &(a, inst) in &common {
+            let _ = writeln!(
+                w,
+                "  {} = {}",
+                array_label(launch, a, inst),
+                values(&f.memory.arrays[a][inst])
+            );
+        }
+        return;
+    }
+    if s.finals.is_empty() {
+        return;
+    }
+    let names: Vec<String> = common
+        .iter()
+        .map(|&(a, i)| array_label(launch, a, i))
+        .collect();
+    if !names.is_empty() {
+        let _ = writeln!(w, "  the same in every final store: {}", names.join(", "));
+    }
+    let base = &s.finals[0].memory;
+    for &(a, inst) in &differing {
+        let counts: Vec<String> = base.arrays[a][inst]
+            .iter()
+            .enumerate()
+            .filter_map(|(j, x)| {
+                let n = s
+                    .finals
+                    .iter()
+                    .filter(|f| &f.memory.arrays[a][inst][j] != x)
+                    .count();
+                (n > 0).then(|| format!("[{j}] in {n}"))
+            })
+            .collect();
+        let _ = writeln!(
+            w,
+            "  {} differs from store #1 at {} of {} stores",
+            array_label(launch, a, inst),
+            counts.join(", "),
+            s.finals.len()
+        );
+    }
+    const SHOWN: usize = 20;
+    for (i, f) in s.finals.iter().take(SHOWN).enumerate() {
+        let _ = writeln!(
+            w,
+            "  #{} ({}; schedule {}):",
+            i + 1,
+            plural(f.count, "execution", "executions"),
+            short_schedule(&f.schedule, 8)
+        );
+        for &(a, inst) in &differing {
+            let v = &f.memory.arrays[a][inst];
+            let label = array_label(launch, a, inst);
+            if v.len() <= 32 || i == 0 {
+                let _ = writeln!(w, "      {label} = {}", values(v));
+            } else {
+                let diffs: Vec<String> = v
+                    .iter()
+                    .zip(&base.arrays[a][inst])
+                    .enumerate()
+                    .filter(|(_, (x, y))| x != y)
+                    .map(|(j, (x, _))| format!("[{j}]={x}"))
+                    .collect();
+                let _ = writeln!(w, "      {label}: differs from #1 at {}", diffs.join(" "));
+            }
+        }
+    }
+    if s.finals.len() > SHOWN {
+        let _ = writeln!(w, "  ... and {} more (see --json)", s.finals.len() - SHOWN);
+    }
+}
+
+fn kind(k: AccessKind) -> &'static str {
+    match k {
+        AccessKind::Read => "read",
+        AccessKind::Write => "write",
+        AccessKind::Atomic => "atomic",
+    }
+}
