@@ -158,7 +158,7 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
         None
     } else {
         match files::ensure_writable_dir(&args.report_dir) {
-            Ok(()) => Some(Reports::new(args, &src, &launch, &mode)),
+            Ok(()) => Some(Reports::new(args, &src, &launch, args.launch.options()?, &mode)),
             Err(e) => {
                 eprintln!(
                     "warning: race reports cannot be written to `{}` ({e}); exploring without them",
@@ -270,16 +270,25 @@ struct Reports<'a> {
     args: &'a ExploreArgs,
     src: &'a Source,
     launch: &'a Launch,
+    /// The launch options as a report records them (for `.cl`: of the lowered kernel).
+    options: interp::launch::LaunchOptions,
     found_by: String,
     warned: RefCell<HashSet<PathBuf>>,
 }
 
 impl<'a> Reports<'a> {
-    fn new(args: &'a ExploreArgs, src: &'a Source, launch: &'a Launch, mode: &Mode) -> Self {
+    fn new(
+        args: &'a ExploreArgs,
+        src: &'a Source,
+        launch: &'a Launch,
+        options: interp::launch::LaunchOptions,
+        mode: &Mode,
+    ) -> Self {
         Reports {
             args,
             src,
             launch,
+            options,
             found_by: found_by(mode),
             warned: RefCell::new(HashSet::new()),
         }
@@ -287,7 +296,7 @@ impl<'a> Reports<'a> {
 
     /// Writes the report of `r`; its path, or `None` (with a warning) if it failed.
     fn write(&self, r: &explore::FoundRace) -> Option<String> {
-        let rep = make_report(self.src, self.launch, &self.args.launch, r, &self.found_by);
+        let rep = make_report(self.src, self.launch, &self.options, r, &self.found_by);
         let (l1, l2) = (
             lang::render::line_col(&self.src.text, r.race.key().0.start).0,
             lang::render::line_col(&self.src.text, r.race.key().2.start).0,
@@ -311,7 +320,7 @@ impl<'a> Reports<'a> {
 fn make_report(
     src: &Source,
     launch: &Launch,
-    largs: &LaunchArgs,
+    options: &interp::launch::LaunchOptions,
     r: &explore::FoundRace,
     found_by: &str,
 ) -> RaceReport {
@@ -328,7 +337,7 @@ fn make_report(
         source_hash: report::source_hash(&src.text),
         kernel: launch.kernel.name.clone(),
         kernel_path: src.path.clone(),
-        launch: LaunchSpec::from_options(&largs.options(), launch.max_steps),
+        launch: LaunchSpec::from_options(options, launch.max_steps),
         resolved: launch_json(launch),
         race,
         schedule: r.schedule.clone(),

@@ -67,7 +67,7 @@ pub fn verify_scan(args: &VerifyArgs) -> CmdResult {
             args.launch.monoid
         )));
     }
-    let opts = args.launch.options();
+    let opts = args.launch.options()?;
     let base = Launch::new(kernel.clone(), &opts).map_err(|e| Failure::usage(e.0))?;
     let arrays = ScanArrays::find(&base, &args.in_array, &args.out_array)
         .map_err(|e| Failure::usage(e.0))?;

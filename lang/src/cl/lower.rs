@@ -666,23 +666,33 @@ impl<'u> Lowerer<'u> {
     /// Notes for barriers whose fence leaves out a memory space the kernel uses: the core's
     /// barrier orders all memory, so ksim reads them as if the flag were there.
     fn fence_notes(&mut self) {
-        for (span, fence) in std::mem::take(&mut self.fences) {
-            let mut missing = Vec::new();
-            if self.has_global && !fence.global {
-                missing.push("CLK_GLOBAL_MEM_FENCE");
-            }
-            if self.has_local && !fence.local {
-                missing.push("CLK_LOCAL_MEM_FENCE");
-            }
-            if !missing.is_empty() {
-                self.info.notes.push(Note {
-                    span,
-                    text: format!(
-                        "this barrier orders all memory in ksim, as if it also had {}: fence flags are not modelled yet, so a race they allow is not reported",
-                        missing.join(" and ")
-                    ),
-                });
-            }
+        let partial: Vec<(Span, Vec<&str>)> = std::mem::take(&mut self.fences)
+            .into_iter()
+            .filter_map(|(span, fence)| {
+                let mut missing = Vec::new();
+                if self.has_global && !fence.global {
+                    missing.push("CLK_GLOBAL_MEM_FENCE");
+                }
+                if self.has_local && !fence.local {
+                    missing.push("CLK_LOCAL_MEM_FENCE");
+                }
+                (!missing.is_empty()).then_some((span, missing))
+            })
+            .collect();
+        if let Some((span, missing)) = partial.first() {
+            let others = match partial.len() - 1 {
+                0 => String::new(),
+                1 => " (and 1 other barrier)".into(),
+                n => format!(" (and {n} other barriers)"),
+            };
+            self.info.notes.push(Note {
+                span: span.clone(),
+                text: format!(
+                    "this barrier{others} orders all memory in ksim, as if it also had {}: \
+                     fence flags are not modelled yet, so a race they would allow is not reported",
+                    missing.join(" and ")
+                ),
+            });
         }
     }
 
