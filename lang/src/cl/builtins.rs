@@ -141,7 +141,13 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         "dot" | "cross" | "length" | "normalize" | "distance" | "shuffle" | "shuffle2"
         | "any" | "all" => Unsupported("vector built-ins"),
         "printf" => Unsupported("printf"),
-        _ if FLOAT_MATH.contains(&name) => Unsupported("floating-point math built-ins"),
+        _ if FLOAT_MATH.contains(&name)
+            || name.starts_with("native_")
+            || name.starts_with("half_")
+            || matches!(name, "sincos" | "fract" | "modf" | "frexp" | "ldexp" | "cbrt" | "erf" | "tanh" | "sinh" | "cosh") =>
+        {
+            Unsupported("floating-point math built-ins")
+        }
         _ if name.starts_with("__") => Unsupported("GPUVerify built-ins outside annotations"),
         _ => return None,
     })

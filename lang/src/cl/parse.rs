@@ -933,6 +933,24 @@ impl<'t> Parser<'t> {
                     return Err(Diagnostic::new("expected `)` after a type name", n.span));
                 }
                 self.expect(")")?;
+                if self.at("{") {
+                    // `(short2){42, 43}`: a compound literal.
+                    let Init::List(items, _) = self.initializer()? else {
+                        unreachable!("a brace starts a list")
+                    };
+                    let items = items
+                        .into_iter()
+                        .map(|i| match i {
+                            Init::Expr(e) => Ok(e),
+                            Init::List(_, s) => Err(Diagnostic::new(
+                                "not supported yet: nested compound literals",
+                                s,
+                            )),
+                        })
+                        .collect::<PResult<Vec<_>>>()?;
+                    let e = mk(self, ExprKind::VecLit(Box::new(ty), items));
+                    return self.postfix(e);
+                }
                 if self.at("(") && matches!(ty.base, Base::Vector(..)) && ty.pointers.is_empty()
                 {
                     // `(int4)(a, b, c, d)`: a vector literal.
@@ -990,7 +1008,18 @@ impl<'t> Parser<'t> {
                 let mut args = Vec::new();
                 if !self.eat(")") {
                     loop {
-                        args.push(self.assign_expr()?);
+                        if func.name.starts_with("__") && self.starts_type() {
+                            // GPUVerify's `__read_permission(int, A[i])`: a type argument.
+                            let s = self.here().start;
+                            let (base, _, _) = self.specifiers()?;
+                            let (ty, _) = self.declarator(base)?;
+                            args.push(Expr {
+                                kind: ExprKind::SizeofType(Box::new(ty)),
+                                span: s..self.prev_end(),
+                            });
+                        } else {
+                            args.push(self.assign_expr()?);
+                        }
                         if self.eat(")") {
                             break;
                         }
