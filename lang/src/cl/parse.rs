@@ -279,6 +279,8 @@ impl<'t> Parser<'t> {
                 short = true;
             } else if w == "int" && (unsigned || signed || longs > 0 || short) {
                 int_word = true;
+            } else if w == "char" && base.is_none() {
+                base = Some(Base::Char { unsigned: false });
             } else if base.is_none() && w == "enum" {
                 return Err(Diagnostic::new("not supported yet: `enum`", t.span.clone()));
             } else if base.is_none() && (w == "struct" || w == "union") {
