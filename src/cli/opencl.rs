@@ -114,6 +114,34 @@ pub fn sized_spec(name: &str, spec: &str) -> Result<(usize, String), Failure> {
 /// `--input` sizes and fills its buffers, `--global`/`--local` (or `--groups`/
 /// `--local-size`) give the geometry.
 pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOptions, Failure> {
+    let local = match (&args.local, args.local_size) {
+        (Some(_), Some(_)) => return Err(Failure::usage("give --local or --local-size, not both")),
+        (Some(l), None) => Some(one_dim("--local", l)?),
+        (None, l) => l,
+    };
+    let groups = match (&args.global, args.groups) {
+        (Some(_), Some(_)) => return Err(Failure::usage("give --global or --groups, not both")),
+        (Some(g), None) => {
+            let g = one_dim("--global", g)?;
+            let Some(l) = local else {
+                return Err(Failure::usage(
+                    "--global needs --local: ksim does not choose a work-group size",
+                ));
+            };
+            if l == 0 || g % l != 0 {
+                return Err(Failure::usage(format!(
+                    "--global {g} is not a multiple of --local {l} (OpenCL 1.2 requires it)"
+                )));
+            }
+            Some(g / l)
+        }
+        (None, g) => g,
+    };
+    if local.is_none() {
+        return Err(Failure::usage(
+            "give the work-group size: --local N (and --global N or --groups N)",
+        ));
+    }
     let mut defines = Vec::new();
     let mut inputs = Vec::new();
     let names = |info: &KernelInfo| {
@@ -179,34 +207,6 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
             }
             _ => return Err(Failure::usage(format!("--input {} is given more than once", b.name))),
         }
-    }
-    let local = match (&args.local, args.local_size) {
-        (Some(_), Some(_)) => return Err(Failure::usage("give --local or --local-size, not both")),
-        (Some(l), None) => Some(one_dim("--local", l)?),
-        (None, l) => l,
-    };
-    let groups = match (&args.global, args.groups) {
-        (Some(_), Some(_)) => return Err(Failure::usage("give --global or --groups, not both")),
-        (Some(g), None) => {
-            let g = one_dim("--global", g)?;
-            let Some(l) = local else {
-                return Err(Failure::usage(
-                    "--global needs --local: ksim does not choose a work-group size",
-                ));
-            };
-            if l == 0 || g % l != 0 {
-                return Err(Failure::usage(format!(
-                    "--global {g} is not a multiple of --local {l} (OpenCL 1.2 requires it)"
-                )));
-            }
-            Some(g / l)
-        }
-        (None, g) => g,
-    };
-    if local.is_none() {
-        return Err(Failure::usage(
-            "give the work-group size: --local N (and --global N or --groups N)",
-        ));
     }
     Ok(LaunchOptions {
         defines,
