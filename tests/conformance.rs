@@ -36,5 +36,9 @@ fn gpuverify_corpus_loads_agrees_and_has_no_class_a() {
         .filter(|r| matches!(r.class, Some((runner::Class::A, _))))
         .map(|r| r.line())
         .collect();
-    assert!(class_a.is_empty(), "possible ksim bugs:\n{}", class_a.join("\n"));
+    assert!(
+        class_a.is_empty(),
+        "possible ksim bugs:\n{}",
+        class_a.join("\n")
+    );
 }

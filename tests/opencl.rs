@@ -29,23 +29,37 @@ impl Ran {
             .kernel
             .array(name)
             .unwrap_or_else(|| panic!("no array {name}"));
-        self.memory.arrays[a][0].iter().map(Value::to_string).collect()
+        self.memory.arrays[a][0]
+            .iter()
+            .map(Value::to_string)
+            .collect()
     }
 
     fn ints(&self, name: &str) -> Vec<i64> {
-        self.array(name).iter().map(|s| s.parse().unwrap()).collect()
+        self.array(name)
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect()
     }
 }
 
 fn compile(src: &str) -> Result<lang::cl::Compiled, String> {
     let mut map = SourceMap::new("test.cl", src.to_string());
-    lang::cl::compile(&mut map, &ClOptions::default(), &mut |p: &Path| lang::cl::read_file(p))
-        .map_err(|d| d[0].message.clone())
+    lang::cl::compile(&mut map, &ClOptions::default(), &mut |p: &Path| {
+        lang::cl::read_file(p)
+    })
+    .map_err(|d| d[0].message.clone())
 }
 
 /// Runs `src` with `groups` x `local` work-items; buffers as `(name, size, spec)`, scalars
 /// as `(name, value)`.
-fn run(src: &str, groups: usize, local: usize, bufs: &[(&str, usize, &str)], args: &[(&str, &str)]) -> Ran {
+fn run(
+    src: &str,
+    groups: usize,
+    local: usize,
+    bufs: &[(&str, usize, &str)],
+    args: &[(&str, &str)],
+) -> Ran {
     let c = compile(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
     let mut defines = Vec::new();
     let mut inputs = Vec::new();
@@ -58,7 +72,10 @@ fn run(src: &str, groups: usize, local: usize, bufs: &[(&str, usize, &str)], arg
         inputs.push((b.array.clone(), spec.to_string()));
     }
     for s in &c.info.scalars {
-        let (_, v) = args.iter().find(|(n, _)| *n == s.name).expect("scalar given");
+        let (_, v) = args
+            .iter()
+            .find(|(n, _)| *n == s.name)
+            .expect("scalar given");
         defines.push((s.param.clone(), v.to_string()));
     }
     let opts = LaunchOptions {
@@ -70,12 +87,27 @@ fn run(src: &str, groups: usize, local: usize, bufs: &[(&str, usize, &str)], arg
     };
     let launch = Launch::new(Arc::new(c.kernel), &opts).expect("launch");
     let reference = interp::exec::run_canonical(&launch);
-    let fast = fast::run(&launch, &FastOptions { jobs: 1, track_races: true }).expect("fast");
-    assert_eq!(reference.fault.is_some(), fast.fault.is_some(), "engines agree on faults");
+    let fast = fast::run(
+        &launch,
+        &FastOptions {
+            jobs: 1,
+            track_races: true,
+        },
+    )
+    .expect("fast");
+    assert_eq!(
+        reference.fault.is_some(),
+        fast.fault.is_some(),
+        "engines agree on faults"
+    );
     if reference.fault.is_none() {
         assert_eq!(reference.memory, fast.memory, "engines agree on memory");
     }
-    assert_eq!(reference.races.len(), fast.races.len(), "engines agree on races");
+    assert_eq!(
+        reference.races.len(),
+        fast.races.len(),
+        "engines agree on races"
+    );
     assert_eq!(
         reference.divergences.is_empty(),
         fast.divergences.is_empty(),
@@ -229,15 +261,23 @@ fn helpers_are_inlined_with_values_and_array_arguments() {
             if (t == 0) out[4] = first_over(a, n, 4) * 10 + sq(sq(2));
         }
     "#;
-    let r = run(src, 1, 4, &[("a", 8, "iota"), ("out", 5, "zeros")], &[("n", "8")]);
+    let r = run(
+        src,
+        1,
+        4,
+        &[("a", 8, "iota"), ("out", 5, "zeros")],
+        &[("n", "8")],
+    );
     assert_eq!(r.ints("out"), [0, 0, 2, 7, 66]);
     assert_eq!(r.races, 0);
 }
 
 #[test]
 fn recursion_and_unknown_functions_are_errors() {
-    let e = compile("int f(int x) { return x ? f(x - 1) : 0; } kernel void k(__global int *a) { a[0] = f(3); }")
-        .unwrap_err();
+    let e = compile(
+        "int f(int x) { return x ? f(x - 1) : 0; } kernel void k(__global int *a) { a[0] = f(3); }",
+    )
+    .unwrap_err();
     assert!(e.contains("recursive call of `f`"), "{e}");
     let e = compile("kernel void k(__global int *a) { a[0] = nope(3); }").unwrap_err();
     assert!(e.contains("unknown function `nope`"), "{e}");
@@ -267,7 +307,10 @@ fn an_early_return_before_a_barrier_is_divergence() {
     assert!(!all.divergent, "every work-item reaches the barrier");
     assert_eq!(all.ints("a"), [1, 2, 3, 4, 5, 6, 7, 0]);
     let some = run(src, 1, 8, &[("a", 8, "iota")], &[("n", "4")]);
-    assert!(some.divergent, "work-items 4..7 returned while 0..3 wait at the barrier");
+    assert!(
+        some.divergent,
+        "work-items 4..7 returned while 0..3 wait at the barrier"
+    );
     // A uniform early return is no divergence.
     let none = run(src, 1, 8, &[("a", 8, "iota")], &[("n", "0")]);
     assert!(!none.divergent);
@@ -278,12 +321,18 @@ fn races_and_faults_are_found_in_cl_kernels() {
     let racy = "kernel void k(__global int *a) { a[get_global_id(0)] = a[get_global_id(0) + 1]; }";
     assert!(run(racy, 1, 4, &[("a", 5, "iota")], &[]).races > 0);
     let fixed = "kernel void k(__global int *a, __global int *b) { b[get_global_id(0)] = a[get_global_id(0) + 1]; }";
-    assert_eq!(run(fixed, 1, 4, &[("a", 5, "iota"), ("b", 4, "zeros")], &[]).races, 0);
+    assert_eq!(
+        run(fixed, 1, 4, &[("a", 5, "iota"), ("b", 4, "zeros")], &[]).races,
+        0
+    );
     let oob = run(fixed, 1, 4, &[("a", 4, "iota"), ("b", 4, "zeros")], &[]);
     assert!(oob.fault.unwrap().contains("out-of-bounds access a[4]"));
     let cell = "kernel void k(__global int *a) { __local int c; if (get_local_id(0) == 0) c = 5; \
                 barrier(CLK_LOCAL_MEM_FENCE); a[get_global_id(0)] = c; }";
-    assert_eq!(run(cell, 2, 2, &[("a", 4, "zeros")], &[]).ints("a"), [5, 5, 5, 5]);
+    assert_eq!(
+        run(cell, 2, 2, &[("a", 4, "zeros")], &[]).ints("a"),
+        [5, 5, 5, 5]
+    );
 }
 
 #[test]
@@ -314,7 +363,10 @@ fn ksim_example(name: &str, n: usize) -> (Vec<String>, usize) {
     let launch = Launch::new(Arc::new(k), &opts).unwrap();
     let out = interp::exec::run_canonical(&launch);
     let a = launch.kernel.array("out").unwrap();
-    let values = out.memory.arrays[a][0].iter().map(Value::to_string).collect();
+    let values = out.memory.arrays[a][0]
+        .iter()
+        .map(Value::to_string)
+        .collect();
     (values, out.races.len())
 }
 

@@ -205,7 +205,10 @@ pub enum Outcome {
     /// The launch could not be built by the rules (e.g. a 2D NDRange).
     NoLaunch(String),
     /// Ran: what it found (empty when clean), and the lowering's notes.
-    Ran { found: Vec<String>, notes: Vec<String> },
+    Ran {
+        found: Vec<String>,
+        notes: Vec<String>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -243,7 +246,11 @@ impl Row {
                 None => "DIFF    ".into(),
             }
         };
-        format!("{verdict}{:<12} {}  ({what})", expect_text(&self.expect), self.path)
+        format!(
+            "{verdict}{:<12} {}  ({what})",
+            expect_text(&self.expect),
+            self.path
+        )
     }
 
     pub fn loaded(&self) -> bool {
@@ -328,8 +335,14 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
     if let Some(w) = &h.unusual {
         return Outcome::NoLaunch(format!("the header's `{w}` gives no launch"));
     }
-    if h.local.iter().skip(1).chain(h.groups.iter().skip(1)).any(|&d| d > 1)
-        || h.global.as_ref().is_some_and(|g| g.iter().skip(1).any(|&d| d > 1))
+    if h.local
+        .iter()
+        .skip(1)
+        .chain(h.groups.iter().skip(1))
+        .any(|&d| d > 1)
+        || h.global
+            .as_ref()
+            .is_some_and(|g| g.iter().skip(1).any(|&d| d > 1))
     {
         return Outcome::NotLoadable("2D and 3D NDRanges".into());
     }
@@ -445,7 +458,10 @@ fn judge(path: String, h: Header, outcome: Outcome) -> Row {
             false
         }
         (_, Outcome::Rejected(m)) => {
-            class = Some((Class::A, format!("ksim rejects a kernel GPUVerify reads: {m}")));
+            class = Some((
+                Class::A,
+                format!("ksim rejects a kernel GPUVerify reads: {m}"),
+            ));
             false
         }
         (Expect::Pass, Outcome::Ran { found, .. }) if found.is_empty() => true,
@@ -462,7 +478,8 @@ fn judge(path: String, h: Header, outcome: Outcome) -> Row {
                 .iter()
                 .find(|f| MODE_FLAGS.iter().any(|m| f.starts_with(m)));
             let bounds = h.flags.iter().any(|f| f == "--check-array-bounds");
-            let only_bounds = !found.is_empty() && found.iter().all(|f| f.starts_with("out of bounds"));
+            let only_bounds =
+                !found.is_empty() && found.iter().all(|f| f.starts_with("out of bounds"));
             let requires = notes.iter().any(|n| n.contains("`__requires`"));
             class = Some(if found.iter().any(|f| f.starts_with("non-termination")) {
                 (Class::B, "the run exceeds the runner's step bound (10^6 steps); GPUVerify does not check termination".into())
@@ -480,12 +497,22 @@ fn judge(path: String, h: Header, outcome: Outcome) -> Row {
                 )
             } else if let Some(m) = mode {
                 (Class::B, format!("GPUVerify runs in mode `{m}`"))
-            } else if *expect == Expect::NotAllVerified && notes.iter().any(|n| n.contains("annotations")) {
-                (Class::D, "GPUVerify annotations (`__assert`, ...) are not checked yet".into())
-            } else if *expect == Expect::NotAllVerified && notes.iter().any(|n| n.contains("fence flags")) {
+            } else if *expect == Expect::NotAllVerified
+                && notes.iter().any(|n| n.contains("annotations"))
+            {
+                (
+                    Class::D,
+                    "GPUVerify annotations (`__assert`, ...) are not checked yet".into(),
+                )
+            } else if *expect == Expect::NotAllVerified
+                && notes.iter().any(|n| n.contains("fence flags"))
+            {
                 (Class::D, "barrier fence flags are not modelled yet".into())
             } else {
-                (Class::A, "unreviewed disagreement: a possible ksim bug".into())
+                (
+                    Class::A,
+                    "unreviewed disagreement: a possible ksim bug".into(),
+                )
             });
             false
         }

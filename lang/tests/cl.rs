@@ -30,13 +30,19 @@ fn pp(src: &str) -> String {
 
 fn pp_d(src: &str, defines: &[(&str, Option<&str>)]) -> String {
     let (toks, _) = pp_with(src, defines).unwrap_or_else(|e| panic!("{e}"));
-    toks.iter().map(|t| t.text.to_string()).collect::<Vec<_>>().join(" ")
+    toks.iter()
+        .map(|t| t.text.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[test]
 fn object_and_function_like_macros_expand() {
     assert_eq!(pp("#define N 64\nint a[N];"), "int a [ 64 ] ;");
-    assert_eq!(pp("#define SQ(x) ((x) * (x))\nSQ(a + 1)"), "( ( a + 1 ) * ( a + 1 ) )");
+    assert_eq!(
+        pp("#define SQ(x) ((x) * (x))\nSQ(a + 1)"),
+        "( ( a + 1 ) * ( a + 1 ) )"
+    );
     assert_eq!(pp("#define F() 7\nF()"), "7");
     // A function-like macro name without `(` is left alone.
     assert_eq!(pp("#define F(x) x\nint F;"), "int F ;");
@@ -50,12 +56,17 @@ fn object_and_function_like_macros_expand() {
 #[test]
 fn stringify_and_paste() {
     assert_eq!(pp("#define S(x) #x\nS(a + b)"), "\"a + b\"");
-    assert_eq!(pp("#define CAT(a, b) a ## b\nCAT(foo, bar) CAT(1, 2)"), "foobar 12");
+    assert_eq!(
+        pp("#define CAT(a, b) a ## b\nCAT(foo, bar) CAT(1, 2)"),
+        "foobar 12"
+    );
     // An empty argument is a placemarker: pasting with it gives the other side.
     assert_eq!(pp("#define CAT(a, b) a ## b\nCAT(, x) CAT(y, )"), "x y");
     // Arguments next to ## are not expanded first.
     assert_eq!(pp("#define N 4\n#define CAT(a, b) a ## b\nCAT(N, 1)"), "N1");
-    assert!(pp_with("#define CAT(a, b) a ## b\nCAT(+, /)", &[]).unwrap_err().contains("pasting"));
+    assert!(pp_with("#define CAT(a, b) a ## b\nCAT(+, /)", &[])
+        .unwrap_err()
+        .contains("pasting"));
 }
 
 #[test]
@@ -66,11 +77,17 @@ fn conditionals_undef_and_command_line_defines() {
     assert_eq!(pp(src), "none");
     assert_eq!(pp("#ifdef X\nx\n#endif\n#ifndef X\ny\n#endif"), "y");
     assert_eq!(pp("#define X 1\n#undef X\n#ifdef X\nx\n#endif\nX"), "X");
-    assert_eq!(pp("#if (1 << 4) == 16 && !0 && 7 / 2 == 3 && (0 ? 1 : 2) == 2\nok\n#endif"), "ok");
+    assert_eq!(
+        pp("#if (1 << 4) == 16 && !0 && 7 / 2 == 3 && (0 ? 1 : 2) == 2\nok\n#endif"),
+        "ok"
+    );
     // Nested false branches are skipped whole, directives included.
     assert_eq!(pp("#if 0\n#if 1\n#error no\n#endif\n#endif\nok"), "ok");
     assert_eq!(pp("#if __OPENCL_VERSION__ >= 120\nok\n#endif"), "ok");
-    assert_eq!(pp("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\nok"), "ok");
+    assert_eq!(
+        pp("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\nok"),
+        "ok"
+    );
 }
 
 #[test]
@@ -88,8 +105,10 @@ fn directive_errors_point_into_the_file() {
         assert!(e.contains(msg), "{src:?}: {e}");
     }
     let mut map = SourceMap::new("m.cl", "int a;\n\n  #if 1\n".into());
-    let d = preprocess(&mut map, &PpOptions::default(), &mut |p: &Path| lang::cl::read_file(p))
-        .unwrap_err();
+    let d = preprocess(&mut map, &PpOptions::default(), &mut |p: &Path| {
+        lang::cl::read_file(p)
+    })
+    .unwrap_err();
     assert_eq!(lang::line_col(&map.files[0].text, d[0].span.start), (3, 3));
 }
 
@@ -98,19 +117,34 @@ fn tokens_keep_their_original_spans_through_macros() {
     let src = "#define ADD(a, b) (a + b)\nint x = ADD(first, second);";
     let (toks, _) = pp_with(src, &[]).unwrap();
     let first = toks.iter().find(|t| &*t.text == "first").unwrap();
-    assert_eq!(&src[first.span.clone()], "first", "an argument keeps its own span");
+    assert_eq!(
+        &src[first.span.clone()],
+        "first",
+        "an argument keeps its own span"
+    );
     let plus = toks.iter().find(|t| &*t.text == "+").unwrap();
-    assert_eq!(&src[plus.span.clone()], "ADD(first, second)", "a body token: the macro use");
+    assert_eq!(
+        &src[plus.span.clone()],
+        "ADD(first, second)",
+        "a body token: the macro use"
+    );
 }
 
 #[test]
 fn includes_are_found_next_to_the_file_and_with_dash_i() {
     let dir = std::env::temp_dir().join(format!("ksim-cl-include-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("inc")).unwrap();
-    std::fs::write(dir.join("inc/defs.h"), "#define TYPE int\nfloat from_header;\n").unwrap();
+    std::fs::write(
+        dir.join("inc/defs.h"),
+        "#define TYPE int\nfloat from_header;\n",
+    )
+    .unwrap();
     std::fs::write(dir.join("local.h"), "#define OP +\n").unwrap();
     let main = dir.join("k.cl");
-    let mut map = SourceMap::new(&main, "#include \"local.h\"\n#include \"defs.h\"\nTYPE OP".into());
+    let mut map = SourceMap::new(
+        &main,
+        "#include \"local.h\"\n#include \"defs.h\"\nTYPE OP".into(),
+    );
     let opts = PpOptions {
         defines: Vec::new(),
         include_dirs: vec![dir.join("inc")],
@@ -163,7 +197,10 @@ fn parses_the_c_statement_forms_and_declarations() {
 #[test]
 fn syntax_errors_name_what_was_expected() {
     for (src, msg) in [
-        ("kernel void k() { int x = ; }", "expected an expression, found `;`"),
+        (
+            "kernel void k() { int x = ; }",
+            "expected an expression, found `;`",
+        ),
         ("kernel void k() { if x) {} }", "expected `(`"),
         ("kernel void k() { do {} until (1); }", "expected `while`"),
         ("kernel void k() {", "expected `}`, found end of input"),
@@ -171,17 +208,82 @@ fn syntax_errors_name_what_was_expected() {
         let e = parse_src(src).unwrap_err();
         assert!(e.contains(msg), "{src}: {e}");
     }
-    let deep = format!("kernel void k() {{ int x = {}1{}; }}", "(".repeat(5000), ")".repeat(5000));
+    let deep = format!(
+        "kernel void k() {{ int x = {}1{}; }}",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
     assert!(parse_src(&deep).unwrap_err().contains("nested more than"));
 }
 
 const WORDS: &[&str] = &[
-    "int", "uint", "float", "__kernel", "kernel", "void", "__global", "__local", "const", "if",
-    "else", "for", "while", "do", "switch", "case", "default", "break", "continue", "return",
-    "typedef", "struct", "sizeof", "x", "y", "A", "get_local_id", "barrier", "(", ")", "{", "}",
-    "[", "]", ";", ",", "=", "+=", "++", "--", "+", "-", "*", "/", "&", "&&", "||", "?", ":", "<",
-    "<<", ".", "->", "!", "~", "0", "1", "2.5f", "0x10u", "'a'", "\"s\"", "__attribute__",
-    "unsigned", "long", "int4", "#", "##",
+    "int",
+    "uint",
+    "float",
+    "__kernel",
+    "kernel",
+    "void",
+    "__global",
+    "__local",
+    "const",
+    "if",
+    "else",
+    "for",
+    "while",
+    "do",
+    "switch",
+    "case",
+    "default",
+    "break",
+    "continue",
+    "return",
+    "typedef",
+    "struct",
+    "sizeof",
+    "x",
+    "y",
+    "A",
+    "get_local_id",
+    "barrier",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ";",
+    ",",
+    "=",
+    "+=",
+    "++",
+    "--",
+    "+",
+    "-",
+    "*",
+    "/",
+    "&",
+    "&&",
+    "||",
+    "?",
+    ":",
+    "<",
+    "<<",
+    ".",
+    "->",
+    "!",
+    "~",
+    "0",
+    "1",
+    "2.5f",
+    "0x10u",
+    "'a'",
+    "\"s\"",
+    "__attribute__",
+    "unsigned",
+    "long",
+    "int4",
+    "#",
+    "##",
 ];
 
 proptest! {

@@ -142,7 +142,8 @@ impl Source {
         let mut out = String::new();
         for d in diags {
             let (path, text, base) = self.file_of(d.span.start);
-            let shift = |s: &lang::ast::Span| s.start.saturating_sub(base)..s.end.saturating_sub(base);
+            let shift =
+                |s: &lang::ast::Span| s.start.saturating_sub(base)..s.end.saturating_sub(base);
             let mut d = d.clone();
             d.span = shift(&d.span);
             d.labels = d
@@ -215,7 +216,9 @@ impl LaunchArgs {
             .iter()
             .map(|(n, v)| match v {
                 Some(v) => Ok((n.clone(), v.clone())),
-                None => Err(Failure::usage(format!("-D {n}: a .ksim parameter needs a value, -D {n}=VALUE"))),
+                None => Err(Failure::usage(format!(
+                    "-D {n}: a .ksim parameter needs a value, -D {n}=VALUE"
+                ))),
             })
             .collect::<Result<_, _>>()?;
         Ok(LaunchOptions {
@@ -231,7 +234,9 @@ impl LaunchArgs {
     /// Loads the kernel (`.ksim` or `.cl`, by extension), its launch options, and a `.cl`
     /// kernel's notes on approximations (see [`super::opencl::notes`]).
     #[allow(clippy::type_complexity)]
-    pub fn load(&self) -> Result<(Source, Arc<lang::core::Kernel>, LaunchOptions, String), Failure> {
+    pub fn load(
+        &self,
+    ) -> Result<(Source, Arc<lang::core::Kernel>, LaunchOptions, String), Failure> {
         if super::opencl::is_cl(&self.file) {
             let (src, c) = super::opencl::load_cl(
                 &self.file,

@@ -158,7 +158,13 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
         None
     } else {
         match files::ensure_writable_dir(&args.report_dir) {
-            Ok(()) => Some(Reports::new(args, &src, &launch, args.launch.options()?, &mode)),
+            Ok(()) => Some(Reports::new(
+                args,
+                &src,
+                &launch,
+                args.launch.options()?,
+                &mode,
+            )),
             Err(e) => {
                 eprintln!(
                     "warning: race reports cannot be written to `{}` ({e}); exploring without them",

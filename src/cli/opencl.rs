@@ -74,7 +74,10 @@ pub fn sized_spec(name: &str, spec: &str) -> Result<(usize, String), Failure> {
              iota:N, random:N[:SEED], a list 1,2,3 or @FILE)"
         ))
     };
-    let size = |s: &str| s.parse::<usize>().map_err(|_| bad(&format!("`{s}` is not a size")));
+    let size = |s: &str| {
+        s.parse::<usize>()
+            .map_err(|_| bad(&format!("`{s}` is not a size")))
+    };
     for kind in ["zeros", "ones", "iota"] {
         if spec == kind {
             return Err(bad("no size given"));
@@ -181,7 +184,12 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
                     s.name, s.name
                 )))
             }
-            _ => return Err(Failure::usage(format!("--arg {} is given more than once", s.name))),
+            _ => {
+                return Err(Failure::usage(format!(
+                    "--arg {} is given more than once",
+                    s.name
+                )))
+            }
         }
     }
     for b in &info.buffers {
@@ -205,7 +213,12 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
                     b.name, b.name
                 )));
             }
-            _ => return Err(Failure::usage(format!("--input {} is given more than once", b.name))),
+            _ => {
+                return Err(Failure::usage(format!(
+                    "--input {} is given more than once",
+                    b.name
+                )))
+            }
         }
     }
     Ok(LaunchOptions {

@@ -65,7 +65,12 @@ fn check_cl(args: &CheckArgs) -> CmdResult {
         .iter()
         .map(|b| format!("--input {}=SPEC:N", b.name))
         .collect();
-    needs.extend(c.info.scalars.iter().map(|s| format!("--arg {}=VALUE", s.name)));
+    needs.extend(
+        c.info
+            .scalars
+            .iter()
+            .map(|s| format!("--arg {}=VALUE", s.name)),
+    );
     println!(
         "{}: OpenCL kernel `{}` lowers to the core and is well-typed (launch needs: {})",
         args.file.display(),

@@ -15,15 +15,25 @@ pub struct Ident {
 pub enum Base {
     Void,
     Bool,
-    Char { unsigned: bool },
-    Short { unsigned: bool },
-    Int { unsigned: bool },
-    Long { unsigned: bool },
+    Char {
+        unsigned: bool,
+    },
+    Short {
+        unsigned: bool,
+    },
+    Int {
+        unsigned: bool,
+    },
+    Long {
+        unsigned: bool,
+    },
     Half,
     Float,
     Double,
     /// `size_t`, `ptrdiff_t`, `intptr_t`, `uintptr_t` (`signed` tells which).
-    Size { signed: bool },
+    Size {
+        signed: bool,
+    },
     /// `int4`, `float2`, ...: element type and length.
     Vector(Box<Base>, u8),
     /// `struct S` / `union U` (by name; members are not modelled yet).
@@ -35,7 +45,13 @@ pub enum Base {
 impl Base {
     /// The OpenCL spelling, for messages.
     pub fn name(&self) -> String {
-        let u = |unsigned: bool, s: &str| if unsigned { format!("u{s}") } else { s.to_string() };
+        let u = |unsigned: bool, s: &str| {
+            if unsigned {
+                format!("u{s}")
+            } else {
+                s.to_string()
+            }
+        };
         match self {
             Base::Void => "void".into(),
             Base::Bool => "bool".into(),
@@ -208,12 +224,18 @@ pub enum ExprKind {
         long: bool,
     },
     /// A floating literal; `single` with an `f` suffix.
-    Float { value: f64, single: bool },
+    Float {
+        value: f64,
+        single: bool,
+    },
     Char(u32),
     Str(String),
     Name(String),
     Index(Box<Expr>, Box<Expr>),
-    Call { func: Ident, args: Vec<Expr> },
+    Call {
+        func: Ident,
+        args: Vec<Expr>,
+    },
     /// `a.f` or `a->f` (`arrow`).
     Member {
         base: Box<Expr>,

@@ -84,25 +84,61 @@ const ANNOTATIONS: [&str; 20] = [
 ];
 
 const FLOAT_MATH: [&str; 40] = [
-    "fmin", "fmax", "fabs", "sqrt", "rsqrt", "native_sqrt", "native_rsqrt", "exp", "exp2",
-    "log", "log2", "log10", "pow", "pown", "powr", "sin", "cos", "tan", "native_sin",
-    "native_cos", "floor", "ceil", "round", "trunc", "fma", "isinf", "isfinite", "sign",
-    "copysign", "fmod", "native_divide", "native_recip", "native_exp", "native_log", "half_sqrt",
-    "atan", "atan2", "asin", "acos", "hypot",
+    "fmin",
+    "fmax",
+    "fabs",
+    "sqrt",
+    "rsqrt",
+    "native_sqrt",
+    "native_rsqrt",
+    "exp",
+    "exp2",
+    "log",
+    "log2",
+    "log10",
+    "pow",
+    "pown",
+    "powr",
+    "sin",
+    "cos",
+    "tan",
+    "native_sin",
+    "native_cos",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fma",
+    "isinf",
+    "isfinite",
+    "sign",
+    "copysign",
+    "fmod",
+    "native_divide",
+    "native_recip",
+    "native_exp",
+    "native_log",
+    "half_sqrt",
+    "atan",
+    "atan2",
+    "asin",
+    "acos",
+    "hypot",
 ];
 
 /// What `name` lowers to, if it is an OpenCL built-in function ksim knows.
 pub fn lookup(name: &str) -> Option<Builtin> {
     use Builtin::*;
     Some(match name {
-        "get_local_id" | "get_global_id" | "get_group_id" | "get_local_size"
-        | "get_num_groups" => WorkItem(match name {
-            "get_local_id" => "get_local_id",
-            "get_global_id" => "get_global_id",
-            "get_group_id" => "get_group_id",
-            "get_local_size" => "get_local_size",
-            _ => "get_num_groups",
-        }),
+        "get_local_id" | "get_global_id" | "get_group_id" | "get_local_size" | "get_num_groups" => {
+            WorkItem(match name {
+                "get_local_id" => "get_local_id",
+                "get_global_id" => "get_global_id",
+                "get_group_id" => "get_group_id",
+                "get_local_size" => "get_local_size",
+                _ => "get_num_groups",
+            })
+        }
         "get_global_size" => GlobalSize,
         "get_work_dim" => WorkDim,
         "get_global_offset" => GlobalOffset,
@@ -124,7 +160,9 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         "isnan" => Exact(self::Exact::IsNan),
         _ if ANNOTATIONS.contains(&name) => Annotation,
         _ if name.starts_with("atomic_") || name.starts_with("atom_") => Unsupported("atomics"),
-        "async_work_group_copy" | "async_work_group_strided_copy" | "wait_group_events"
+        "async_work_group_copy"
+        | "async_work_group_strided_copy"
+        | "wait_group_events"
         | "prefetch" => Unsupported("async work-group copies"),
         _ if name.starts_with("vload") || name.starts_with("vstore") => {
             Unsupported("vector loads and stores")
@@ -138,13 +176,25 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         "mad_hi" | "mul_hi" | "rotate" | "popcount" | "clz" | "bitselect" | "upsample" => {
             Unsupported("integer built-ins that need loops or 64-bit arithmetic")
         }
-        "dot" | "cross" | "length" | "normalize" | "distance" | "shuffle" | "shuffle2"
-        | "any" | "all" => Unsupported("vector built-ins"),
+        "dot" | "cross" | "length" | "normalize" | "distance" | "shuffle" | "shuffle2" | "any"
+        | "all" => Unsupported("vector built-ins"),
         "printf" => Unsupported("printf"),
         _ if FLOAT_MATH.contains(&name)
             || name.starts_with("native_")
             || name.starts_with("half_")
-            || matches!(name, "sincos" | "fract" | "modf" | "frexp" | "ldexp" | "cbrt" | "erf" | "tanh" | "sinh" | "cosh") =>
+            || matches!(
+                name,
+                "sincos"
+                    | "fract"
+                    | "modf"
+                    | "frexp"
+                    | "ldexp"
+                    | "cbrt"
+                    | "erf"
+                    | "tanh"
+                    | "sinh"
+                    | "cosh"
+            ) =>
         {
             Unsupported("floating-point math built-ins")
         }
@@ -273,7 +323,12 @@ pub fn expand(f: Exact, args: Vec<Expr>, t: TypeName, span: &Span) -> Result<Exp
                 return Err("`abs` on a non-integer (use fabs)".into());
             }
             let neg = bin(BinOp::Lt, x.clone(), int_lit(0, t, span), span);
-            let v = cond(neg, e(ExprKind::Unary(UnOp::Neg, Box::new(x.clone())), span), x, span);
+            let v = cond(
+                neg,
+                e(ExprKind::Unary(UnOp::Neg, Box::new(x.clone())), span),
+                x,
+                span,
+            );
             cast(Uint, v, span)
         }
         // abs_diff(x, y) = |x - y| without overflow, as a `uint`.
@@ -313,7 +368,10 @@ pub fn expand(f: Exact, args: Vec<Expr>, t: TypeName, span: &Span) -> Result<Exp
                     // x < INT_MIN - y); x - y iff y < 0 and x > INT_MAX + y (or y > 0 and
                     // x < INT_MIN + y). The bounds themselves never overflow.
                     let zero = int_lit(0, Int, span);
-                    let (max, min) = (int_lit(i32::MAX as i64, Int, span), int_lit(i32::MIN as i64, Int, span));
+                    let (max, min) = (
+                        int_lit(i32::MAX as i64, Int, span),
+                        int_lit(i32::MIN as i64, Int, span),
+                    );
                     let (hi_y, lo_y, bound_op) = if f == AddSat {
                         (BinOp::Gt, BinOp::Lt, BinOp::Sub)
                     } else {
@@ -322,7 +380,12 @@ pub fn expand(f: Exact, args: Vec<Expr>, t: TypeName, span: &Span) -> Result<Exp
                     let over = bin(
                         BinOp::LogAnd,
                         bin(hi_y, y.clone(), zero.clone(), span),
-                        bin(BinOp::Gt, x.clone(), bin(bound_op, max.clone(), y.clone(), span), span),
+                        bin(
+                            BinOp::Gt,
+                            x.clone(),
+                            bin(bound_op, max.clone(), y.clone(), span),
+                            span,
+                        ),
                         span,
                     );
                     let under = bin(
@@ -346,11 +409,26 @@ pub fn expand(f: Exact, args: Vec<Expr>, t: TypeName, span: &Span) -> Result<Exp
             let one = int_lit(1, t, span);
             let half = |v: Expr| bin(BinOp::Shr, v, one.clone(), span);
             let low = if f == Hadd {
-                bin(BinOp::BitAnd, bin(BinOp::BitAnd, x.clone(), y.clone(), span), one.clone(), span)
+                bin(
+                    BinOp::BitAnd,
+                    bin(BinOp::BitAnd, x.clone(), y.clone(), span),
+                    one.clone(),
+                    span,
+                )
             } else {
-                bin(BinOp::BitAnd, bin(BinOp::BitOr, x.clone(), y.clone(), span), one.clone(), span)
+                bin(
+                    BinOp::BitAnd,
+                    bin(BinOp::BitOr, x.clone(), y.clone(), span),
+                    one.clone(),
+                    span,
+                )
             };
-            bin(BinOp::Add, bin(BinOp::Add, half(x), half(y), span), low, span)
+            bin(
+                BinOp::Add,
+                bin(BinOp::Add, half(x), half(y), span),
+                low,
+                span,
+            )
         }
         // select(a, b, c) = c ? b : a for scalars (nonzero c picks b).
         Select => {

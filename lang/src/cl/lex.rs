@@ -115,9 +115,9 @@ pub fn lex(text: &str, base: usize) -> Result<Vec<Token>, Diagnostic> {
             i += 1;
             while i < b.len() {
                 let d = b[i];
-                if matches!(d, b'+' | b'-') && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P') {
-                    i += 1;
-                } else if d.is_ascii_alphanumeric() || d == b'.' || d == b'_' {
+                let sign =
+                    matches!(d, b'+' | b'-') && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P');
+                if sign || d.is_ascii_alphanumeric() || d == b'.' || d == b'_' {
                     i += 1;
                 } else {
                     break;

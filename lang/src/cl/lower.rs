@@ -68,7 +68,10 @@ pub struct KernelInfo {
 type Res<T> = Result<T, Diagnostic>;
 
 fn unsupported<T>(what: impl std::fmt::Display, span: &Span) -> Res<T> {
-    Err(Diagnostic::new(format!("not supported yet: {what}"), span.clone()))
+    Err(Diagnostic::new(
+        format!("not supported yet: {what}"),
+        span.clone(),
+    ))
 }
 
 /// The kernels of a unit, by name.
@@ -83,19 +86,30 @@ pub fn kernels(unit: &cl::Unit) -> Vec<&cl::Function> {
 }
 
 /// Lowers kernel `name` (or the only kernel) of `unit`.
-pub fn lower(unit: &cl::Unit, name: Option<&str>) -> Result<(k::Kernel, KernelInfo), Vec<Diagnostic>> {
+pub fn lower(
+    unit: &cl::Unit,
+    name: Option<&str>,
+) -> Result<(k::Kernel, KernelInfo), Vec<Diagnostic>> {
     let ks = kernels(unit);
     let kernel = match name {
-        Some(n) => ks.iter().find(|f| f.name.name == n).copied().ok_or_else(|| {
-            let names: Vec<_> = ks.iter().map(|f| f.name.name.as_str()).collect();
-            vec![Diagnostic::new(
-                format!(
-                    "no kernel `{n}` in this file (its kernels: {})",
-                    if names.is_empty() { "none".into() } else { names.join(", ") }
-                ),
-                0..0,
-            )]
-        })?,
+        Some(n) => ks
+            .iter()
+            .find(|f| f.name.name == n)
+            .copied()
+            .ok_or_else(|| {
+                let names: Vec<_> = ks.iter().map(|f| f.name.name.as_str()).collect();
+                vec![Diagnostic::new(
+                    format!(
+                        "no kernel `{n}` in this file (its kernels: {})",
+                        if names.is_empty() {
+                            "none".into()
+                        } else {
+                            names.join(", ")
+                        }
+                    ),
+                    0..0,
+                )]
+            })?,
         None => match ks.as_slice() {
             [one] => *one,
             [] => return Err(vec![Diagnostic::new("no kernel in this file", 0..0)]),
@@ -119,7 +133,10 @@ pub fn lower(unit: &cl::Unit, name: Option<&str>) -> Result<(k::Kernel, KernelIn
             } else {
                 "program-scope variables"
             };
-            return Err(vec![Diagnostic::new(format!("not supported yet: {what}"), d.span.clone())]);
+            return Err(vec![Diagnostic::new(
+                format!("not supported yet: {what}"),
+                d.span.clone(),
+            )]);
         }
     }
     let mut funcs = HashMap::new();
@@ -171,6 +188,9 @@ struct Frame {
     result: Option<(String, TypeName)>,
 }
 
+/// A segment of a switch body: its labels (`None`: `default`), its statements, its span.
+type Segment<'a> = (Vec<Option<&'a cl::Expr>>, Vec<&'a cl::Stmt>, Span);
+
 /// What `break` / `continue` refer to.
 struct Target {
     brk: Option<String>,
@@ -214,9 +234,18 @@ fn exits(s: &cl::Stmt) -> Exits {
         ret: a.ret || b.ret,
     };
     match &s.kind {
-        Break => Exits { brk: true, ..Exits::default() },
-        Continue => Exits { cont: true, ..Exits::default() },
-        Return(_) => Exits { ret: true, ..Exits::default() },
+        Break => Exits {
+            brk: true,
+            ..Exits::default()
+        },
+        Continue => Exits {
+            cont: true,
+            ..Exits::default()
+        },
+        Return(_) => Exits {
+            ret: true,
+            ..Exits::default()
+        },
         If { then, els, .. } => or(exits(then), els.as_deref().map(exits).unwrap_or_default()),
         While { body, .. } | DoWhile { body, .. } | For { body, .. } => Exits {
             ret: exits(body).ret,
@@ -250,7 +279,10 @@ fn count_returns(s: &cl::Stmt) -> usize {
 /// top-level statement.
 fn needs_ret_flag(body: &cl::Block) -> bool {
     let total: usize = body.stmts.iter().map(count_returns).sum();
-    let last = matches!(body.stmts.last().map(|s| &s.kind), Some(cl::StmtKind::Return(_)));
+    let last = matches!(
+        body.stmts.last().map(|s| &s.kind),
+        Some(cl::StmtKind::Return(_))
+    );
     total > usize::from(last)
 }
 
@@ -278,7 +310,12 @@ fn assigned_names(s: &cl::Stmt, out: &mut HashSet<String>) {
             expr_assigned(cond, out);
             assigned_names(body, out);
         }
-        For { init, cond, step, body } => {
+        For {
+            init,
+            cond,
+            step,
+            body,
+        } => {
             if let Some(i) = init {
                 assigned_names(i, out);
             }
@@ -365,7 +402,10 @@ fn not(e: k::Expr) -> k::Expr {
 
 fn and(a: k::Expr, b: k::Expr) -> k::Expr {
     let span = a.span.start.min(b.span.start)..a.span.end.max(b.span.end);
-    ex(k::ExprKind::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)), &span)
+    ex(
+        k::ExprKind::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)),
+        &span,
+    )
 }
 
 fn set(var: &str, value: k::Expr, span: &Span) -> k::Stmt {
@@ -492,7 +532,10 @@ impl<'u> Lowerer<'u> {
     /// A scalar type ksim models, or an error naming the type.
     fn scalar(&self, t: &cl::Type) -> Res<TypeName> {
         if !t.pointers.is_empty() {
-            return unsupported("pointer variables (only pointer parameters of a kernel or helper)", &t.span);
+            return unsupported(
+                "pointer variables (only pointer parameters of a kernel or helper)",
+                &t.span,
+            );
         }
         if !t.arrays.is_empty() {
             return unsupported("private arrays", &t.span);
@@ -526,15 +569,21 @@ impl<'u> Lowerer<'u> {
     fn kernel(&mut self, f: &'u cl::Function) -> Res<(k::Kernel, KernelInfo)> {
         let body = f.body.as_ref().expect("kernels have bodies");
         if f.ret.base != cl::Base::Void || !f.ret.pointers.is_empty() {
-            return Err(Diagnostic::new("a kernel must return `void`", f.ret.span.clone()));
+            return Err(Diagnostic::new(
+                "a kernel must return `void`",
+                f.ret.span.clone(),
+            ));
         }
-        // Parameter names are claimed first, so that locals are renamed around them.
+        // Parameters take their own names (unless a ksim builtin has it); locals and
+        // temporaries are renamed around them.
+        let mut claimed = Vec::new();
         for p in &f.params {
             if let Some(n) = &p.name {
-                self.used.insert(n.name.clone());
+                let name = self.fresh(&n.name);
+                claimed.push(name);
             }
         }
-        self.used.retain(|_| true);
+        let mut claimed = claimed.into_iter();
         let mut written = HashSet::new();
         for s in &body.stmts {
             assigned_names(s, &mut written);
@@ -544,7 +593,10 @@ impl<'u> Lowerer<'u> {
         self.scopes.push(HashMap::new());
         for p in &f.params {
             let Some(name) = &p.name else {
-                return Err(Diagnostic::new("a kernel parameter needs a name", p.span.clone()));
+                return Err(Diagnostic::new(
+                    "a kernel parameter needs a name",
+                    p.span.clone(),
+                ));
             };
             let ty = &p.ty;
             if !ty.arrays.is_empty() {
@@ -553,9 +605,8 @@ impl<'u> Lowerer<'u> {
             match ty.pointers.len() {
                 0 => {
                     let t = self.base(&ty.base, &ty.span)?;
-                    // Params keep their names unless a ksim builtin takes it.
-                    self.used.remove(&name.name);
-                    let param = self.declare_scalar(&name.name, t);
+                    let param = claimed.next().expect("one name per parameter");
+                    self.types.insert(param.clone(), t);
                     params.push(k::Param::Scalar {
                         ty: t,
                         name: ident(&param, &name.span),
@@ -600,8 +651,7 @@ impl<'u> Lowerer<'u> {
                             return Err(d);
                         }
                     };
-                    self.used.remove(&name.name);
-                    let array = self.fresh(&name.name);
+                    let array = claimed.next().expect("one name per parameter");
                     let size_param = format!("{array}.len");
                     if space == Space::Global {
                         self.has_global = true;
@@ -629,7 +679,8 @@ impl<'u> Lowerer<'u> {
                 _ => return unsupported("pointers to pointers", &ty.span),
             }
         }
-        let ret_flag = needs_ret_flag(body).then(|| self.declare_scalar("returned", TypeName::Bool));
+        let ret_flag =
+            needs_ret_flag(body).then(|| self.declare_scalar("returned", TypeName::Bool));
         if let Some(r) = &ret_flag {
             prologue.push(st(
                 k::StmtKind::Decl {
@@ -778,8 +829,12 @@ impl<'u> Lowerer<'u> {
                 let els = els.as_deref().map(|e| self.scoped(e)).transpose()?;
                 out.push(if_then(c, then, els, span));
             }
-            S::While { cond, body } => self.looping(None, Some(cond), None, body, false, span, out)?,
-            S::DoWhile { body, cond } => self.looping(None, Some(cond), None, body, true, span, out)?,
+            S::While { cond, body } => {
+                self.looping(None, Some(cond), None, body, false, span, out)?
+            }
+            S::DoWhile { body, cond } => {
+                self.looping(None, Some(cond), None, body, true, span, out)?
+            }
             S::For {
                 init,
                 cond,
@@ -787,17 +842,31 @@ impl<'u> Lowerer<'u> {
                 body,
             } => {
                 self.scopes.push(HashMap::new());
-                let r = self.looping(init.as_deref(), cond.as_ref(), step.as_ref(), body, false, span, out);
+                let r = self.looping(
+                    init.as_deref(),
+                    cond.as_ref(),
+                    step.as_ref(),
+                    body,
+                    false,
+                    span,
+                    out,
+                );
                 self.scopes.pop();
                 r?
             }
             S::Switch { value, body } => self.switch(value, body, span, out)?,
             S::Case(..) | S::Default(_) => {
-                return unsupported("a `case` label that is not directly in the body of its `switch`", span)
+                return unsupported(
+                    "a `case` label that is not directly in the body of its `switch`",
+                    span,
+                )
             }
             S::Break => {
                 let Some(t) = self.targets.last() else {
-                    return Err(Diagnostic::new("`break` outside a loop or switch", span.clone()));
+                    return Err(Diagnostic::new(
+                        "`break` outside a loop or switch",
+                        span.clone(),
+                    ));
                 };
                 if let Some(f) = t.brk.clone() {
                     out.push(set(&f, boolean(true, span), span));
@@ -813,7 +882,11 @@ impl<'u> Lowerer<'u> {
             }
             S::Return(e) => {
                 let frame = self.frames.last().expect("in a function");
-                let (result, flag, fname) = (frame.result.clone(), frame.ret_flag.clone(), frame.name.clone());
+                let (result, flag, fname) = (
+                    frame.result.clone(),
+                    frame.ret_flag.clone(),
+                    frame.name.clone(),
+                );
                 match (e, result) {
                     (Some(e), Some((r, _))) => {
                         let v = self.expr(e, out)?;
@@ -884,7 +957,10 @@ impl<'u> Lowerer<'u> {
     /// A `__local` declaration in a function body: a `local` array of the kernel.
     fn local_decl(&mut self, d: &cl::Decl) -> Res<()> {
         if !d.ty.pointers.is_empty() {
-            return unsupported("pointer variables (only pointer parameters of a kernel or helper)", &d.ty.span);
+            return unsupported(
+                "pointer variables (only pointer parameters of a kernel or helper)",
+                &d.ty.span,
+            );
         }
         if d.init.is_some() {
             return Err(Diagnostic::new(
@@ -899,7 +975,10 @@ impl<'u> Lowerer<'u> {
         let mut dims = Vec::new();
         for size in &d.ty.arrays {
             let Some(size) = size else {
-                return Err(Diagnostic::new("a `__local` array needs a size", d.ty.span.clone()));
+                return Err(Diagnostic::new(
+                    "a `__local` array needs a size",
+                    d.ty.span.clone(),
+                ));
             };
             let mut pre = Vec::new();
             let e = self.expr(size, &mut pre)?;
@@ -972,7 +1051,9 @@ impl<'u> Lowerer<'u> {
         let c = cond.map(|c| self.expr(c, &mut cond_pre)).transpose()?;
         let inside = do_while || !cond_pre.is_empty();
         let brk = (ex_body.brk || inside).then(|| self.declare_scalar("break", TypeName::Bool));
-        let cont = ex_body.cont.then(|| self.declare_scalar("continue", TypeName::Bool));
+        let cont = ex_body
+            .cont
+            .then(|| self.declare_scalar("continue", TypeName::Bool));
         if let Some(b) = &brk {
             out.push(st(
                 k::StmtKind::Decl {
@@ -1015,7 +1096,12 @@ impl<'u> Lowerer<'u> {
             let c = c.clone().expect("do has a condition");
             after.extend(cond_pre.clone());
             let b = brk.clone().expect("do loops have a break flag");
-            after.push(if_then(not(c), vec![set(&b, boolean(true, &head), &head)], None, &head));
+            after.push(if_then(
+                not(c),
+                vec![set(&b, boolean(true, &head), &head)],
+                None,
+                &head,
+            ));
         }
         if !after.is_empty() {
             match stop {
@@ -1052,7 +1138,10 @@ impl<'u> Lowerer<'u> {
                 }
             }
         }
-        let cond = while_cond.into_iter().reduce(and).unwrap_or(boolean(true, &head));
+        let cond = while_cond
+            .into_iter()
+            .reduce(and)
+            .unwrap_or(boolean(true, &head));
         let loop_span = span.start..body.span.start.max(span.start);
         out.push(st(
             k::StmtKind::While {
@@ -1067,7 +1156,13 @@ impl<'u> Lowerer<'u> {
     /// `switch (v) { case a: ...; case b: ...; default: ... }` as a sequence of
     /// `if (fall || v == a) { fall = true; ... }`, the default's test being that no case
     /// matches; `break` sets the switch's flag, which guards the rest.
-    fn switch(&mut self, value: &cl::Expr, body: &cl::Stmt, span: &Span, out: &mut Vec<k::Stmt>) -> Res<()> {
+    fn switch(
+        &mut self,
+        value: &cl::Expr,
+        body: &cl::Stmt,
+        span: &Span,
+        out: &mut Vec<k::Stmt>,
+    ) -> Res<()> {
         let v = self.expr(value, out)?;
         let ty = self.type_of(&v).unwrap_or(TypeName::Int);
         let sw = self.declare_scalar("switch", ty);
@@ -1084,7 +1179,7 @@ impl<'u> Lowerer<'u> {
             _ => std::slice::from_ref(body),
         };
         // Segments: the labels and the statements up to the next label.
-        let mut segs: Vec<(Vec<Option<&cl::Expr>>, Vec<&cl::Stmt>, Span)> = Vec::new();
+        let mut segs: Vec<Segment> = Vec::new();
         for s in stmts {
             let mut labels = Vec::new();
             let mut cur = s;
@@ -1105,7 +1200,12 @@ impl<'u> Lowerer<'u> {
                 match segs.last_mut() {
                     Some(seg) => seg.1.push(cur),
                     None if matches!(cur.kind, cl::StmtKind::Empty) => {}
-                    None => return unsupported("statements before the first `case` of a switch", &cur.span),
+                    None => {
+                        return unsupported(
+                            "statements before the first `case` of a switch",
+                            &cur.span,
+                        )
+                    }
                 }
             } else {
                 segs.push((labels, vec![cur], s.span.clone()));
@@ -1117,22 +1217,37 @@ impl<'u> Lowerer<'u> {
                 let mut pre = Vec::new();
                 let v = self.expr(e, &mut pre)?;
                 if !pre.is_empty() {
-                    return Err(Diagnostic::new("a `case` value must be a constant", e.span.clone()));
+                    return Err(Diagnostic::new(
+                        "a `case` value must be a constant",
+                        e.span.clone(),
+                    ));
                 }
                 values.push(v);
             }
         }
         let eq = |v: &k::Expr| {
             ex(
-                k::ExprKind::Binary(BinOp::Eq, Box::new(name_expr(&sw, &v.span)), Box::new(v.clone())),
+                k::ExprKind::Binary(
+                    BinOp::Eq,
+                    Box::new(name_expr(&sw, &v.span)),
+                    Box::new(v.clone()),
+                ),
                 &v.span,
             )
         };
         let or = |a: k::Expr, b: k::Expr| {
             let span = a.span.start.min(b.span.start)..a.span.end.max(b.span.end);
-            ex(k::ExprKind::Binary(BinOp::LogOr, Box::new(a), Box::new(b)), &span)
+            ex(
+                k::ExprKind::Binary(BinOp::LogOr, Box::new(a), Box::new(b)),
+                &span,
+            )
         };
-        let no_case = values.iter().map(eq).reduce(or).map(not).unwrap_or(boolean(true, span));
+        let no_case = values
+            .iter()
+            .map(eq)
+            .reduce(or)
+            .map(not)
+            .unwrap_or(boolean(true, span));
         let fall = self.declare_scalar("fallthrough", TypeName::Bool);
         out.push(st(
             k::StmtKind::Decl {
@@ -1142,7 +1257,6 @@ impl<'u> Lowerer<'u> {
             },
             span,
         ));
-        let ex_body = exits(body);
         let any_break = stmts.iter().any(|s| exits(s).brk);
         let brk = any_break.then(|| self.declare_scalar("break", TypeName::Bool));
         if let Some(b) = &brk {
@@ -1155,7 +1269,6 @@ impl<'u> Lowerer<'u> {
                 span,
             ));
         }
-        let _ = ex_body;
         self.targets.push(Target {
             brk,
             cont: None,
@@ -1177,11 +1290,14 @@ impl<'u> Lowerer<'u> {
                 test = or(test, t);
             }
             let mut inner = vec![set(&fall, boolean(true, lspan), lspan)];
-            let seg_exits = body.iter().map(|s| exits(s)).fold(Exits::default(), |a, b| Exits {
-                brk: a.brk || b.brk,
-                cont: a.cont || b.cont,
-                ret: a.ret || b.ret,
-            });
+            let seg_exits = body
+                .iter()
+                .map(|s| exits(s))
+                .fold(Exits::default(), |a, b| Exits {
+                    brk: a.brk || b.brk,
+                    cont: a.cont || b.cont,
+                    ret: a.ret || b.ret,
+                });
             let owned: Vec<cl::Stmt> = body.iter().map(|s| (*s).clone()).collect();
             let r = self.block(&owned, &mut inner);
             if let Err(e) = r {
@@ -1260,12 +1376,12 @@ impl<'u> Lowerer<'u> {
                         ),
                     ),
                     _ => {
-                        let _ = self.call(func, args, span, out, true)?;
+                        let _ = self.call(func, args, span, out)?;
                     }
                 }
             }
             E::Call { func, args } => {
-                let _ = self.call(func, args, span, out, true)?;
+                let _ = self.call(func, args, span, out)?;
             }
             E::Binary(op @ (BinOp::LogAnd | BinOp::LogOr), a, b) => {
                 let mut rhs = Vec::new();
@@ -1285,7 +1401,9 @@ impl<'u> Lowerer<'u> {
                     out.push(if_then(c, ta, Some(tb), span));
                 }
             }
-            E::Cast(t, a) if t.base == cl::Base::Void && t.pointers.is_empty() => self.effect(a, out)?,
+            E::Cast(t, a) if t.base == cl::Base::Void && t.pointers.is_empty() => {
+                self.effect(a, out)?
+            }
             _ => {
                 // A value computed and dropped: only its side effects matter.
                 let _ = self.expr(e, out)?;
@@ -1317,7 +1435,10 @@ impl<'u> Lowerer<'u> {
                     a.span.clone(),
                 )
             }),
-            _ => Err(Diagnostic::new("`barrier` takes one argument (the fence flags)", span.clone())),
+            _ => Err(Diagnostic::new(
+                "`barrier` takes one argument (the fence flags)",
+                span.clone(),
+            )),
         }
     }
 
@@ -1331,7 +1452,13 @@ impl<'u> Lowerer<'u> {
                 }
                 Some(Binding::Cell(a)) => {
                     let t = self.arrays[&a].0;
-                    let zero = ex(k::ExprKind::Int { value: 0, unsigned: false }, &e.span);
+                    let zero = ex(
+                        k::ExprKind::Int {
+                            value: 0,
+                            unsigned: false,
+                        },
+                        &e.span,
+                    );
                     Ok((
                         k::LValue::Elem {
                             array: ident(&a, &e.span),
@@ -1344,7 +1471,10 @@ impl<'u> Lowerer<'u> {
                     format!("assigning to the pointer `{n}` (pointer variables)"),
                     &e.span,
                 ),
-                None => Err(Diagnostic::new(format!("unknown variable `{n}`"), e.span.clone())),
+                None => Err(Diagnostic::new(
+                    format!("unknown variable `{n}`"),
+                    e.span.clone(),
+                )),
             },
             E::Index(..) | E::Deref(_) => {
                 let (a, indices) = self.element(e, pre)?;
@@ -1375,27 +1505,53 @@ impl<'u> Lowerer<'u> {
                     E::Name(_) => {
                         break (&**p, true);
                     }
-                    _ => return unsupported("dereferencing a pointer expression (pointer arithmetic)", &cur.span),
+                    _ => {
+                        return unsupported(
+                            "dereferencing a pointer expression (pointer arithmetic)",
+                            &cur.span,
+                        )
+                    }
                 },
                 E::Name(_) => break (cur, false),
-                _ => return unsupported("indexing something other than an array or buffer name", &cur.span),
+                _ => {
+                    return unsupported(
+                        "indexing something other than an array or buffer name",
+                        &cur.span,
+                    )
+                }
             }
         };
         let (base, zero) = base;
-        let E::Name(n) = &base.kind else { unreachable!("matched a name") };
+        let E::Name(n) = &base.kind else {
+            unreachable!("matched a name")
+        };
         let array = match self.lookup(n) {
             Some(Binding::Array(a)) => a.clone(),
             Some(Binding::Cell(_)) | Some(Binding::Scalar(_)) => {
-                return Err(Diagnostic::new(format!("`{n}` is not an array or pointer"), base.span.clone()))
+                return Err(Diagnostic::new(
+                    format!("`{n}` is not an array or pointer"),
+                    base.span.clone(),
+                ))
             }
-            None => return Err(Diagnostic::new(format!("unknown name `{n}`"), base.span.clone())),
+            None => {
+                return Err(Diagnostic::new(
+                    format!("unknown name `{n}`"),
+                    base.span.clone(),
+                ))
+            }
         };
         let mut out = Vec::new();
         for i in indices.into_iter().rev() {
             out.push(self.expr(i, pre)?);
         }
         if zero {
-            out.push(ex(k::ExprKind::Int { value: 0, unsigned: false }, &base.span));
+            out.push(ex(
+                k::ExprKind::Int {
+                    value: 0,
+                    unsigned: false,
+                },
+                &base.span,
+            ));
         }
         Ok((ident(&array, &base.span), out))
     }
@@ -1414,7 +1570,14 @@ impl<'u> Lowerer<'u> {
     }
 
     /// A temporary holding `value` (declared in `pre`), as an expression.
-    fn temp(&mut self, what: &str, ty: TypeName, value: Option<k::Expr>, span: &Span, pre: &mut Vec<k::Stmt>) -> String {
+    fn temp(
+        &mut self,
+        what: &str,
+        ty: TypeName,
+        value: Option<k::Expr>,
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> String {
         let t = self.declare_scalar(what, ty);
         pre.push(st(
             k::StmtKind::Decl {
@@ -1433,7 +1596,11 @@ impl<'u> Lowerer<'u> {
         let span = &e.span;
         let mk = |kind| ex(kind, span);
         Ok(match &e.kind {
-            E::Int { value, unsigned, long } => {
+            E::Int {
+                value,
+                unsigned,
+                long,
+            } => {
                 if *long {
                     return unsupported("`long` literals (64-bit integers)", span);
                 }
@@ -1452,25 +1619,38 @@ impl<'u> Lowerer<'u> {
                 Some(Binding::Scalar(v)) => name_expr(&v, span),
                 Some(Binding::Cell(a)) => mk(k::ExprKind::Index {
                     array: ident(&a, span),
-                    indices: vec![mk(k::ExprKind::Int { value: 0, unsigned: false })],
+                    indices: vec![mk(k::ExprKind::Int {
+                        value: 0,
+                        unsigned: false,
+                    })],
                 }),
                 Some(Binding::Array(_)) => {
-                    return unsupported(format!("using the pointer `{n}` as a value (pointer variables and arithmetic)"), span)
+                    return unsupported(
+                        format!(
+                            "using the pointer `{n}` as a value (pointer variables and arithmetic)"
+                        ),
+                        span,
+                    )
                 }
                 None => match builtins::constant(n) {
                     Some(kind) => mk(kind),
                     None if builtins::fence_flag(n).is_some() => {
-                        return unsupported(format!("fence flags as values (`{n}` outside `barrier(...)`)"), span)
+                        return unsupported(
+                            format!("fence flags as values (`{n}` outside `barrier(...)`)"),
+                            span,
+                        )
                     }
                     None if n == "NULL" => return unsupported("`NULL` (pointer variables)", span),
-                    None => return Err(Diagnostic::new(format!("unknown name `{n}`"), span.clone())),
+                    None => {
+                        return Err(Diagnostic::new(format!("unknown name `{n}`"), span.clone()))
+                    }
                 },
             },
             E::Index(..) | E::Deref(_) => {
                 let (array, indices) = self.element(e, pre)?;
                 mk(k::ExprKind::Index { array, indices })
             }
-            E::Call { func, args } => match self.call(func, args, span, pre, false)? {
+            E::Call { func, args } => match self.call(func, args, span, pre)? {
                 Some(v) => v,
                 None => {
                     return Err(Diagnostic::new(
@@ -1488,7 +1668,13 @@ impl<'u> Lowerer<'u> {
             E::IncDec(op, target) => {
                 let (lv, ty) = self.lvalue(target, pre)?;
                 let dec = matches!(op, cl::IncDec::PreDec | cl::IncDec::PostDec);
-                let step = st(k::StmtKind::Step { target: lv.clone(), decrement: dec }, span);
+                let step = st(
+                    k::StmtKind::Step {
+                        target: lv.clone(),
+                        decrement: dec,
+                    },
+                    span,
+                );
                 match op {
                     cl::IncDec::PreInc | cl::IncDec::PreDec => {
                         pre.push(step);
@@ -1502,7 +1688,9 @@ impl<'u> Lowerer<'u> {
                     }
                 }
             }
-            E::AddrOf(_) => return unsupported("taking an address with `&` (pointer variables)", span),
+            E::AddrOf(_) => {
+                return unsupported("taking an address with `&` (pointer variables)", span)
+            }
             E::Binary(op @ (BinOp::LogAnd | BinOp::LogOr), a, b) => {
                 let a = self.expr(a, pre)?;
                 let mut rhs = Vec::new();
@@ -1513,7 +1701,11 @@ impl<'u> Lowerer<'u> {
                     let t = self.temp("cond", TypeName::Bool, Some(a), span, pre);
                     rhs.push(set(&t, b, span));
                     let test = name_expr(&t, span);
-                    let test = if *op == BinOp::LogAnd { test } else { not(test) };
+                    let test = if *op == BinOp::LogAnd {
+                        test
+                    } else {
+                        not(test)
+                    };
                     pre.push(if_then(test, rhs, None, span));
                     name_expr(&t, span)
                 }
@@ -1532,7 +1724,10 @@ impl<'u> Lowerer<'u> {
                 let mut again = Vec::new();
                 let (lv, _) = self.lvalue(target, &mut again)?;
                 if !again.is_empty() {
-                    return unsupported("an assignment's value when its target has side effects", span);
+                    return unsupported(
+                        "an assignment's value when its target has side effects",
+                        span,
+                    );
                 }
                 Self::lvalue_expr(&lv, span)
             }
@@ -1563,20 +1758,28 @@ impl<'u> Lowerer<'u> {
                 let a = self.expr(a, pre)?;
                 mk(k::ExprKind::Cast(ty, Box::new(a)))
             }
-            E::VecLit(t, _) => return unsupported(format!("vector literals (`{}`)", t.base.name()), span),
+            E::VecLit(t, _) => {
+                return unsupported(format!("vector literals (`{}`)", t.base.name()), span)
+            }
             E::Comma(a, b) => {
                 self.effect(a, pre)?;
                 self.expr(b, pre)?
             }
             E::SizeofType(t) => match size_of(t) {
-                Some(n) => mk(k::ExprKind::Int { value: n, unsigned: true }),
+                Some(n) => mk(k::ExprKind::Int {
+                    value: n,
+                    unsigned: true,
+                }),
                 None => return unsupported(format!("sizeof of `{}`", t.base.name()), span),
             },
             E::SizeofExpr(a) => {
                 let mut ignored = Vec::new();
                 let v = self.expr(a, &mut ignored)?;
                 match self.type_of(&v) {
-                    Some(t) => mk(k::ExprKind::Int { value: type_size(t), unsigned: true }),
+                    Some(t) => mk(k::ExprKind::Int {
+                        value: type_size(t),
+                        unsigned: true,
+                    }),
                     None => return unsupported("sizeof of this expression", span),
                 }
             }
@@ -1590,7 +1793,6 @@ impl<'u> Lowerer<'u> {
         args: &[cl::Expr],
         span: &Span,
         pre: &mut Vec<k::Stmt>,
-        as_statement: bool,
     ) -> Res<Option<k::Expr>> {
         if let Some(f) = self.funcs.get(func.name.as_str()).copied() {
             return self.inline(f, args, span, pre);
@@ -1605,17 +1807,32 @@ impl<'u> Lowerer<'u> {
             ex(
                 k::ExprKind::Call {
                     func: ident(name, span),
-                    args: vec![ex(k::ExprKind::Int { value: 0, unsigned: false }, span)],
+                    args: vec![ex(
+                        k::ExprKind::Int {
+                            value: 0,
+                            unsigned: false,
+                        },
+                        span,
+                    )],
                 },
                 span,
             )
         };
-        let uint = |e: k::Expr, span: &Span| ex(k::ExprKind::Cast(TypeName::Uint, Box::new(e)), span);
-        let dim = |this: &Self| -> Res<()> {
-            let _ = this;
+        let uint =
+            |e: k::Expr, span: &Span| ex(k::ExprKind::Cast(TypeName::Uint, Box::new(e)), span);
+        let dim = || -> Res<()> {
             match args {
-                [cl::Expr { kind: cl::ExprKind::Int { value: 0, .. }, .. }] => Ok(()),
-                [cl::Expr { kind: cl::ExprKind::Int { value: d @ (1 | 2), .. }, .. }] => unsupported(
+                [cl::Expr {
+                    kind: cl::ExprKind::Int { value: 0, .. },
+                    ..
+                }] => Ok(()),
+                [cl::Expr {
+                    kind:
+                        cl::ExprKind::Int {
+                            value: d @ (1 | 2), ..
+                        },
+                    ..
+                }] => unsupported(
                     format!("dimension {d} of `{}` (2D and 3D NDRanges)", func.name),
                     span,
                 ),
@@ -1623,17 +1840,20 @@ impl<'u> Lowerer<'u> {
                     format!("a dimension of `{}` that is not the constant 0", func.name),
                     &a.span,
                 ),
-                _ => Err(Diagnostic::new(format!("`{}` takes one argument", func.name), span.clone())),
+                _ => Err(Diagnostic::new(
+                    format!("`{}` takes one argument", func.name),
+                    span.clone(),
+                )),
             }
         };
         match b {
             // Work-item functions return `size_t`, a 32-bit unsigned integer in ksim.
             Builtin::WorkItem(name) => {
-                dim(self)?;
+                dim()?;
                 Ok(Some(uint(wi(name, span), span)))
             }
             Builtin::GlobalSize => {
-                dim(self)?;
+                dim()?;
                 let p = ex(
                     k::ExprKind::Binary(
                         BinOp::Mul,
@@ -1644,19 +1864,30 @@ impl<'u> Lowerer<'u> {
                 );
                 Ok(Some(uint(p, span)))
             }
-            Builtin::WorkDim => Ok(Some(ex(k::ExprKind::Int { value: 1, unsigned: true }, span))),
+            Builtin::WorkDim => Ok(Some(ex(
+                k::ExprKind::Int {
+                    value: 1,
+                    unsigned: true,
+                },
+                span,
+            ))),
             Builtin::GlobalOffset => {
-                dim(self)?;
-                Ok(Some(ex(k::ExprKind::Int { value: 0, unsigned: true }, span)))
+                dim()?;
+                Ok(Some(ex(
+                    k::ExprKind::Int {
+                        value: 0,
+                        unsigned: true,
+                    },
+                    span,
+                )))
             }
-            Builtin::Barrier | Builtin::MemFence | Builtin::Annotation => {
-                let _ = as_statement;
-                Err(Diagnostic::new(
-                    format!("`{}` is a statement, not a value", func.name),
-                    span.clone(),
-                ))
+            Builtin::Barrier | Builtin::MemFence | Builtin::Annotation => Err(Diagnostic::new(
+                format!("`{}` is a statement, not a value", func.name),
+                span.clone(),
+            )),
+            Builtin::Unsupported(what) => {
+                unsupported(format!("{what} (`{}`)", func.name), &func.span)
             }
-            Builtin::Unsupported(what) => unsupported(format!("{what} (`{}`)", func.name), &func.span),
             Builtin::Exact(f) => {
                 if args.len() != f.arity() {
                     return Err(Diagnostic::new(
@@ -1669,11 +1900,20 @@ impl<'u> Lowerer<'u> {
                     let v = self.expr(a, pre)?;
                     // Arguments are used more than once by some expansions: evaluate each
                     // once into a temporary unless it is a name or a literal.
-                    let v = if matches!(v.kind, k::ExprKind::Name(_) | k::ExprKind::Int { .. } | k::ExprKind::Float(_) | k::ExprKind::Bool(_)) {
+                    let v = if matches!(
+                        v.kind,
+                        k::ExprKind::Name(_)
+                            | k::ExprKind::Int { .. }
+                            | k::ExprKind::Float(_)
+                            | k::ExprKind::Bool(_)
+                    ) {
                         v
                     } else {
                         let Some(t) = self.type_of(&v) else {
-                            return unsupported(format!("this argument of `{}`", func.name), &a.span);
+                            return unsupported(
+                                format!("this argument of `{}`", func.name),
+                                &a.span,
+                            );
                         };
                         let tmp = self.temp("arg", t, Some(v), &a.span, pre);
                         name_expr(&tmp, &a.span)
@@ -1686,7 +1926,13 @@ impl<'u> Lowerer<'u> {
                     .collect();
                 let t = match f {
                     builtins::Exact::Select => common(types[0], types[1]),
-                    _ => promote(types.iter().copied().reduce(common).unwrap_or(TypeName::Int)),
+                    _ => promote(
+                        types
+                            .iter()
+                            .copied()
+                            .reduce(common)
+                            .unwrap_or(TypeName::Int),
+                    ),
                 };
                 builtins::expand(f, lowered, t, span)
                     .map(Some)
@@ -1697,7 +1943,13 @@ impl<'u> Lowerer<'u> {
 
     /// Inlines a helper function: by-value parameters become fresh variables, pointer
     /// parameters name the caller's array; the body runs in a block of its own.
-    fn inline(&mut self, f: &'u cl::Function, args: &[cl::Expr], span: &Span, pre: &mut Vec<k::Stmt>) -> Res<Option<k::Expr>> {
+    fn inline(
+        &mut self,
+        f: &'u cl::Function,
+        args: &[cl::Expr],
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<Option<k::Expr>> {
         if self.frames.iter().any(|fr| fr.name == f.name.name) {
             let chain: Vec<_> = self.frames.iter().map(|fr| fr.name.as_str()).collect();
             return Err(Diagnostic::new(
@@ -1721,7 +1973,12 @@ impl<'u> Lowerer<'u> {
         }
         if args.len() != f.params.len() {
             return Err(Diagnostic::new(
-                format!("`{}` takes {} arguments, not {}", f.name.name, f.params.len(), args.len()),
+                format!(
+                    "`{}` takes {} arguments, not {}",
+                    f.name.name,
+                    f.params.len(),
+                    args.len()
+                ),
                 span.clone(),
             ));
         }
@@ -1733,9 +1990,17 @@ impl<'u> Lowerer<'u> {
                 let array = match &a.kind {
                     cl::ExprKind::Name(n) => match self.lookup(n) {
                         Some(Binding::Array(arr)) => arr.clone(),
-                        _ => return unsupported("passing this expression as a pointer (only buffer and array names)", &a.span),
+                        _ => return unsupported(
+                            "passing this expression as a pointer (only buffer and array names)",
+                            &a.span,
+                        ),
                     },
-                    _ => return unsupported("passing this expression as a pointer (only buffer and array names)", &a.span),
+                    _ => {
+                        return unsupported(
+                            "passing this expression as a pointer (only buffer and array names)",
+                            &a.span,
+                        )
+                    }
                 };
                 if p.name.is_some() {
                     scope.insert(pname.to_string(), Binding::Array(array));
@@ -1764,7 +2029,8 @@ impl<'u> Lowerer<'u> {
             let r = self.temp(&format!("{}_result", f.name.name), ty, None, span, pre);
             Some((r, ty))
         };
-        let ret_flag = needs_ret_flag(body).then(|| self.declare_scalar(&format!("{}_returned", f.name.name), TypeName::Bool));
+        let ret_flag = needs_ret_flag(body)
+            .then(|| self.declare_scalar(&format!("{}_returned", f.name.name), TypeName::Bool));
         if let Some(r) = &ret_flag {
             stmts.push(st(
                 k::StmtKind::Decl {
@@ -1807,7 +2073,14 @@ impl<'u> Lowerer<'u> {
             E::Unary(UnOp::Not, _) => TypeName::Bool,
             E::Unary(_, a) => promote(self.type_of(a)?),
             E::Binary(op, a, b) => match op {
-                BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne | BinOp::LogAnd | BinOp::LogOr => TypeName::Bool,
+                BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+                | BinOp::Eq
+                | BinOp::Ne
+                | BinOp::LogAnd
+                | BinOp::LogOr => TypeName::Bool,
                 BinOp::Shl | BinOp::Shr => promote(self.type_of(a)?),
                 _ => promote(common(self.type_of(a)?, self.type_of(b)?)),
             },

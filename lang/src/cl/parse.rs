@@ -65,15 +65,36 @@ const IGNORED_WORDS: [&str; 13] = [
 ];
 
 const SCALAR_WORDS: [&str; 21] = [
-    "void", "bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half",
-    "float", "double", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "unsigned", "signed",
-    "struct", "union",
+    "void",
+    "bool",
+    "char",
+    "uchar",
+    "short",
+    "ushort",
+    "int",
+    "uint",
+    "long",
+    "ulong",
+    "half",
+    "float",
+    "double",
+    "size_t",
+    "ptrdiff_t",
+    "intptr_t",
+    "uintptr_t",
+    "unsigned",
+    "signed",
+    "struct",
+    "union",
 ];
 
 /// `int4` → (int, 4) for the vector type names of OpenCL C.
 fn vector_type(w: &str) -> Option<(Base, u8)> {
     let digits = w.trim_start_matches(|c: char| c.is_ascii_alphabetic());
-    let n: u8 = digits.parse().ok().filter(|n| [2, 3, 4, 8, 16].contains(n))?;
+    let n: u8 = digits
+        .parse()
+        .ok()
+        .filter(|n| [2, 3, 4, 8, 16].contains(n))?;
     let elem = scalar_base(&w[..w.len() - digits.len()])?;
     Some((elem, n))
 }
@@ -98,8 +119,14 @@ fn scalar_base(w: &str) -> Option<Base> {
 fn is_opaque(w: &str) -> bool {
     matches!(
         w,
-        "event_t" | "sampler_t" | "image1d_t" | "image2d_t" | "image3d_t" | "image1d_array_t"
-            | "image2d_array_t" | "image1d_buffer_t"
+        "event_t"
+            | "sampler_t"
+            | "image1d_t"
+            | "image2d_t"
+            | "image3d_t"
+            | "image1d_array_t"
+            | "image2d_array_t"
+            | "image1d_buffer_t"
     )
 }
 
@@ -299,7 +326,11 @@ impl<'t> Parser<'t> {
                 if let Some(td) = self.typedefs.get(w) {
                     let mut td = td.clone();
                     self.pos += 1;
-                    td.space = if space == AddrSpace::Private { td.space } else { space };
+                    td.space = if space == AddrSpace::Private {
+                        td.space
+                    } else {
+                        space
+                    };
                     td.is_const |= is_const;
                     td.is_volatile |= is_volatile;
                     // Qualifiers after a typedef name.
@@ -349,7 +380,10 @@ impl<'t> Parser<'t> {
             }
             Some(b) => {
                 return Err(Diagnostic::new(
-                    format!("`{}` cannot be combined with signed/unsigned/short/long", b.name()),
+                    format!(
+                        "`{}` cannot be combined with signed/unsigned/short/long",
+                        b.name()
+                    ),
                     start..end.max(start),
                 ))
             }
@@ -592,7 +626,8 @@ impl<'t> Parser<'t> {
         let Some(t) = self.peek() else {
             return self.error("a statement");
         };
-        if t.kind == Tok::Ident && self.peek_at(1).is_some_and(|n| n.is(":"))
+        if t.kind == Tok::Ident
+            && self.peek_at(1).is_some_and(|n| n.is(":"))
             && !matches!(&*t.text, "default")
         {
             let label = self.ident()?;
@@ -663,9 +698,17 @@ impl<'t> Parser<'t> {
                             span: s..self.prev_end(),
                         }))
                     };
-                    let cond = if self.at(";") { None } else { Some(self.expr()?) };
+                    let cond = if self.at(";") {
+                        None
+                    } else {
+                        Some(self.expr()?)
+                    };
                     self.expect(";")?;
-                    let step = if self.at(")") { None } else { Some(self.expr()?) };
+                    let step = if self.at(")") {
+                        None
+                    } else {
+                        Some(self.expr()?)
+                    };
                     self.expect(")")?;
                     let body = Box::new(self.stmt()?);
                     self.typedefs = saved;
@@ -712,7 +755,11 @@ impl<'t> Parser<'t> {
                 }
                 "return" => {
                     self.pos += 1;
-                    let e = if self.at(";") { None } else { Some(self.expr()?) };
+                    let e = if self.at(";") {
+                        None
+                    } else {
+                        Some(self.expr()?)
+                    };
                     self.expect(";")?;
                     return Ok(mk(self, StmtKind::Return(e)));
                 }
@@ -953,8 +1000,7 @@ impl<'t> Parser<'t> {
                     let e = mk(self, ExprKind::VecLit(Box::new(ty), items));
                     return self.postfix(e);
                 }
-                if self.at("(") && matches!(ty.base, Base::Vector(..)) && ty.pointers.is_empty()
-                {
+                if self.at("(") && matches!(ty.base, Base::Vector(..)) && ty.pointers.is_empty() {
                     // `(int4)(a, b, c, d)`: a vector literal.
                     self.pos += 1;
                     let mut items = vec![self.assign_expr()?];

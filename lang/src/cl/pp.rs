@@ -124,9 +124,14 @@ impl Pp<'_, '_> {
             .iter()
             .map(|(n, v)| (n.clone(), v.clone().unwrap_or_else(|| "1".into())))
             .collect();
-        let builtin = PREDEFINED.iter().map(|(n, v)| (n.to_string(), v.to_string()));
+        let builtin = PREDEFINED
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()));
         for (name, value) in builtin.chain(cmdline) {
-            let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            let valid = name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
             if !valid {
                 return err(format!("-D {name}: `{name}` is not a macro name"), &(0..0));
@@ -253,16 +258,15 @@ impl Pp<'_, '_> {
         depth: usize,
         out: &mut Vec<Token>,
     ) -> Result<(), Diagnostic> {
-        let name = match args {
-            [t] if t.kind == Tok::Str => t.text[1..t.text.len() - 1].to_string(),
-            [t, ..] if t.is("<") => {
-                return err(
+        let name =
+            match args {
+                [t] if t.kind == Tok::Str => t.text[1..t.text.len() - 1].to_string(),
+                [t, ..] if t.is("<") => return err(
                     "#include <...>: OpenCL C has no system headers; use #include \"...\" with -I",
                     span,
-                )
-            }
-            _ => return err("#include takes a file name in quotes", span),
-        };
+                ),
+                _ => return err("#include takes a file name in quotes", span),
+            };
         if depth >= MAX_INCLUDE_DEPTH {
             return err(
                 format!("#include nested more than {MAX_INCLUDE_DEPTH} deep"),
@@ -289,7 +293,10 @@ impl Pp<'_, '_> {
             return self.file(f, depth + 1, out);
         }
         err(
-            format!("#include \"{name}\": not found (looked for {})", why.join(", ")),
+            format!(
+                "#include \"{name}\": not found (looked for {})",
+                why.join(", ")
+            ),
             span,
         )
     }
@@ -385,20 +392,23 @@ impl Pp<'_, '_> {
                     let (args, rparen) = collect_args(&mut queue, &t)?;
                     let n = params.len();
                     let variadic = params.last().is_some_and(|p| &**p == "__VA_ARGS__");
-                    let args = fit_args(args, n, variadic)
-                        .ok_or_else(|| {
-                            Diagnostic::new(
-                                format!("macro `{}` takes {n} argument{}", t.text, plural(n)),
-                                t.span.start..rparen.span.end,
-                            )
-                        })?;
+                    let args = fit_args(args, n, variadic).ok_or_else(|| {
+                        Diagnostic::new(
+                            format!("macro `{}` takes {n} argument{}", t.text, plural(n)),
+                            t.span.start..rparen.span.end,
+                        )
+                    })?;
                     let common: Vec<Rc<str>> = t
                         .hide
                         .iter()
                         .filter(|h| rparen.hide.contains(h))
                         .cloned()
                         .collect();
-                    (args, with(&Rc::new(common), &t.text), t.span.start..rparen.span.end)
+                    (
+                        args,
+                        with(&Rc::new(common), &t.text),
+                        t.span.start..rparen.span.end,
+                    )
                 }
             };
             let body = self.substitute(&m, &args, &span)?;
@@ -510,7 +520,11 @@ impl Pp<'_, '_> {
                 };
                 let mut one = t.clone();
                 one.kind = Tok::Number;
-                one.text = Rc::from(if self.macros.contains_key(&name.text) { "1" } else { "0" });
+                one.text = Rc::from(if self.macros.contains_key(&name.text) {
+                    "1"
+                } else {
+                    "0"
+                });
                 pre.push(one);
                 k = next;
             } else {
@@ -522,7 +536,11 @@ impl Pp<'_, '_> {
         if toks.is_empty() {
             return err("#if needs an expression", span);
         }
-        let mut e = CondExpr { toks: &toks, pos: 0, span };
+        let mut e = CondExpr {
+            toks: &toks,
+            pos: 0,
+            span,
+        };
         let v = e.ternary()?;
         if e.pos < toks.len() {
             return err("unexpected token in #if expression", &toks[e.pos].span);
@@ -663,7 +681,10 @@ fn paste(l: &Token, r: &Token, span: &Span) -> Result<Token, Diagnostic> {
             hide: l.hide.clone(),
         }),
         _ => err(
-            format!("pasting `{}` and `{}` does not give a valid token", l.text, r.text),
+            format!(
+                "pasting `{}` and `{}` does not give a valid token",
+                l.text, r.text
+            ),
             span,
         ),
     }
@@ -683,7 +704,10 @@ impl CondExpr<'_> {
     }
 
     fn eat(&mut self, p: &str) -> bool {
-        if self.peek().is_some_and(|t| t.kind == Tok::Punct && &*t.text == p) {
+        if self
+            .peek()
+            .is_some_and(|t| t.kind == Tok::Punct && &*t.text == p)
+        {
             self.pos += 1;
             true
         } else {
@@ -786,7 +810,10 @@ impl CondExpr<'_> {
                 .map(|v| v as i64)
                 .ok_or_else(|| Diagnostic::new(format!("`{}` is not an integer", t.text), t.span)),
             Tok::Char => Ok(t.text.chars().nth(1).map_or(0, |c| c as i64)),
-            _ => err(format!("unexpected `{}` in #if expression", t.text), &t.span),
+            _ => err(
+                format!("unexpected `{}` in #if expression", t.text),
+                &t.span,
+            ),
         }
     }
 }
