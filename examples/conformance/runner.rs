@@ -16,6 +16,9 @@
 //!   for every schedule): a race, barrier divergence or fault in either run is "found",
 //!   matching `xfail:NOT_ALL_VERIFIED`; none matches `pass`. A kernel that ksim rejects
 //!   with a language error matches GPUVerify's front-end errors (`CLANG_ERROR`, ...).
+//! - No schedule exploration: when the canonical execution is race-free, every schedule
+//!   gives the same result (POPL 2014's determinism for race-free kernels), and when it is
+//!   not, the race is already the verdict; exploration would only cost time here.
 
 use interp::fast::{self, FastOptions};
 use interp::launch::{Launch, LaunchOptions};
