@@ -10,6 +10,8 @@ if [ -x scripts/install-opencl.sh ]; then
 fi
 if [ "${CI:-}" = "true" ]; then
     export KSIM_REQUIRE_OPENCL="${KSIM_REQUIRE_OPENCL:-1}"
+    # The GPUVerify conformance test needs ../shared/corpora beside the checkout.
+    export KSIM_REQUIRE_CORPUS="${KSIM_REQUIRE_CORPUS:-1}"
 fi
 
 cargo build --release --workspace --all-targets

@@ -5,6 +5,7 @@
 
 pub mod ast;
 pub mod check;
+pub mod cl;
 pub mod core;
 pub mod diag;
 pub mod parse;

@@ -6,29 +6,58 @@ use interp::reference::BarrierInfo;
 use interp::{AccessKind, Fault, Launch, Race, ThreadId};
 use lang::diag::Diagnostic;
 
-/// The kernel's source as the views need it: its path, its text, and whether to colour.
+/// The kernel's source as the views need it: its path, its text, whether to colour, and
+/// the files it `#include`s (an OpenCL C kernel's spans run on past the main file into
+/// each included file's text at its base offset).
 #[derive(Clone, Copy, Debug)]
 pub struct SourceText<'a> {
     pub path: &'a str,
     pub text: &'a str,
     pub color: bool,
+    /// `(path, text, base offset)` of each included file, in increasing base order.
+    pub includes: &'a [(String, String, usize)],
 }
 
 impl SourceText<'_> {
-    /// Renders diagnostics against this source.
+    /// The file holding a span's start: its path, its text, and its base offset.
+    fn file_of(&self, offset: usize) -> (&str, &str, usize) {
+        self.includes
+            .iter()
+            .rev()
+            .find(|(_, _, base)| *base <= offset)
+            .map_or((self.path, self.text, 0), |(p, t, b)| (p, t, *b))
+    }
+
+    /// Renders diagnostics against this source; a diagnostic in an included file is
+    /// rendered against that file (with the labels that lie in it).
     pub fn render(&self, diags: &[Diagnostic]) -> String {
-        lang::render::render(diags, self.path, self.text, self.color)
+        let mut out = String::new();
+        for d in diags {
+            let (path, text, base) = self.file_of(d.span.start);
+            let shift =
+                |s: &lang::ast::Span| s.start.saturating_sub(base)..s.end.saturating_sub(base);
+            let mut d = d.clone();
+            d.span = shift(&d.span);
+            d.labels = (d.labels.iter())
+                .filter(|(s, _)| self.file_of(s.start).2 == base)
+                .map(|(s, t)| (shift(s), t.clone()))
+                .collect();
+            out.push_str(&lang::render::render(&[d], path, text, self.color));
+        }
+        out
     }
 
     /// `file:line:col` of a byte offset.
     pub fn location(&self, offset: usize) -> String {
-        let (line, col) = lang::render::line_col(self.text, offset);
-        format!("{}:{line}:{col}", self.path)
+        let (path, text, base) = self.file_of(offset);
+        let (line, col) = lang::render::line_col(text, offset - base);
+        format!("{path}:{line}:{col}")
     }
 
     /// The first line of a statement's source text: what traces and summaries show.
     pub fn statement(&self, span: &lang::ast::Span) -> String {
-        let text = self.text.get(span.clone()).unwrap_or("");
+        let (_, text, base) = self.file_of(span.start);
+        let text = (text.get(span.start - base..span.end.saturating_sub(base))).unwrap_or("");
         let first = text.lines().next().unwrap_or("").trim();
         first.trim_end_matches('{').trim_end().to_string()
     }

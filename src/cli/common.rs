@@ -33,27 +33,51 @@ impl Failure {
 
 pub type CmdResult = Result<i32, Failure>;
 
+/// Options of `.cl` (OpenCL C) kernels: which kernel, and where `#include` looks.
+#[derive(Args, Clone, Debug, Default)]
+pub struct ClArgs {
+    /// The kernel to run from a `.cl` file (default: its only kernel).
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+    /// A directory where `#include "..."` looks (after the including file's directory).
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+}
+
 /// The kernel file and the launch: shared by run, trace, explore, races, verify-scan.
 #[derive(Args, Clone, Debug)]
 pub struct LaunchArgs {
-    /// The kernel source (`.ksim`).
+    /// The kernel source: `.ksim`, or OpenCL C (`.cl`).
     pub file: PathBuf,
-    /// Bind a size or scalar parameter, like an OpenCL build option: `-D n=8`. Sizes are
-    /// checked (no 32-bit wrap-around); a launch may have 2^28 threads, 2^28 elements per
-    /// array and need 2 GiB of memory by ksim's estimate (see README, launch options).
-    #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
-    pub define: Vec<(String, String)>,
+    /// `.ksim`: bind a size or scalar parameter: `-D n=8`. Sizes are checked (no 32-bit
+    /// wrap-around); a launch may have 2^28 threads, 2^28 elements per array and need
+    /// 2 GiB of memory by ksim's estimate (see README, launch options). `.cl`: define a
+    /// preprocessor macro, as the OpenCL build option (`-D N=64`, `-D DEBUG`).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]", value_parser = parse_macro)]
+    pub define: Vec<(String, Option<String>)>,
+    #[command(flatten)]
+    pub cl: ClArgs,
     /// Number of work-groups, or per dimension for a 2D/3D launch: `--groups 2,2`
     /// (default: the kernel's `launch(groups = ...)`, else 1).
     #[arg(long, value_name = "N[,N[,N]]", value_parser = parse_dims)]
     pub groups: Option<Dims>,
     /// Threads per work-group, or per dimension: `--local-size 16,2` (dimension 0 fastest
     /// in `tid`; default: the kernel's `launch(local_size = ...)`).
-    #[arg(long, visible_alias = "local", value_name = "N[,N[,N]]", value_parser = parse_dims)]
+    #[arg(long, value_name = "N[,N[,N]]", value_parser = parse_dims)]
     pub local_size: Option<Dims>,
+    /// `.cl`: the global NDRange size (work-items in all), a multiple of --local.
+    #[arg(long, value_name = "N")]
+    pub global: Option<String>,
+    /// `.cl`: the work-group size (the same as --local-size).
+    #[arg(long, value_name = "N")]
+    pub local: Option<String>,
+    /// `.cl`: the value of a scalar kernel parameter: `--arg n=16`.
+    #[arg(long, value_name = "NAME=VALUE", value_parser = parse_define)]
+    pub arg: Vec<(String, String)>,
     /// Initial contents of an array: `1,2,3`, `iota`, `zeros`, `ones`, `random[:SEED]`,
     /// `@FILE` (one value per line or a JSON array). Arrays not given start at zero
-    /// (the identity for `T`).
+    /// (the identity for `T`). A `.cl` buffer's spec also gives its size: `zeros:1024`,
+    /// `iota:256`, `random:4096[:SEED]`, a list or `@FILE`.
     #[arg(long, value_name = "ARRAY=SPEC", value_parser = parse_define)]
     pub input: Vec<(String, String)>,
     /// The monoid instantiating the generic type `T`.
@@ -100,6 +124,14 @@ fn parse_dims(s: &str) -> Result<Dims, String> {
     Ok(Dims(dims))
 }
 
+pub fn parse_macro(s: &str) -> Result<(String, Option<String>), String> {
+    match s.split_once('=') {
+        Some(_) => parse_define(s).map(|(n, v)| (n, Some(v))),
+        None if s.trim().is_empty() => Err("`-D` needs a name".into()),
+        None => Ok((s.trim().to_string(), None)),
+    }
+}
+
 fn parse_monoid(s: &str) -> Result<Monoid, String> {
     s.parse()
 }
@@ -108,6 +140,8 @@ fn parse_monoid(s: &str) -> Result<Monoid, String> {
 pub struct Source {
     pub path: String,
     pub text: String,
+    /// Files a `.cl` kernel included: path, text, and base offset of its spans.
+    pub includes: Vec<(String, String, usize)>,
 }
 
 impl Source {
@@ -117,21 +151,29 @@ impl Source {
         Ok(Source {
             path: path.display().to_string(),
             text,
+            includes: Vec::new(),
         })
     }
 
-    /// The source as the library's text views take it (colour on a terminal).
+    /// The source as the library's text views take it (colour on a terminal; a span in an
+    /// `#include`d file is shown against that file).
     pub fn view(&self) -> sim::text::SourceText<'_> {
         sim::text::SourceText {
             path: &self.path,
             text: &self.text,
             color: use_color(),
+            includes: &self.includes,
         }
     }
 
     /// Renders diagnostics against this source (colour on a terminal).
     pub fn render(&self, diags: &[Diagnostic]) -> String {
         self.view().render(diags)
+    }
+
+    /// `file:line:col` of a byte offset.
+    pub fn location(&self, offset: usize) -> String {
+        self.view().location(offset)
     }
 
     /// The path and text, as the library's views take them.
@@ -150,8 +192,12 @@ pub fn use_color() -> bool {
 }
 
 /// Parses and checks a kernel; invalid kernels are a usage error (exit 2) with rendered
-/// diagnostics.
+/// diagnostics. A `.cl` file is compiled with no macros and its only kernel.
 pub fn load(path: &Path) -> Result<(Source, Arc<lang::core::Kernel>), Failure> {
+    if super::opencl::is_cl(path) {
+        let (src, c) = super::opencl::load_cl(path, &[], &[], None)?;
+        return Ok((src, Arc::new(c.kernel)));
+    }
     check_source(Source::read(path)?)
 }
 
@@ -164,7 +210,32 @@ pub fn check_source(src: Source) -> Result<(Source, Arc<lang::core::Kernel>), Fa
 }
 
 impl LaunchArgs {
-    pub fn options(&self) -> LaunchOptions {
+    /// The launch options of a `.ksim` kernel (`-D` binds parameters); the `.cl` options
+    /// are refused here, since they mean nothing for `.ksim`.
+    fn ksim_options(&self) -> Result<LaunchOptions, Failure> {
+        let cl_only = [
+            (self.cl.kernel.is_some(), "--kernel"),
+            (!self.cl.include.is_empty(), "-I"),
+            (self.global.is_some(), "--global"),
+            (self.local.is_some(), "--local"),
+            (!self.arg.is_empty(), "--arg"),
+        ];
+        if let Some((_, flag)) = cl_only.iter().find(|(given, _)| *given) {
+            return Err(Failure::usage(format!(
+                "{flag} is for OpenCL C (`.cl`) kernels; `{}` is a .ksim kernel",
+                self.file.display()
+            )));
+        }
+        let defines = self
+            .define
+            .iter()
+            .map(|(n, v)| match v {
+                Some(v) => Ok((n.clone(), v.clone())),
+                None => Err(Failure::usage(format!(
+                    "-D {n}: a .ksim parameter needs a value, -D {n}=VALUE"
+                ))),
+            })
+            .collect::<Result<_, _>>()?;
         // One dimension goes in the scalar fields, as before multi-dimensional launches.
         let split = |d: &Option<Dims>| match d.as_ref().map(|d| d.0.as_slice()) {
             Some([n]) => (Some(*n), Vec::new()),
@@ -173,8 +244,8 @@ impl LaunchArgs {
         };
         let (groups, group_dims) = split(&self.groups);
         let (local_size, local_dims) = split(&self.local_size);
-        LaunchOptions {
-            defines: self.define.clone(),
+        Ok(LaunchOptions {
+            defines,
             groups,
             local_size,
             group_dims,
@@ -182,13 +253,43 @@ impl LaunchArgs {
             monoid: self.monoid,
             inputs: self.input.clone(),
             max_steps: self.max_steps,
-        }
+        })
     }
 
-    /// Loads the kernel and binds the launch.
-    pub fn launch(&self) -> Result<(Source, Launch), Failure> {
+    /// Loads the kernel (`.ksim` or `.cl`, by extension), its launch options, and a `.cl`
+    /// kernel's notes on approximations (see [`super::opencl::notes`]).
+    #[allow(clippy::type_complexity)]
+    pub fn load(
+        &self,
+    ) -> Result<(Source, Arc<lang::core::Kernel>, LaunchOptions, String), Failure> {
+        if super::opencl::is_cl(&self.file) {
+            let (src, c) = super::opencl::load_cl(
+                &self.file,
+                &self.define,
+                &self.cl.include,
+                self.cl.kernel.as_deref(),
+            )?;
+            let opts = super::opencl::launch_options(self, &c.info)?;
+            let notes = super::opencl::notes(&src, &c.info);
+            return Ok((src, Arc::new(c.kernel), opts, notes));
+        }
+        let opts = self.ksim_options()?;
         let (src, kernel) = load(&self.file)?;
-        let launch = Launch::new(kernel, &self.options()).map_err(|e| Failure::usage(e.0))?;
+        Ok((src, kernel, opts, String::new()))
+    }
+
+    /// The launch options (for a `.cl` kernel, after compiling it: the options bind the
+    /// lowered kernel's parameters).
+    pub fn options(&self) -> Result<LaunchOptions, Failure> {
+        self.load().map(|(_, _, o, _)| o)
+    }
+
+    /// Loads the kernel and binds the launch; a `.cl` kernel's notes on approximations go
+    /// to standard error.
+    pub fn launch(&self) -> Result<(Source, Launch), Failure> {
+        let (src, kernel, opts, notes) = self.load()?;
+        eprint!("{notes}");
+        let launch = Launch::new(kernel, &opts).map_err(|e| Failure::usage(e.0))?;
         Ok((src, launch))
     }
 }

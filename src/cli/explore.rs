@@ -145,7 +145,13 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
         None
     } else {
         match files::ensure_writable_dir(&args.report_dir) {
-            Ok(()) => Some(Reports::new(args, &src, &launch, &mode)),
+            Ok(()) => Some(Reports::new(
+                args,
+                &src,
+                &launch,
+                args.launch.options()?,
+                &mode,
+            )),
             Err(e) => {
                 eprintln!(
                     "warning: race reports cannot be written to `{}` ({e}); exploring without them",
@@ -280,16 +286,25 @@ struct Reports<'a> {
     args: &'a ExploreArgs,
     src: &'a Source,
     launch: &'a Launch,
+    /// The launch options as a report records them (for `.cl`: of the lowered kernel).
+    options: interp::launch::LaunchOptions,
     found_by: String,
     warned: RefCell<HashSet<PathBuf>>,
 }
 
 impl<'a> Reports<'a> {
-    fn new(args: &'a ExploreArgs, src: &'a Source, launch: &'a Launch, mode: &Mode) -> Self {
+    fn new(
+        args: &'a ExploreArgs,
+        src: &'a Source,
+        launch: &'a Launch,
+        options: interp::launch::LaunchOptions,
+        mode: &Mode,
+    ) -> Self {
         Reports {
             args,
             src,
             launch,
+            options,
             found_by: model::found_by(mode),
             warned: RefCell::new(HashSet::new()),
         }
@@ -300,7 +315,7 @@ impl<'a> Reports<'a> {
         write_report(
             self.src,
             self.launch,
-            &self.args.launch,
+            &self.options,
             r,
             &self.found_by,
             &self.args.report_dir,
@@ -314,13 +329,13 @@ impl<'a> Reports<'a> {
 pub fn write_report(
     src: &Source,
     launch: &Launch,
-    largs: &LaunchArgs,
+    options: &interp::launch::LaunchOptions,
     r: &explore::FoundRace,
     found_by: &str,
     dir: &std::path::Path,
     warned: &RefCell<HashSet<PathBuf>>,
 ) -> Option<String> {
-    let spec = LaunchSpec::from_options(&largs.options(), launch.max_steps);
+    let spec = LaunchSpec::from_options(options, launch.max_steps);
     let rep = RaceReport::new(src.as_ref(), launch, spec, r, found_by, dir);
     let path = dir.join(rep.file_name_for(src.as_ref()));
     match files::write_atomic(&path, rep.to_json().as_bytes()) {
@@ -376,10 +391,17 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
             rep.kernel_path
         );
     }
-    let (src, kernel) = check_source(Source {
-        path: found.path.clone(),
-        text: found.text.clone(),
-    })?;
+    // An OpenCL C kernel is compiled from its file (without the `-D`/`-I` of the run:
+    // reports do not keep them yet); a `.ksim` kernel from the report's copy if need be.
+    let (src, kernel) = if super::opencl::is_cl(std::path::Path::new(&found.path)) {
+        load(std::path::Path::new(&found.path))?
+    } else {
+        check_source(Source {
+            path: found.path.clone(),
+            text: found.text.clone(),
+            includes: Vec::new(),
+        })?
+    };
     let opts = rep
         .launch
         .options()

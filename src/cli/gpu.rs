@@ -185,11 +185,11 @@ fn scan_pipeline(
         .map_err(gpu_failure)
 }
 
-fn size_param(defines: &[(String, String)]) -> Result<usize, Failure> {
+fn size_param(defines: &[(String, Option<String>)]) -> Result<usize, Failure> {
     let n = defines
         .iter()
         .find(|(k, _)| k == "n")
-        .and_then(|(_, v)| v.parse().ok())
+        .and_then(|(_, v)| v.as_deref()?.parse().ok())
         .ok_or_else(|| Failure::usage("the scan pipeline needs -D n=N (a power of two >= 2)"))?;
     checked_scan_size(n)
 }
@@ -429,9 +429,13 @@ fn bench_jobs(
                     defines.push((param.clone(), size.to_string()));
                     let la = LaunchArgs {
                         file: file.clone(),
-                        define: defines,
+                        define: defines.into_iter().map(|(n, v)| (n, Some(v))).collect(),
+                        cl: Default::default(),
                         groups: None,
                         local_size: None,
+                        global: None,
+                        local: None,
+                        arg: Vec::new(),
                         input: vec![("in".into(), args.input.clone())],
                         monoid: interp::Monoid::IntAdd,
                         max_steps: None,

@@ -5,6 +5,7 @@ pub mod engine;
 pub mod explore;
 pub mod gpu;
 pub mod limits;
+pub mod opencl;
 pub mod races;
 pub mod run;
 pub mod verify;

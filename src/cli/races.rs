@@ -60,6 +60,9 @@ fn write_reports(
         );
         return vec![None; races.len()];
     }
+    let Ok(options) = args.launch.options() else {
+        return vec![None; races.len()];
+    };
     let keys: Vec<_> = races.iter().map(|r| r.key()).collect();
     let found = sim::report::canonical_race_schedules(launch, &keys);
     let warned = RefCell::new(HashSet::new());
@@ -69,7 +72,7 @@ fn write_reports(
             super::explore::write_report(
                 src,
                 launch,
-                &args.launch,
+                &options,
                 f,
                 "races (canonical schedule)",
                 &args.report_dir,

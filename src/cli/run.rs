@@ -10,14 +10,27 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The kernel source (`.ksim`).
+    /// The kernel source: `.ksim`, or OpenCL C (`.cl`).
     pub file: PathBuf,
     /// Also print the desugared core form (Figure 4 plus barrier).
     #[arg(long)]
     pub core: bool,
+    /// `.cl`: define a preprocessor macro, as the OpenCL build option.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]", value_parser = super::common::parse_macro)]
+    pub define: Vec<(String, Option<String>)>,
+    #[command(flatten)]
+    pub cl: ClArgs,
 }
 
 pub fn check(args: &CheckArgs) -> CmdResult {
+    if super::opencl::is_cl(&args.file) {
+        return check_cl(args);
+    }
+    if !args.define.is_empty() || args.cl.kernel.is_some() || !args.cl.include.is_empty() {
+        return Err(Failure::usage(
+            "-D, -I and --kernel are for OpenCL C (`.cl`) kernels",
+        ));
+    }
     let (_, k) = load(&args.file)?;
     let sizes: Vec<_> = k.params.iter().map(|p| p.name.as_str()).collect();
     println!(
@@ -33,6 +46,43 @@ pub fn check(args: &CheckArgs) -> CmdResult {
     );
     if args.core {
         print!("{}", lang::print_core::print_core(&k));
+    }
+    Ok(EXIT_OK)
+}
+
+/// `ksim check kernel.cl`: the kernel, what its launch needs, the lowering's notes.
+fn check_cl(args: &CheckArgs) -> CmdResult {
+    let (src, c) = super::opencl::load_cl(
+        &args.file,
+        &args.define,
+        &args.cl.include,
+        args.cl.kernel.as_deref(),
+    )?;
+    let mut needs: Vec<String> = c
+        .info
+        .buffers
+        .iter()
+        .map(|b| format!("--input {}=SPEC:N", b.name))
+        .collect();
+    needs.extend(
+        c.info
+            .scalars
+            .iter()
+            .map(|s| format!("--arg {}=VALUE", s.name)),
+    );
+    println!(
+        "{}: OpenCL kernel `{}` lowers to the core and is well-typed (launch needs: {})",
+        args.file.display(),
+        c.info.name,
+        if needs.is_empty() {
+            "--global/--local only".to_string()
+        } else {
+            needs.join(" ")
+        }
+    );
+    print!("{}", super::opencl::notes(&src, &c.info));
+    if args.core {
+        print!("{}", lang::print_core::print_core(&c.kernel));
     }
     Ok(EXIT_OK)
 }

@@ -56,10 +56,11 @@ pub struct VerifyArgs {
 }
 
 pub fn verify_scan(args: &VerifyArgs) -> CmdResult {
-    let (src, kernel) = load(&args.launch.file)?;
+    let (src, kernel, options, notes) = args.launch.load()?;
+    eprint!("{notes}");
     let request = Request {
         file: args.launch.file.display().to_string(),
-        options: args.launch.options(),
+        options,
         input: args.in_array.clone(),
         output: args.out_array.clone(),
         kind: if args.exclusive {

@@ -1,0 +1,34 @@
+//! The GPUVerify conformance runner: `cargo run --release --example conformance -- DIR
+//! [--write docs/conformance.md]`. See `runner.rs` for the rules.
+
+mod runner;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(dir) = args.first() else {
+        eprintln!("usage: conformance CORPUS_DIR [--write FILE]");
+        std::process::exit(2);
+    };
+    let write = args
+        .iter()
+        .position(|a| a == "--write")
+        .and_then(|i| args.get(i + 1));
+    let report = match runner::run(std::path::Path::new(dir)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    };
+    for row in &report.rows {
+        println!("{}", row.line());
+    }
+    println!("{}", report.summary());
+    if let Some(path) = write {
+        if let Err(e) = files::write_atomic(path.as_ref(), report.markdown().as_bytes()) {
+            eprintln!("error: cannot write {path}: {e}");
+            std::process::exit(2);
+        }
+        println!("wrote {path}");
+    }
+}

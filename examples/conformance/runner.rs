@@ -1,0 +1,668 @@
+//! Runs ksim over GPUVerify's OpenCL test suite and compares its verdicts with the suite's
+//! headers (`//pass`, `//xfail:CODE`).
+//!
+//! Rules, the same for every kernel (per-kernel exceptions are only in [`EXCEPTIONS`], each
+//! with its reason; no verdict is ever set by hand):
+//! - **Macros**: the header's `-D` flags.
+//! - **Launch**: 1D only. Work-group size `min(local_size, 128)`; groups `min(num_groups, 4)`
+//!   (so a test with several groups keeps several). `--global_size` gives the groups.
+//! - **Buffers**: `max(16 × (scaled global size) + 1024, 65536)` elements each. GPUVerify
+//!   models buffers as unbounded (it checks bounds only with `--check-array-bounds`), so an
+//!   access outside them counts for the verdict only under that flag.
+//! - **Scalars**: the header's `--kernel-args` values, else the scaled work-group size
+//!   (`1.0` for floats, `true` for bools).
+//! - **Inputs**: two runs, all-zero buffers and `random:1`; a step bound of 10^6.
+//! - **Verdict**: the fast race check of each run (one canonical execution decides races
+//!   for every schedule): a race, barrier divergence or fault in either run is "found",
+//!   matching `xfail:NOT_ALL_VERIFIED`; none matches `pass`. A kernel that ksim rejects
+//!   with a language error matches GPUVerify's front-end errors (`CLANG_ERROR`, ...).
+//! - No schedule exploration: when the canonical execution is race-free, every schedule
+//!   gives the same result (POPL 2014's determinism for race-free kernels), and when it is
+//!   not, the race is already the verdict; exploration would only cost time here.
+
+use interp::fast::{self, FastOptions};
+use interp::launch::{Launch, LaunchOptions};
+use interp::FaultKind;
+use lang::ast::TypeName;
+use lang::cl::{ClOptions, SourceMap};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+const MAX_LOCAL: usize = 128;
+const MAX_GROUPS: usize = 4;
+const MIN_BUFFER: usize = 1 << 16;
+const MAX_STEPS: u64 = 1_000_000;
+
+/// Disagreement classes (docs/conformance.md explains them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    /// A ksim bug.
+    A,
+    /// GPUVerify's mode or policy, which ksim reads differently.
+    B,
+    /// Imprecision of the static verifier (no input exhibits the reported error).
+    C,
+    /// Not loadable (or not checkable) yet: the construct.
+    D,
+}
+
+impl Class {
+    pub fn label(self) -> &'static str {
+        match self {
+            Class::A => "(a) ksim bug",
+            Class::B => "(b) GPUVerify mode/policy",
+            Class::C => "(c) static-verifier imprecision",
+            Class::D => "(d) not supported yet",
+        }
+    }
+}
+
+/// Reviewed per-kernel exceptions: the kernel (path under the corpus), its class, and why.
+/// Each entry was looked at by hand; a disagreement that is not here and that no general
+/// rule classifies counts as a possible ksim bug, class (a).
+pub const EXCEPTIONS: &[(&str, Class, &str)] = &[
+    (
+        "benign_race_tests/pass/writeafterread/kernel.cl",
+        Class::B,
+        "every work-item writes back the value of A[0] it read: GPUVerify tolerates races between writes of the same value (benign tolerance); ksim reports every unordered conflicting pair",
+    ),
+    (
+        "benign_race_tests/pass/writezero/kernel.cl",
+        Class::B,
+        "every work-item writes 0 to A[0]: a same-value write-write race, tolerated by GPUVerify",
+    ),
+    (
+        "checkarrays/pass/specifyone/kernel.cl",
+        Class::B,
+        "`--vcgen-opt=/checkArrays:B` makes GPUVerify check array B only; ksim's race is on A",
+    ),
+    (
+        "inter_group_and_barrier_flag_tests/pass/local_id_benign_write_write/kernel.cl",
+        Class::B,
+        "work-items of different groups write p[lid] = lid: the same value, tolerated by GPUVerify",
+    ),
+    (
+        "multidimarrays/test5/kernel.cl",
+        Class::B,
+        "every work-item writes 0 to A[0] and reads it back: same-value races, tolerated by GPUVerify (--equality-abstraction)",
+    ),
+    (
+        "pointertests/test_copy_between_memory_spaces/kernel.cl",
+        Class::B,
+        "every work-item writes A[0] into B[0] (A is never written): a same-value write-write race, tolerated by GPUVerify",
+    ),
+    (
+        "pointertests/test_copy_between_memory_spaces2/kernel.cl",
+        Class::B,
+        "every work-item writes A[0] into B[0] (A is never written): a same-value write-write race, tolerated by GPUVerify",
+    ),
+    (
+        "reducedstrengthnonloopbug/kernel.cl",
+        Class::C,
+        "the error GPUVerify expects is in `notInvoked`, which the kernel never calls: no execution exhibits it",
+    ),
+];
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expect {
+    Pass,
+    NotAllVerified,
+    /// A front-end error of GPUVerify's tool chain (`CLANG_ERROR`, ...).
+    FrontEnd(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct Header {
+    pub expect: Expect,
+    pub local: Vec<usize>,
+    pub groups: Vec<usize>,
+    pub global: Option<Vec<usize>>,
+    pub defines: Vec<(String, Option<String>)>,
+    /// Other flags (`--no-inline`, `--only-intra-group`, ...).
+    pub flags: Vec<String>,
+    /// A launch flag that is not a list of numbers (`--global_size=*`).
+    pub unusual: Option<String>,
+    /// `--kernel-args=KERNEL,v1,...`: values of the scalar parameters, in order.
+    pub scalar_args: Vec<u64>,
+}
+
+fn dims(v: &str) -> Option<Vec<usize>> {
+    v.trim_matches(|c| c == '[' || c == ']')
+        .split(',')
+        .map(|d| d.trim().parse().ok())
+        .collect()
+}
+
+pub fn header(text: &str) -> Result<Header, String> {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or("").trim();
+    let expect = if first.to_ascii_lowercase().starts_with("//pass") {
+        Expect::Pass
+    } else if let Some(code) = first.strip_prefix("//xfail:") {
+        match code.trim() {
+            "NOT_ALL_VERIFIED" => Expect::NotAllVerified,
+            c => Expect::FrontEnd(c.to_string()),
+        }
+    } else {
+        return Err(format!("no //pass or //xfail header: `{first}`"));
+    };
+    let second = lines.next().unwrap_or("").trim().trim_start_matches("//");
+    let mut h = Header {
+        expect,
+        local: vec![1],
+        groups: vec![1],
+        global: None,
+        defines: Vec::new(),
+        flags: Vec::new(),
+        unusual: None,
+        scalar_args: Vec::new(),
+    };
+    let words: Vec<&str> = second.split_whitespace().collect();
+    let mut k = 0;
+    while k < words.len() {
+        let w = words[k];
+        let launch_flag = ["--local_size=", "--num_groups=", "--global_size="]
+            .into_iter()
+            .find_map(|f| w.strip_prefix(f).map(|v| (f, v)));
+        if let Some((f, v)) = launch_flag {
+            match dims(v) {
+                Some(d) if f == "--local_size=" => h.local = d,
+                Some(d) if f == "--num_groups=" => h.groups = d,
+                Some(d) => h.global = Some(d),
+                None => h.unusual = Some(w.to_string()),
+            }
+        } else if let Some(v) = w.strip_prefix("--kernel-args=") {
+            h.scalar_args = v
+                .split(',')
+                .skip(1)
+                .filter_map(|x| u64::from_str_radix(x.trim_start_matches("0x"), 16).ok())
+                .collect();
+        } else if let Some(d) = w.strip_prefix("-D") {
+            let d = if d.is_empty() {
+                k += 1;
+                words.get(k).copied().unwrap_or("")
+            } else {
+                d
+            };
+            h.defines.push(match d.split_once('=') {
+                Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                None => (d.to_string(), None),
+            });
+        } else {
+            h.flags.push(w.to_string());
+        }
+        k += 1;
+    }
+    Ok(h)
+}
+
+/// What ksim did with a kernel.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// "not supported yet: CONSTRUCT" (or a GPUVerify extension ksim does not read).
+    NotLoadable(String),
+    /// A language error (the kernel is not valid OpenCL C for ksim).
+    Rejected(String),
+    /// The launch could not be built by the rules (e.g. a 2D NDRange).
+    NoLaunch(String),
+    /// Ran: what it found (empty when clean), and the lowering's notes.
+    Ran {
+        found: Vec<String>,
+        notes: Vec<String>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub path: String,
+    pub expect: Expect,
+    pub outcome: Outcome,
+    pub agree: bool,
+    /// For a disagreement (or a kernel that does not load): its class and why.
+    pub class: Option<(Class, String)>,
+}
+
+fn expect_text(e: &Expect) -> String {
+    match e {
+        Expect::Pass => "pass".into(),
+        Expect::NotAllVerified => "xfail".into(),
+        Expect::FrontEnd(c) => format!("xfail:{c}"),
+    }
+}
+
+impl Row {
+    pub fn line(&self) -> String {
+        let what = match &self.outcome {
+            Outcome::NotLoadable(c) => format!("not loadable: {c}"),
+            Outcome::Rejected(m) => format!("rejected: {m}"),
+            Outcome::NoLaunch(m) => format!("no launch: {m}"),
+            Outcome::Ran { found, .. } if found.is_empty() => "ran: clean".into(),
+            Outcome::Ran { found, .. } => format!("ran: {}", found.join("; ")),
+        };
+        let verdict = if self.agree {
+            "AGREE   ".to_string()
+        } else {
+            match &self.class {
+                Some((c, _)) => format!("DIFF {} ", &c.label()[..3]),
+                None => "DIFF    ".into(),
+            }
+        };
+        format!(
+            "{verdict}{:<12} {}  ({what})",
+            expect_text(&self.expect),
+            self.path
+        )
+    }
+
+    pub fn loaded(&self) -> bool {
+        matches!(self.outcome, Outcome::Ran { .. })
+    }
+}
+
+pub struct Report {
+    pub rows: Vec<Row>,
+}
+
+/// Every `.cl` file under `dir`, sorted.
+fn kernels(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d)? {
+            let p = e?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "cl") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+pub fn run(dir: &Path) -> Result<Report, String> {
+    let files = kernels(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if files.is_empty() {
+        return Err(format!("no .cl files under {}", dir.display()));
+    }
+    let mut rows = Vec::new();
+    for f in files {
+        let rel = f.strip_prefix(dir).unwrap_or(&f).display().to_string();
+        let text = std::fs::read_to_string(&f).map_err(|e| format!("{rel}: {e}"))?;
+        let h = header(&text).map_err(|e| format!("{rel}: {e}"))?;
+        let outcome = run_one(&f, text, &h);
+        rows.push(judge(rel, h, outcome));
+    }
+    Ok(Report { rows })
+}
+
+/// Constructs that are GPUVerify's own extensions of OpenCL C, by the error they cause.
+fn gpuverify_extension(message: &str) -> Option<&'static str> {
+    if message.contains("DECLARE_UF_BINARY") {
+        Some("GPUVerify's uninterpreted functions (DECLARE_UF_BINARY)")
+    } else if message.contains("is declared but never defined") {
+        Some("functions without a body (GPUVerify treats them as uninterpreted)")
+    } else {
+        None
+    }
+}
+
+fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
+    let mut map = SourceMap::new(path, text);
+    let opts = ClOptions {
+        pp: lang::cl::pp::PpOptions {
+            defines: h.defines.clone(),
+            include_dirs: Vec::new(),
+        },
+        kernel: None,
+    };
+    let compiled = lang::cl::compile(&mut map, &opts, &mut |p: &Path| lang::cl::read_file(p));
+    let c = match compiled {
+        Ok(c) => c,
+        Err(diags) => {
+            let m = diags[0].message.clone();
+            if let Some(rest) = m.strip_prefix("not supported yet: ") {
+                return Outcome::NotLoadable(rest.to_string());
+            }
+            if let Some(ext) = gpuverify_extension(&m) {
+                return Outcome::NotLoadable(ext.to_string());
+            }
+            let (f, off) = map.locate(diags[0].span.start);
+            let (line, _) = lang::line_col(&f.text, off);
+            return Outcome::Rejected(format!("line {line}: {m}"));
+        }
+    };
+    if let Some(w) = &h.unusual {
+        return Outcome::NoLaunch(format!("the header's `{w}` gives no launch"));
+    }
+    if h.local
+        .iter()
+        .skip(1)
+        .chain(h.groups.iter().skip(1))
+        .any(|&d| d > 1)
+        || h.global
+            .as_ref()
+            .is_some_and(|g| g.iter().skip(1).any(|&d| d > 1))
+    {
+        return Outcome::NotLoadable("2D and 3D NDRanges".into());
+    }
+    let header_local = h.local[0].max(1);
+    let header_groups = match &h.global {
+        Some(g) => (g[0] / header_local).max(1),
+        None => h.groups[0].max(1),
+    };
+    let local = header_local.min(MAX_LOCAL);
+    let groups = header_groups.min(MAX_GROUPS);
+    let global = local * groups;
+    let size = (16 * global + 1024).max(MIN_BUFFER);
+    let mut found = Vec::new();
+    for input in ["zeros", "random:1"] {
+        let mut defines = Vec::new();
+        let mut inputs = Vec::new();
+        for b in &c.info.buffers {
+            defines.push((b.size_param.clone(), size.to_string()));
+            inputs.push((b.array.clone(), input.to_string()));
+        }
+        for (k, s) in c.info.scalars.iter().enumerate() {
+            let v = match (s.ty, h.scalar_args.get(k)) {
+                (TypeName::Int | TypeName::Uint, Some(v)) => v.to_string(),
+                (TypeName::Float, _) => "1.0".to_string(),
+                (TypeName::Bool, _) => "true".to_string(),
+                _ => local.to_string(),
+            };
+            defines.push((s.param.clone(), v));
+        }
+        let lo = LaunchOptions {
+            defines,
+            groups: Some(groups),
+            local_size: Some(local),
+            inputs,
+            max_steps: Some(MAX_STEPS),
+            ..LaunchOptions::default()
+        };
+        let launch = match Launch::new(Arc::new(c.kernel.clone()), &lo) {
+            Ok(l) => l,
+            Err(e) => return Outcome::NoLaunch(e.0),
+        };
+        let (races, fault, divergences) = match fast::run(
+            &launch,
+            &FastOptions {
+                jobs: 1,
+                track_races: true,
+            },
+        ) {
+            Ok(o) => (
+                o.races.into_iter().map(|r| r.race).collect::<Vec<_>>(),
+                o.fault,
+                o.divergences,
+            ),
+            Err(_) => {
+                let o = interp::exec::run_canonical(&launch);
+                (o.races, o.fault, o.divergences)
+            }
+        };
+        let mut here = Vec::new();
+        for r in races.iter().take(1) {
+            let name = &launch.kernel.arrays[r.array].name;
+            here.push(format!("race on {name}"));
+        }
+        if !divergences.is_empty() {
+            here.push("barrier divergence".into());
+        }
+        if let Some(f) = fault {
+            here.push(match f.kind {
+                FaultKind::StepBound { .. } => "non-termination (step bound)".into(),
+                FaultKind::OutOfBounds { array, .. } => format!("out of bounds on {array}"),
+                k => format!("fault: {k}"),
+            });
+        }
+        for x in here {
+            if !found.contains(&x) {
+                found.push(x);
+            }
+        }
+    }
+    Outcome::Ran {
+        found,
+        notes: c.info.notes.iter().map(|n| n.text.clone()).collect(),
+    }
+}
+
+/// Mode flags of GPUVerify that change what counts as an error.
+const MODE_FLAGS: [&str; 6] = [
+    "--only-divergence",
+    "--only-intra-group",
+    "--no-benign-tolerance",
+    "--warp-sync",
+    "--only-log",
+    "--adversarial-abstraction",
+];
+
+fn judge(path: String, h: Header, outcome: Outcome) -> Row {
+    let mut class = None;
+    let agree = match (&h.expect, &outcome) {
+        (_, Outcome::NotLoadable(c)) => {
+            class = Some((Class::D, c.clone()));
+            false
+        }
+        (_, Outcome::NoLaunch(m)) => {
+            class = Some((Class::D, format!("no launch by the rules: {m}")));
+            false
+        }
+        (Expect::FrontEnd(_), Outcome::Rejected(_)) => true,
+        (Expect::FrontEnd(code), Outcome::Ran { .. }) => {
+            class = Some((
+                Class::B,
+                format!("GPUVerify's tool chain stops with {code}; ksim reads and runs the kernel"),
+            ));
+            false
+        }
+        (_, Outcome::Rejected(m)) => {
+            class = Some((
+                Class::A,
+                format!("ksim rejects a kernel GPUVerify reads: {m}"),
+            ));
+            false
+        }
+        (Expect::Pass, Outcome::Ran { found, .. }) if found.is_empty() => true,
+        (Expect::NotAllVerified, Outcome::Ran { found, .. })
+            if !found.is_empty()
+                && (h.flags.iter().any(|f| f == "--check-array-bounds")
+                    || !found.iter().all(|f| f.starts_with("out of bounds"))) =>
+        {
+            true
+        }
+        (expect, Outcome::Ran { found, notes }) => {
+            let mode = h
+                .flags
+                .iter()
+                .find(|f| MODE_FLAGS.iter().any(|m| f.starts_with(m)));
+            let bounds = h.flags.iter().any(|f| f == "--check-array-bounds");
+            let only_bounds =
+                !found.is_empty() && found.iter().all(|f| f.starts_with("out of bounds"));
+            let requires = notes.iter().any(|n| n.contains("`__requires`"));
+            class = Some(if found.iter().any(|f| f.starts_with("non-termination")) {
+                (Class::B, "the run exceeds the runner's step bound (10^6 steps); GPUVerify does not check termination".into())
+            } else if only_bounds && !bounds {
+                (
+                    Class::B,
+                    "ksim's only finding is an access outside its scaled buffers; GPUVerify's \
+                     buffers are unbounded unless --check-array-bounds"
+                        .into(),
+                )
+            } else if *expect == Expect::Pass && requires {
+                (
+                    Class::D,
+                    "`__requires` is not checked yet: the rule's launch may violate the kernel's precondition".into(),
+                )
+            } else if let Some(m) = mode {
+                (Class::B, format!("GPUVerify runs in mode `{m}`"))
+            } else if *expect == Expect::NotAllVerified
+                && notes.iter().any(|n| n.contains("annotations"))
+            {
+                (
+                    Class::D,
+                    "GPUVerify annotations (`__assert`, ...) are not checked yet".into(),
+                )
+            } else if *expect == Expect::NotAllVerified
+                && notes.iter().any(|n| n.contains("fence flags"))
+            {
+                (Class::D, "barrier fence flags are not modelled yet".into())
+            } else {
+                (
+                    Class::A,
+                    "unreviewed disagreement: a possible ksim bug".into(),
+                )
+            });
+            false
+        }
+    };
+    let class = if agree {
+        None
+    } else {
+        match EXCEPTIONS.iter().find(|(p, _, _)| *p == path) {
+            Some((_, c, why)) => Some((*c, why.to_string())),
+            None => class,
+        }
+    };
+    Row {
+        path,
+        expect: h.expect,
+        outcome,
+        agree,
+        class,
+    }
+}
+
+/// The construct of a "not supported yet" message, without the instance: `vector types
+/// (`float4`) (as a buffer's element type)` → `vector types`.
+pub fn construct(why: &str) -> String {
+    if why.contains("2D and 3D NDRanges") {
+        return "2D and 3D NDRanges".into();
+    }
+    if why.starts_with("the type `") {
+        return "the types char, short, long, half, double".into();
+    }
+    let mut w = why.trim_end_matches(" (as a buffer's element type)");
+    if let Some(i) = w.find(" (`") {
+        w = &w[..i];
+    }
+    w.to_string()
+}
+
+/// Counts for the summary and the CI test.
+#[derive(Debug, Default)]
+pub struct Counts {
+    pub total: usize,
+    pub loaded: usize,
+    pub agree: usize,
+    /// Agreements among the kernels that ran.
+    pub agree_loaded: usize,
+    pub by_class: BTreeMap<Class, usize>,
+}
+
+impl Report {
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts {
+            total: self.rows.len(),
+            ..Counts::default()
+        };
+        for r in &self.rows {
+            c.loaded += r.loaded() as usize;
+            c.agree += r.agree as usize;
+            c.agree_loaded += (r.agree && r.loaded()) as usize;
+            if let Some((k, _)) = &r.class {
+                *c.by_class.entry(*k).or_default() += 1;
+            }
+        }
+        c
+    }
+
+    pub fn summary(&self) -> String {
+        let c = self.counts();
+        let mut s = format!(
+            "{} kernels: {} load and run, {} agree with GPUVerify ({} of those that run)",
+            c.total, c.loaded, c.agree, c.agree_loaded
+        );
+        for (k, n) in &c.by_class {
+            let _ = write!(s, "; {} {n}", k.label());
+        }
+        s
+    }
+
+    /// Kernels not loadable yet, counted by construct, most frequent first.
+    pub fn constructs(&self) -> Vec<(String, usize)> {
+        let mut m: BTreeMap<String, usize> = BTreeMap::new();
+        for r in &self.rows {
+            if let Some((Class::D, why)) = &r.class {
+                if !r.loaded() {
+                    *m.entry(construct(why)).or_default() += 1;
+                }
+            }
+        }
+        let mut v: Vec<_> = m.into_iter().collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        v
+    }
+
+    pub fn markdown(&self) -> String {
+        let c = self.counts();
+        let mut s = String::new();
+        let _ = writeln!(s, "# GPUVerify conformance\n");
+        let _ = writeln!(
+            s,
+            "Written by `cargo run --release --example conformance -- ../shared/corpora/gpuverify-opencl --write docs/conformance.md` \
+             over GPUVerify's OpenCL test suite (see `../shared/corpora/README.md`). The rules (macros, \
+             launch scaling, buffer sizes, scalar values, inputs, verdict) are at the top of \
+             `examples/conformance/runner.rs`; per-kernel exceptions are its `EXCEPTIONS` table.\n"
+        );
+        let _ = writeln!(s, "| | kernels |\n|---|---|");
+        let _ = writeln!(s, "| in the corpus | {} |", c.total);
+        let _ = writeln!(s, "| load and run | {} |", c.loaded);
+        let _ = writeln!(s, "| agree with the header | {} |", c.agree);
+        let _ = writeln!(s, "| agree, among those that run | {} |", c.agree_loaded);
+        for (k, n) in &c.by_class {
+            let _ = writeln!(s, "| disagree or not loadable: {} | {n} |", k.label());
+        }
+        let _ = writeln!(s, "\nClasses: (a) a ksim bug (to fix; an unreviewed disagreement counts here); \
+             (b) GPUVerify's mode or policy that ksim reads differently (a front-end error of its tool \
+             chain on a kernel ksim runs, a mode flag, termination); (c) imprecision of the static \
+             verifier (`NOT_ALL_VERIFIED` that no input exhibits); (d) not loadable or not checkable yet.\n");
+        let _ = writeln!(
+            s,
+            "## Not loadable yet, by construct\n\nThe first construct ksim stops at in each kernel \
+             (a kernel may need more than one).\n\n| construct | kernels |\n|---|---|"
+        );
+        for (k, n) in self.constructs() {
+            let _ = writeln!(s, "| {} | {n} |", k.replace('|', "\\|"));
+        }
+        let _ = writeln!(s, "\n## Disagreements among the kernels that run\n\n| kernel | expected | ksim | class | why |\n|---|---|---|---|---|");
+        for r in self.rows.iter().filter(|r| !r.agree) {
+            let ksim = match &r.outcome {
+                Outcome::Ran { found, .. } if found.is_empty() => "clean".to_string(),
+                Outcome::Ran { found, .. } => found.join("; "),
+                Outcome::Rejected(m) => format!("rejected: {m}"),
+                _ => continue,
+            };
+            let (k, why) = r.class.clone().unwrap_or((Class::A, String::new()));
+            let _ = writeln!(
+                s,
+                "| `{}` | {} | {} | {} | {} |",
+                r.path,
+                expect_text(&r.expect),
+                ksim.replace('|', "\\|"),
+                k.label(),
+                why.replace('|', "\\|")
+            );
+        }
+        let _ = writeln!(s, "\n## Every kernel\n\n```");
+        for r in &self.rows {
+            let _ = writeln!(s, "{}", r.line());
+        }
+        let _ = writeln!(s, "```");
+        s
+    }
+}

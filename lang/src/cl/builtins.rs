@@ -1,0 +1,473 @@
+//! The one table of OpenCL C built-in names and what each lowers to: work-item functions to
+//! ksim's builtins, synchronisation to `barrier`, integer built-ins to exact expressions over
+//! core operators, GPUVerify's annotations (parsed, not yet checked), and every built-in
+//! ksim knows but cannot run yet (named in the error). Wiring a new core construct (2D ids,
+//! fences, atomics) in means changing an entry here and its case in [`super::lower`].
+
+use crate::ast::{BinOp, Expr, ExprKind, Ident, Span, TypeName, UnOp};
+
+/// What a built-in function lowers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// `get_local_id(0)` etc.: ksim's builtin of that name (dimension 0 only, for now).
+    WorkItem(&'static str),
+    /// `get_global_size(0)`: `get_local_size(0) * get_num_groups(0)`.
+    GlobalSize,
+    /// `get_work_dim()`: 1.
+    WorkDim,
+    /// `get_global_offset(0)`: 0 (ksim launches have no offset).
+    GlobalOffset,
+    /// `barrier(flags)` / `work_group_barrier(flags)`: K-BARRIER.
+    Barrier,
+    /// `mem_fence(flags)` and friends: order a work-item's own accesses only; no step.
+    MemFence,
+    /// A GPUVerify annotation (`__assert`, `__requires`, ...): parsed and dropped (issue 9
+    /// item 8 checks them at run time).
+    Annotation,
+    /// An integer (or exact) built-in expanded into core operators.
+    Exact(Exact),
+    /// Known, not lowered yet: the category named in the error.
+    Unsupported(&'static str),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exact {
+    Min,
+    Max,
+    Clamp,
+    Abs,
+    AbsDiff,
+    AddSat,
+    SubSat,
+    Hadd,
+    Rhadd,
+    Select,
+    Mad,
+    Mul24,
+    Mad24,
+    IsNan,
+}
+
+impl Exact {
+    pub fn arity(self) -> usize {
+        use Exact::*;
+        match self {
+            Abs | IsNan => 1,
+            Min | Max | AbsDiff | AddSat | SubSat | Hadd | Rhadd | Mul24 => 2,
+            Clamp | Select | Mad | Mad24 => 3,
+        }
+    }
+}
+
+/// GPUVerify's specification functions: parsed and dropped for now.
+const ANNOTATIONS: [&str; 20] = [
+    "__assert",
+    "__assume",
+    "__requires",
+    "__ensures",
+    "__invariant",
+    "__global_invariant",
+    "__global_assert",
+    "__global_requires",
+    "__global_ensures",
+    "__candidate_invariant",
+    "__candidate_global_invariant",
+    "__barrier_invariant",
+    "__barrier_invariant_binary",
+    "__function_wide_invariant",
+    "__function_wide_candidate_invariant",
+    "__read_permission",
+    "__write_permission",
+    "__non_temporal_loads_begin",
+    "__non_temporal_loads_end",
+    "__assert_with_msg",
+];
+
+const FLOAT_MATH: [&str; 40] = [
+    "fmin",
+    "fmax",
+    "fabs",
+    "sqrt",
+    "rsqrt",
+    "native_sqrt",
+    "native_rsqrt",
+    "exp",
+    "exp2",
+    "log",
+    "log2",
+    "log10",
+    "pow",
+    "pown",
+    "powr",
+    "sin",
+    "cos",
+    "tan",
+    "native_sin",
+    "native_cos",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fma",
+    "isinf",
+    "isfinite",
+    "sign",
+    "copysign",
+    "fmod",
+    "native_divide",
+    "native_recip",
+    "native_exp",
+    "native_log",
+    "half_sqrt",
+    "atan",
+    "atan2",
+    "asin",
+    "acos",
+    "hypot",
+];
+
+/// What `name` lowers to, if it is an OpenCL built-in function ksim knows.
+pub fn lookup(name: &str) -> Option<Builtin> {
+    use Builtin::*;
+    Some(match name {
+        "get_local_id" | "get_global_id" | "get_group_id" | "get_local_size" | "get_num_groups" => {
+            WorkItem(match name {
+                "get_local_id" => "get_local_id",
+                "get_global_id" => "get_global_id",
+                "get_group_id" => "get_group_id",
+                "get_local_size" => "get_local_size",
+                _ => "get_num_groups",
+            })
+        }
+        "get_global_size" => GlobalSize,
+        "get_work_dim" => WorkDim,
+        "get_global_offset" => GlobalOffset,
+        "barrier" | "work_group_barrier" => Barrier,
+        "mem_fence" | "read_mem_fence" | "write_mem_fence" => MemFence,
+        "min" => Exact(self::Exact::Min),
+        "max" => Exact(self::Exact::Max),
+        "clamp" => Exact(self::Exact::Clamp),
+        "abs" => Exact(self::Exact::Abs),
+        "abs_diff" => Exact(self::Exact::AbsDiff),
+        "add_sat" => Exact(self::Exact::AddSat),
+        "sub_sat" => Exact(self::Exact::SubSat),
+        "hadd" => Exact(self::Exact::Hadd),
+        "rhadd" => Exact(self::Exact::Rhadd),
+        "select" => Exact(self::Exact::Select),
+        "mad" => Exact(self::Exact::Mad),
+        "mul24" => Exact(self::Exact::Mul24),
+        "mad24" => Exact(self::Exact::Mad24),
+        "isnan" => Exact(self::Exact::IsNan),
+        _ if ANNOTATIONS.contains(&name) => Annotation,
+        _ if name.starts_with("atomic_") || name.starts_with("atom_") => Unsupported("atomics"),
+        "async_work_group_copy"
+        | "async_work_group_strided_copy"
+        | "wait_group_events"
+        | "prefetch" => Unsupported("async work-group copies"),
+        _ if name.starts_with("vload") || name.starts_with("vstore") => {
+            Unsupported("vector loads and stores")
+        }
+        _ if name.starts_with("convert_") || name.starts_with("as_") => {
+            Unsupported("vector conversions and reinterpretations")
+        }
+        _ if name.starts_with("read_image") || name.starts_with("write_image") => {
+            Unsupported("images")
+        }
+        "mad_hi" | "mul_hi" | "rotate" | "popcount" | "clz" | "bitselect" | "upsample" => {
+            Unsupported("integer built-ins that need loops or 64-bit arithmetic")
+        }
+        "dot" | "cross" | "length" | "normalize" | "distance" | "shuffle" | "shuffle2" | "any"
+        | "all" => Unsupported("vector built-ins"),
+        "printf" => Unsupported("printf"),
+        _ if FLOAT_MATH.contains(&name)
+            || name.starts_with("native_")
+            || name.starts_with("half_")
+            || matches!(
+                name,
+                "sincos"
+                    | "fract"
+                    | "modf"
+                    | "frexp"
+                    | "ldexp"
+                    | "cbrt"
+                    | "erf"
+                    | "tanh"
+                    | "sinh"
+                    | "cosh"
+            ) =>
+        {
+            Unsupported("floating-point math built-ins")
+        }
+        _ if name.starts_with("__") => Unsupported("GPUVerify built-ins outside annotations"),
+        _ => return None,
+    })
+}
+
+/// Named constants of OpenCL C (`<limits.h>`-like values, `true`/`false`).
+pub fn constant(name: &str) -> Option<ExprKind> {
+    let int = |v: i64| ExprKind::Int {
+        value: v as u64,
+        unsigned: false,
+    };
+    Some(match name {
+        "true" => ExprKind::Bool(true),
+        "false" => ExprKind::Bool(false),
+        "INT_MAX" => int(i32::MAX as i64),
+        "UINT_MAX" => ExprKind::Int {
+            value: u32::MAX as u64,
+            unsigned: true,
+        },
+        "CHAR_BIT" => int(8),
+        "FLT_MAX" => ExprKind::Float(f32::MAX),
+        "FLT_MIN" => ExprKind::Float(f32::MIN_POSITIVE),
+        "FLT_EPSILON" => ExprKind::Float(f32::EPSILON),
+        "MAXFLOAT" => ExprKind::Float(f32::MAX),
+        "INFINITY" | "HUGE_VALF" => ExprKind::Float(f32::INFINITY),
+        "NAN" => ExprKind::Float(f32::NAN),
+        _ => return None,
+    })
+}
+
+/// Barrier fence flags: which memory spaces `barrier(flags)` orders.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fence {
+    pub local: bool,
+    pub global: bool,
+}
+
+/// The value of a fence flag name.
+pub fn fence_flag(name: &str) -> Option<Fence> {
+    Some(match name {
+        "CLK_LOCAL_MEM_FENCE" => Fence {
+            local: true,
+            global: false,
+        },
+        "CLK_GLOBAL_MEM_FENCE" => Fence {
+            local: false,
+            global: true,
+        },
+        "CLK_IMAGE_MEM_FENCE" => Fence::default(),
+        _ => return None,
+    })
+}
+
+fn e(kind: ExprKind, span: &Span) -> Expr {
+    Expr {
+        kind,
+        span: span.clone(),
+    }
+}
+
+fn bin(op: BinOp, a: Expr, b: Expr, span: &Span) -> Expr {
+    e(ExprKind::Binary(op, Box::new(a), Box::new(b)), span)
+}
+
+fn cond(c: Expr, a: Expr, b: Expr, span: &Span) -> Expr {
+    e(ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)), span)
+}
+
+fn cast(t: TypeName, a: Expr, span: &Span) -> Expr {
+    e(ExprKind::Cast(t, Box::new(a)), span)
+}
+
+fn call(f: &str, args: Vec<Expr>, span: &Span) -> Expr {
+    e(
+        ExprKind::Call {
+            func: Ident {
+                name: f.into(),
+                span: span.clone(),
+            },
+            args,
+        },
+        span,
+    )
+}
+
+fn int_lit(v: i64, t: TypeName, span: &Span) -> Expr {
+    if v < 0 {
+        let pos = int_lit(-v, t, span);
+        return e(ExprKind::Unary(UnOp::Neg, Box::new(pos)), span);
+    }
+    e(
+        ExprKind::Int {
+            value: v as u32 as u64,
+            unsigned: t == TypeName::Uint,
+        },
+        span,
+    )
+}
+
+/// Expands an exact built-in over arguments that are pure (evaluating one twice is
+/// harmless) and whose common type is `t`. Definitions from the OpenCL C 1.2 specification,
+/// §6.12.3 (integer functions) and §6.12.4/6.12.6 (common, relational): each expansion is
+/// exact for every `int`/`uint` input (wrapping arithmetic is used only where the result is
+/// known to fit). `Err` names what is not supported.
+pub fn expand(f: Exact, args: Vec<Expr>, t: TypeName, span: &Span) -> Result<Expr, String> {
+    use Exact::*;
+    use TypeName::*;
+    let mut a = args.into_iter();
+    let mut next = || a.next().expect("arity checked");
+    let integer = matches!(t, Int | Uint);
+    Ok(match f {
+        Min => call("min", vec![next(), next()], span),
+        Max => call("max", vec![next(), next()], span),
+        // clamp(x, lo, hi) = min(max(x, lo), hi)
+        Clamp => {
+            let (x, lo, hi) = (next(), next(), next());
+            call("min", vec![call("max", vec![x, lo], span), hi], span)
+        }
+        // abs(x) is |x| as a `uint` for integer x (abs(INT_MIN) = 2^31).
+        Abs => {
+            let x = next();
+            if !integer {
+                return Err("`abs` on a non-integer (use fabs)".into());
+            }
+            let neg = bin(BinOp::Lt, x.clone(), int_lit(0, t, span), span);
+            let v = cond(
+                neg,
+                e(ExprKind::Unary(UnOp::Neg, Box::new(x.clone())), span),
+                x,
+                span,
+            );
+            cast(Uint, v, span)
+        }
+        // abs_diff(x, y) = |x - y| without overflow, as a `uint`.
+        AbsDiff => {
+            let (x, y) = (next(), next());
+            if !integer {
+                return Err("`abs_diff` on a non-integer".into());
+            }
+            let (ux, uy) = (cast(Uint, x.clone(), span), cast(Uint, y.clone(), span));
+            let gt = bin(BinOp::Gt, x, y, span);
+            cond(
+                gt,
+                bin(BinOp::Sub, ux.clone(), uy.clone(), span),
+                bin(BinOp::Sub, uy, ux, span),
+                span,
+            )
+        }
+        // add_sat / sub_sat: the exact result clamped to the type's range.
+        AddSat | SubSat => {
+            let (x, y) = (next(), next());
+            let op = if f == AddSat { BinOp::Add } else { BinOp::Sub };
+            let r = bin(op, x.clone(), y.clone(), span);
+            match t {
+                Uint => {
+                    // Wrapped iff the result is smaller (add) / larger (sub) than x.
+                    let wrapped = bin(
+                        if f == AddSat { BinOp::Lt } else { BinOp::Gt },
+                        r.clone(),
+                        x,
+                        span,
+                    );
+                    let limit = int_lit(if f == AddSat { u32::MAX as i64 } else { 0 }, Uint, span);
+                    cond(wrapped, limit, r, span)
+                }
+                Int => {
+                    // x + y overflows iff y > 0 and x > INT_MAX - y (or y < 0 and
+                    // x < INT_MIN - y); x - y iff y < 0 and x > INT_MAX + y (or y > 0 and
+                    // x < INT_MIN + y). The bounds themselves never overflow.
+                    let zero = int_lit(0, Int, span);
+                    let (max, min) = (
+                        int_lit(i32::MAX as i64, Int, span),
+                        int_lit(i32::MIN as i64, Int, span),
+                    );
+                    let (hi_y, lo_y, bound_op) = if f == AddSat {
+                        (BinOp::Gt, BinOp::Lt, BinOp::Sub)
+                    } else {
+                        (BinOp::Lt, BinOp::Gt, BinOp::Add)
+                    };
+                    let over = bin(
+                        BinOp::LogAnd,
+                        bin(hi_y, y.clone(), zero.clone(), span),
+                        bin(
+                            BinOp::Gt,
+                            x.clone(),
+                            bin(bound_op, max.clone(), y.clone(), span),
+                            span,
+                        ),
+                        span,
+                    );
+                    let under = bin(
+                        BinOp::LogAnd,
+                        bin(lo_y, y.clone(), zero, span),
+                        bin(BinOp::Lt, x, bin(bound_op, min.clone(), y, span), span),
+                        span,
+                    );
+                    cond(over, max, cond(under, min, r, span), span)
+                }
+                _ => return Err(format!("`{}` on a non-integer", name_of(f))),
+            }
+        }
+        // hadd(x, y) = (x + y) >> 1 without overflow: (x >> 1) + (y >> 1) + (x & y & 1);
+        // rhadd rounds up: ... + ((x | y) & 1).
+        Hadd | Rhadd => {
+            let (x, y) = (next(), next());
+            if !integer {
+                return Err(format!("`{}` on a non-integer", name_of(f)));
+            }
+            let one = int_lit(1, t, span);
+            let half = |v: Expr| bin(BinOp::Shr, v, one.clone(), span);
+            let low = if f == Hadd {
+                bin(
+                    BinOp::BitAnd,
+                    bin(BinOp::BitAnd, x.clone(), y.clone(), span),
+                    one.clone(),
+                    span,
+                )
+            } else {
+                bin(
+                    BinOp::BitAnd,
+                    bin(BinOp::BitOr, x.clone(), y.clone(), span),
+                    one.clone(),
+                    span,
+                )
+            };
+            bin(
+                BinOp::Add,
+                bin(BinOp::Add, half(x), half(y), span),
+                low,
+                span,
+            )
+        }
+        // select(a, b, c) = c ? b : a for scalars (nonzero c picks b).
+        Select => {
+            let (a, b, c) = (next(), next(), next());
+            cond(c, b, a, span)
+        }
+        // mad(a, b, c) = a * b + c (the specification allows any precision for mad).
+        Mad => {
+            let (x, y, z) = (next(), next(), next());
+            bin(BinOp::Add, bin(BinOp::Mul, x, y, span), z, span)
+        }
+        // mul24/mad24: defined only for operands of 24 bits, where they equal x * y (+ z).
+        Mul24 | Mad24 => {
+            if !integer {
+                return Err(format!("`{}` on a non-integer", name_of(f)));
+            }
+            let p = bin(BinOp::Mul, next(), next(), span);
+            if f == Mad24 {
+                bin(BinOp::Add, p, next(), span)
+            } else {
+                p
+            }
+        }
+        // isnan(x) = x != x, as an `int` (scalar relational functions return 0 or 1).
+        IsNan => {
+            let x = next();
+            cast(Int, bin(BinOp::Ne, x.clone(), x, span), span)
+        }
+    })
+}
+
+fn name_of(f: Exact) -> &'static str {
+    match f {
+        Exact::AddSat => "add_sat",
+        Exact::SubSat => "sub_sat",
+        Exact::Hadd => "hadd",
+        Exact::Rhadd => "rhadd",
+        Exact::Mul24 => "mul24",
+        Exact::Mad24 => "mad24",
+        _ => "built-in",
+    }
+}

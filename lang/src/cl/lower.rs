@@ -1,0 +1,2061 @@
+//! Lowering of an OpenCL C kernel to ksim's surface syntax tree ([`crate::ast`]), which the
+//! existing checker then types and lowers to the core form. Going through the `.ksim` tree
+//! reuses the checker's typing (C's conversions, genericity, const arrays, bounds of sizes)
+//! instead of writing it twice; what the `.ksim` language lacks is desugared here:
+//!
+//! - `__global`/`__constant`/`__local` pointer parameters become arrays whose length is a
+//!   size parameter `NAME.len`, bound by the launch (see [`Buffer`]); `__local` arrays
+//!   (and scalars) declared in a body become `local` arrays of the kernel.
+//! - helper functions are inlined at each call (arguments by value into fresh variables,
+//!   pointer arguments by the array they name); recursion is an error.
+//! - `return`, `break` and `continue` set a flag variable, and the statements after one are
+//!   guarded by the flags it may have set; loops test the flags in their condition. A work-
+//!   item that returned early therefore skips a later `barrier()` that others reach, which
+//!   the semantics reports as barrier divergence, as on a device.
+//! - `for`, `do`/`while` and `switch` become `while` and `if`; `++`, `--`, assignments,
+//!   comma expressions and calls inside expressions are hoisted into statements before it
+//!   (C leaves the order of unsequenced side effects open, so hoisting is one valid order;
+//!   `&&`, `||` and `?:` keep their short-circuit order).
+//! - built-ins are mapped by the one table in [`super::builtins`].
+//!
+//! Anything else is an error naming the construct: "not supported yet: ...".
+
+use super::ast as cl;
+use super::builtins::{self, Builtin, Fence};
+use crate::ast::{self as k, BinOp, Space, Span, TypeName, UnOp};
+use crate::diag::Diagnostic;
+use std::collections::{HashMap, HashSet};
+
+/// A pointer parameter of the kernel: an array whose length comes from the launch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Buffer {
+    /// The OpenCL parameter name.
+    pub name: String,
+    /// The array's name in the lowered kernel.
+    pub array: String,
+    /// The size parameter holding its length in elements.
+    pub size_param: String,
+    pub space: Space,
+    pub elem: TypeName,
+}
+
+/// A scalar parameter of the kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scalar {
+    pub name: String,
+    /// Its parameter name in the lowered kernel.
+    pub param: String,
+    pub ty: TypeName,
+}
+
+/// An approximation the lowering made, for the user to know (e.g. fence flags).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Note {
+    pub span: Span,
+    pub text: String,
+}
+
+/// What the launch needs to know about the OpenCL kernel beyond the core form.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KernelInfo {
+    pub name: String,
+    /// In parameter order.
+    pub buffers: Vec<Buffer>,
+    pub scalars: Vec<Scalar>,
+    pub notes: Vec<Note>,
+}
+
+type Res<T> = Result<T, Diagnostic>;
+
+fn unsupported<T>(what: impl std::fmt::Display, span: &Span) -> Res<T> {
+    Err(Diagnostic::new(
+        format!("not supported yet: {what}"),
+        span.clone(),
+    ))
+}
+
+/// The kernels of a unit, by name.
+pub fn kernels(unit: &cl::Unit) -> Vec<&cl::Function> {
+    unit.items
+        .iter()
+        .filter_map(|i| match i {
+            cl::Item::Function(f) if f.is_kernel && f.body.is_some() => Some(f),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Lowers kernel `name` (or the only kernel) of `unit`.
+pub fn lower(
+    unit: &cl::Unit,
+    name: Option<&str>,
+) -> Result<(k::Kernel, KernelInfo), Vec<Diagnostic>> {
+    let ks = kernels(unit);
+    let kernel = match name {
+        Some(n) => ks
+            .iter()
+            .find(|f| f.name.name == n)
+            .copied()
+            .ok_or_else(|| {
+                let names: Vec<_> = ks.iter().map(|f| f.name.name.as_str()).collect();
+                vec![Diagnostic::new(
+                    format!(
+                        "no kernel `{n}` in this file (its kernels: {})",
+                        if names.is_empty() {
+                            "none".into()
+                        } else {
+                            names.join(", ")
+                        }
+                    ),
+                    0..0,
+                )]
+            })?,
+        None => match ks.as_slice() {
+            [one] => *one,
+            [] => return Err(vec![Diagnostic::new("no kernel in this file", 0..0)]),
+            many => {
+                let names: Vec<_> = many.iter().map(|f| f.name.name.as_str()).collect();
+                return Err(vec![Diagnostic::new(
+                    format!(
+                        "this file has {} kernels ({}): choose one with --kernel NAME",
+                        many.len(),
+                        names.join(", ")
+                    ),
+                    many[1].name.span.clone(),
+                )]);
+            }
+        },
+    };
+    for item in &unit.items {
+        if let cl::Item::Global(d) = item {
+            let what = if d.ty.space == cl::AddrSpace::Constant {
+                "program-scope `__constant` variables"
+            } else {
+                "program-scope variables"
+            };
+            return Err(vec![Diagnostic::new(
+                format!("not supported yet: {what}"),
+                d.span.clone(),
+            )]);
+        }
+    }
+    let mut funcs = HashMap::new();
+    for item in &unit.items {
+        if let cl::Item::Function(f) = item {
+            if f.body.is_some() || !funcs.contains_key(f.name.name.as_str()) {
+                funcs.insert(f.name.name.as_str(), f);
+            }
+        }
+    }
+    let mut lw = Lowerer {
+        funcs,
+        used: RESERVED.iter().map(|s| s.to_string()).collect(),
+        scopes: vec![HashMap::new()],
+        types: HashMap::new(),
+        arrays: HashMap::new(),
+        local_arrays: Vec::new(),
+        frames: Vec::new(),
+        targets: Vec::new(),
+        info: KernelInfo {
+            name: kernel.name.name.clone(),
+            ..KernelInfo::default()
+        },
+    };
+    lw.kernel(kernel).map_err(|d| vec![d])
+}
+
+/// Names the `.ksim` checker reserves (its builtins).
+const RESERVED: [&str; 5] = ["tid", "gid", "group_id", "local_size", "num_groups"];
+
+#[derive(Clone, Debug)]
+enum Binding {
+    /// A scalar variable or parameter, by its lowered name.
+    Scalar(String),
+    /// An array (a buffer, a `__local` array), by its lowered name.
+    Array(String),
+    /// A `__local` scalar: element 0 of a one-element local array.
+    Cell(String),
+}
+
+struct Frame {
+    name: String,
+    /// Set by a `return` that is not the function's last statement.
+    ret_flag: Option<String>,
+    /// The variable receiving the returned value.
+    result: Option<(String, TypeName)>,
+}
+
+/// A segment of a switch body: its labels (`None`: `default`), its statements, its span.
+type Segment<'a> = (Vec<Option<&'a cl::Expr>>, Vec<&'a cl::Stmt>, Span);
+
+/// What `break` / `continue` refer to.
+struct Target {
+    brk: Option<String>,
+    cont: Option<String>,
+    is_switch: bool,
+}
+
+struct Lowerer<'u> {
+    funcs: HashMap<&'u str, &'u cl::Function>,
+    used: HashSet<String>,
+    scopes: Vec<HashMap<String, Binding>>,
+    /// Types of the lowered scalar names.
+    types: HashMap<String, TypeName>,
+    /// Element type and number of dimensions of the lowered arrays.
+    arrays: HashMap<String, (TypeName, usize)>,
+    /// `__local` declarations of the body, which become kernel arrays.
+    local_arrays: Vec<k::Param>,
+    frames: Vec<Frame>,
+    targets: Vec<Target>,
+    info: KernelInfo,
+}
+
+/// Which jumps can leave a statement: `break`/`continue` of an enclosing loop or switch
+/// (not those caught by a loop or switch inside it) and `return`.
+#[derive(Clone, Copy, Default, Debug)]
+struct Exits {
+    brk: bool,
+    cont: bool,
+    ret: bool,
+}
+
+fn exits(s: &cl::Stmt) -> Exits {
+    use cl::StmtKind::*;
+    let or = |a: Exits, b: Exits| Exits {
+        brk: a.brk || b.brk,
+        cont: a.cont || b.cont,
+        ret: a.ret || b.ret,
+    };
+    match &s.kind {
+        Break => Exits {
+            brk: true,
+            ..Exits::default()
+        },
+        Continue => Exits {
+            cont: true,
+            ..Exits::default()
+        },
+        Return(_) => Exits {
+            ret: true,
+            ..Exits::default()
+        },
+        If { then, els, .. } => or(exits(then), els.as_deref().map(exits).unwrap_or_default()),
+        While { body, .. } | DoWhile { body, .. } | For { body, .. } => Exits {
+            ret: exits(body).ret,
+            ..Exits::default()
+        },
+        Switch { body, .. } => Exits {
+            brk: false,
+            ..exits(body)
+        },
+        Case(_, s) | Default(s) | Label(_, s) => exits(s),
+        Block(b) => b.stmts.iter().map(exits).fold(Exits::default(), or),
+        Decl(_) | Expr(_) | Empty | Goto(_) => Exits::default(),
+    }
+}
+
+fn count_returns(s: &cl::Stmt) -> usize {
+    use cl::StmtKind::*;
+    match &s.kind {
+        Return(_) => 1,
+        If { then, els, .. } => count_returns(then) + els.as_deref().map_or(0, count_returns),
+        While { body, .. } | DoWhile { body, .. } | For { body, .. } | Switch { body, .. } => {
+            count_returns(body)
+        }
+        Case(_, s) | Default(s) | Label(_, s) => count_returns(s),
+        Block(b) => b.stmts.iter().map(count_returns).sum(),
+        Decl(_) | Expr(_) | Empty | Goto(_) | Break | Continue => 0,
+    }
+}
+
+/// Whether a function body needs a flag for `return`: some `return` is not its last
+/// top-level statement.
+fn needs_ret_flag(body: &cl::Block) -> bool {
+    let total: usize = body.stmts.iter().map(count_returns).sum();
+    let last = matches!(
+        body.stmts.last().map(|s| &s.kind),
+        Some(cl::StmtKind::Return(_))
+    );
+    total > usize::from(last)
+}
+
+/// Names a statement assigns to (`x = ...`, `x++`, `&x`): parameters among them get a
+/// writable copy.
+fn assigned_names(s: &cl::Stmt, out: &mut HashSet<String>) {
+    use cl::StmtKind::*;
+    match &s.kind {
+        Decl(ds) => {
+            for d in ds {
+                if let Some(i) = &d.init {
+                    init_assigned(i, out);
+                }
+            }
+        }
+        Expr(e) | Return(Some(e)) => expr_assigned(e, out),
+        If { cond, then, els } => {
+            expr_assigned(cond, out);
+            assigned_names(then, out);
+            if let Some(e) = els {
+                assigned_names(e, out);
+            }
+        }
+        While { cond, body } | DoWhile { body, cond } | Switch { value: cond, body } => {
+            expr_assigned(cond, out);
+            assigned_names(body, out);
+        }
+        For {
+            init,
+            cond,
+            step,
+            body,
+        } => {
+            if let Some(i) = init {
+                assigned_names(i, out);
+            }
+            for e in [cond, step].into_iter().flatten() {
+                expr_assigned(e, out);
+            }
+            assigned_names(body, out);
+        }
+        Case(_, s) | Default(s) | Label(_, s) => assigned_names(s, out),
+        Block(b) => b.stmts.iter().for_each(|s| assigned_names(s, out)),
+        Return(None) | Empty | Goto(_) | Break | Continue => {}
+    }
+}
+
+fn init_assigned(i: &cl::Init, out: &mut HashSet<String>) {
+    match i {
+        cl::Init::Expr(e) => expr_assigned(e, out),
+        cl::Init::List(l, _) => l.iter().for_each(|i| init_assigned(i, out)),
+    }
+}
+
+fn expr_assigned(e: &cl::Expr, out: &mut HashSet<String>) {
+    use cl::ExprKind::*;
+    match &e.kind {
+        Assign { target, value, .. } => {
+            if let Name(n) = &target.kind {
+                out.insert(n.clone());
+            }
+            expr_assigned(target, out);
+            expr_assigned(value, out);
+        }
+        IncDec(_, a) | AddrOf(a) => {
+            if let Name(n) = &a.kind {
+                out.insert(n.clone());
+            }
+            expr_assigned(a, out);
+        }
+        Index(a, b) | Binary(_, a, b) | Comma(a, b) => {
+            expr_assigned(a, out);
+            expr_assigned(b, out);
+        }
+        Cond(a, b, c) => {
+            for x in [a, b, c] {
+                expr_assigned(x, out);
+            }
+        }
+        Call { args, .. } | VecLit(_, args) => args.iter().for_each(|a| expr_assigned(a, out)),
+        Member { base: a, .. } | Unary(_, a) | Plus(a) | Deref(a) | Cast(_, a) | SizeofExpr(a) => {
+            expr_assigned(a, out)
+        }
+        Int { .. } | Float { .. } | Char(_) | Str(_) | Name(_) | SizeofType(_) => {}
+    }
+}
+
+fn ex(kind: k::ExprKind, span: &Span) -> k::Expr {
+    k::Expr {
+        kind,
+        span: span.clone(),
+    }
+}
+
+fn st(kind: k::StmtKind, span: &Span) -> k::Stmt {
+    k::Stmt {
+        kind,
+        span: span.clone(),
+    }
+}
+
+fn ident(name: &str, span: &Span) -> k::Ident {
+    k::Ident {
+        name: name.to_string(),
+        span: span.clone(),
+    }
+}
+
+fn name_expr(n: &str, span: &Span) -> k::Expr {
+    ex(k::ExprKind::Name(n.to_string()), span)
+}
+
+fn not(e: k::Expr) -> k::Expr {
+    let span = e.span.clone();
+    ex(k::ExprKind::Unary(UnOp::Not, Box::new(e)), &span)
+}
+
+fn and(a: k::Expr, b: k::Expr) -> k::Expr {
+    let span = a.span.start.min(b.span.start)..a.span.end.max(b.span.end);
+    ex(
+        k::ExprKind::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)),
+        &span,
+    )
+}
+
+fn set(var: &str, value: k::Expr, span: &Span) -> k::Stmt {
+    st(
+        k::StmtKind::Assign {
+            target: k::LValue::Var(ident(var, span)),
+            op: k::AssignOp::Set,
+            value,
+        },
+        span,
+    )
+}
+
+fn boolean(b: bool, span: &Span) -> k::Expr {
+    ex(k::ExprKind::Bool(b), span)
+}
+
+fn block(stmts: Vec<k::Stmt>, span: &Span) -> k::Stmt {
+    st(
+        k::StmtKind::Block(k::Block {
+            stmts,
+            span: span.clone(),
+        }),
+        span,
+    )
+}
+
+fn if_then(cond: k::Expr, then: Vec<k::Stmt>, els: Option<Vec<k::Stmt>>, span: &Span) -> k::Stmt {
+    st(
+        k::StmtKind::If {
+            arms: vec![k::IfArm {
+                cond,
+                then: block(then, span),
+                span: span.clone(),
+            }],
+            els: els.map(|e| Box::new(block(e, span))),
+        },
+        span,
+    )
+}
+
+fn rank(t: TypeName) -> u8 {
+    match t {
+        TypeName::Bool => 0,
+        TypeName::Int => 1,
+        TypeName::Uint => 2,
+        TypeName::Float => 3,
+        TypeName::Generic => 4,
+    }
+}
+
+fn common(a: TypeName, b: TypeName) -> TypeName {
+    if rank(a) >= rank(b) {
+        a
+    } else {
+        b
+    }
+}
+
+fn promote(t: TypeName) -> TypeName {
+    if t == TypeName::Bool {
+        TypeName::Int
+    } else {
+        t
+    }
+}
+
+/// Size in bytes of an OpenCL type, for `sizeof` (`size_t` is 32 bits in ksim).
+fn size_of(t: &cl::Type) -> Option<u64> {
+    if !t.pointers.is_empty() {
+        return Some(4);
+    }
+    fn base(b: &cl::Base) -> Option<u64> {
+        use cl::Base::*;
+        Some(match b {
+            Char { .. } => 1,
+            Short { .. } | Half => 2,
+            Int { .. } | Float | Size { .. } => 4,
+            Long { .. } | Double => 8,
+            Vector(e, n) => base(e)? * if *n == 3 { 4 } else { *n as u64 },
+            Bool | Void | Struct(_) | Opaque(_) => return None,
+        })
+    }
+    let mut n = base(&t.base)?;
+    for d in &t.arrays {
+        match d.as_ref().map(|e| &e.kind) {
+            Some(cl::ExprKind::Int { value, .. }) => n = n.checked_mul(*value)?,
+            _ => return None,
+        }
+    }
+    Some(n)
+}
+
+fn type_size(t: TypeName) -> u64 {
+    match t {
+        TypeName::Bool => 1,
+        _ => 4,
+    }
+}
+
+impl<'u> Lowerer<'u> {
+    fn fresh(&mut self, want: &str) -> String {
+        let mut name = want.to_string();
+        let mut n = 1;
+        while self.used.contains(&name) {
+            name = format!("{want}_{n}");
+            n += 1;
+        }
+        self.used.insert(name.clone());
+        name
+    }
+
+    fn bind(&mut self, name: &str, b: Binding) {
+        self.scopes
+            .last_mut()
+            .expect("a scope is open")
+            .insert(name.to_string(), b);
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Binding> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    /// A scalar type ksim models, or an error naming the type.
+    fn scalar(&self, t: &cl::Type) -> Res<TypeName> {
+        if !t.pointers.is_empty() {
+            return unsupported(
+                "pointer variables (only pointer parameters of a kernel or helper)",
+                &t.span,
+            );
+        }
+        if !t.arrays.is_empty() {
+            return unsupported("private arrays", &t.span);
+        }
+        self.base(&t.base, &t.span)
+    }
+
+    fn base(&self, b: &cl::Base, span: &Span) -> Res<TypeName> {
+        use cl::Base::*;
+        Ok(match b {
+            Bool => TypeName::Bool,
+            Int { unsigned: false } | Size { signed: true } => TypeName::Int,
+            Int { unsigned: true } | Size { signed: false } => TypeName::Uint,
+            Float => TypeName::Float,
+            Vector(..) => return unsupported(format!("vector types (`{}`)", b.name()), span),
+            Struct(_) => return unsupported("structs", span),
+            Opaque(n) => return unsupported(format!("`{n}`"), span),
+            Void => return Err(Diagnostic::new("`void` is not a value type", span.clone())),
+            Char { .. } | Short { .. } | Long { .. } | Half | Double => {
+                return unsupported(format!("the type `{}`", b.name()), span)
+            }
+        })
+    }
+
+    fn declare_scalar(&mut self, name: &str, ty: TypeName) -> String {
+        let lowered = self.fresh(name);
+        self.types.insert(lowered.clone(), ty);
+        lowered
+    }
+
+    fn kernel(&mut self, f: &'u cl::Function) -> Res<(k::Kernel, KernelInfo)> {
+        let body = f.body.as_ref().expect("kernels have bodies");
+        if f.ret.base != cl::Base::Void || !f.ret.pointers.is_empty() {
+            return Err(Diagnostic::new(
+                "a kernel must return `void`",
+                f.ret.span.clone(),
+            ));
+        }
+        // Parameters take their own names (unless a ksim builtin has it); locals and
+        // temporaries are renamed around them.
+        let mut claimed = Vec::new();
+        for p in &f.params {
+            if let Some(n) = &p.name {
+                let name = self.fresh(&n.name);
+                claimed.push(name);
+            }
+        }
+        let mut claimed = claimed.into_iter();
+        let mut written = HashSet::new();
+        for s in &body.stmts {
+            assigned_names(s, &mut written);
+        }
+        let mut params = Vec::new();
+        let mut prologue = Vec::new();
+        self.scopes.push(HashMap::new());
+        for p in &f.params {
+            let Some(name) = &p.name else {
+                return Err(Diagnostic::new(
+                    "a kernel parameter needs a name",
+                    p.span.clone(),
+                ));
+            };
+            let ty = &p.ty;
+            if !ty.arrays.is_empty() {
+                return unsupported("array parameters", &ty.span);
+            }
+            match ty.pointers.len() {
+                0 => {
+                    let t = self.base(&ty.base, &ty.span)?;
+                    let param = claimed.next().expect("one name per parameter");
+                    self.types.insert(param.clone(), t);
+                    params.push(k::Param::Scalar {
+                        ty: t,
+                        name: ident(&param, &name.span),
+                        span: p.span.clone(),
+                    });
+                    self.info.scalars.push(Scalar {
+                        name: name.name.clone(),
+                        param: param.clone(),
+                        ty: t,
+                    });
+                    if written.contains(&name.name) {
+                        // A written parameter: a private copy, as in C.
+                        let copy = self.declare_scalar(&name.name, t);
+                        prologue.push(st(
+                            k::StmtKind::Decl {
+                                ty: t,
+                                name: ident(&copy, &name.span),
+                                init: Some(name_expr(&param, &name.span)),
+                            },
+                            &name.span,
+                        ));
+                        self.bind(&name.name, Binding::Scalar(copy));
+                    } else {
+                        self.bind(&name.name, Binding::Scalar(param));
+                    }
+                }
+                1 => {
+                    let space = match ty.space {
+                        cl::AddrSpace::Global | cl::AddrSpace::Constant => Space::Global,
+                        cl::AddrSpace::Local => Space::Local,
+                        cl::AddrSpace::Private => {
+                            return Err(Diagnostic::new(
+                                "a kernel's pointer parameter must be `__global`, `__constant` or `__local`",
+                                ty.span.clone(),
+                            ))
+                        }
+                    };
+                    let elem = match self.base(&ty.base, &ty.span) {
+                        Ok(t) => t,
+                        Err(mut d) => {
+                            d.message = format!("{} (as a buffer's element type)", d.message);
+                            return Err(d);
+                        }
+                    };
+                    let array = claimed.next().expect("one name per parameter");
+                    let size_param = format!("{array}.len");
+                    params.push(k::Param::Array {
+                        is_const: ty.is_const || ty.space == cl::AddrSpace::Constant,
+                        space,
+                        elem,
+                        name: ident(&array, &name.span),
+                        dims: vec![name_expr(&size_param, &name.span)],
+                        span: p.span.clone(),
+                    });
+                    self.arrays.insert(array.clone(), (elem, 1));
+                    self.info.buffers.push(Buffer {
+                        name: name.name.clone(),
+                        array: array.clone(),
+                        size_param,
+                        space,
+                        elem,
+                    });
+                    self.bind(&name.name, Binding::Array(array));
+                }
+                _ => return unsupported("pointers to pointers", &ty.span),
+            }
+        }
+        let ret_flag =
+            needs_ret_flag(body).then(|| self.declare_scalar("returned", TypeName::Bool));
+        if let Some(r) = &ret_flag {
+            prologue.push(st(
+                k::StmtKind::Decl {
+                    ty: TypeName::Bool,
+                    name: ident(r, &f.name.span),
+                    init: Some(boolean(false, &f.name.span)),
+                },
+                &f.name.span,
+            ));
+        }
+        self.frames.push(Frame {
+            name: f.name.name.clone(),
+            ret_flag,
+            result: None,
+        });
+        let mut stmts = prologue;
+        self.block(&body.stmts, &mut stmts)?;
+        self.frames.pop();
+        params.append(&mut self.local_arrays);
+        let kernel = k::Kernel {
+            name: ident(&f.name.name, &f.name.span),
+            params,
+            launch: Vec::new(),
+            body: k::Block {
+                stmts,
+                span: body.span.clone(),
+            },
+            span: f.span.clone(),
+        };
+        Ok((kernel, std::mem::take(&mut self.info)))
+    }
+
+    fn note(&mut self, span: &Span, text: String) {
+        if !self.info.notes.iter().any(|n| n.text == text) {
+            self.info.notes.push(Note {
+                span: span.clone(),
+                text,
+            });
+        }
+    }
+
+    // ----- statements -----
+
+    /// Lowers a statement list; after a statement that may `break`, `continue` or `return`,
+    /// the rest runs under a guard on the flags it may have set.
+    fn block(&mut self, stmts: &[cl::Stmt], out: &mut Vec<k::Stmt>) -> Res<()> {
+        for (i, s) in stmts.iter().enumerate() {
+            self.stmt(s, out)?;
+            let rest = &stmts[i + 1..];
+            if rest.is_empty() {
+                break;
+            }
+            if let Some(guard) = self.guard_after(exits(s), &s.span) {
+                let mut inner = Vec::new();
+                self.block(rest, &mut inner)?;
+                let span = rest[0].span.start..rest[rest.len() - 1].span.end;
+                out.push(if_then(guard, inner, None, &span));
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// `!flag1 && !flag2 ...` for the flags a statement with these exits may set.
+    fn guard_after(&self, e: Exits, span: &Span) -> Option<k::Expr> {
+        let mut flags = Vec::new();
+        if e.brk {
+            flags.extend(self.targets.last().and_then(|t| t.brk.clone()));
+        }
+        if e.cont {
+            flags.extend(
+                self.targets
+                    .iter()
+                    .rev()
+                    .find(|t| !t.is_switch)
+                    .and_then(|t| t.cont.clone()),
+            );
+        }
+        if e.ret {
+            flags.extend(self.frames.last().and_then(|f| f.ret_flag.clone()));
+        }
+        flags
+            .into_iter()
+            .map(|f| not(name_expr(&f, span)))
+            .reduce(and)
+    }
+
+    fn scoped(&mut self, s: &cl::Stmt) -> Res<Vec<k::Stmt>> {
+        self.scopes.push(HashMap::new());
+        let mut out = Vec::new();
+        let r = match &s.kind {
+            cl::StmtKind::Block(b) => self.block(&b.stmts, &mut out),
+            _ => self.stmt(s, &mut out),
+        };
+        self.scopes.pop();
+        r.map(|()| out)
+    }
+
+    fn stmt(&mut self, s: &cl::Stmt, out: &mut Vec<k::Stmt>) -> Res<()> {
+        use cl::StmtKind as S;
+        let span = &s.span;
+        match &s.kind {
+            S::Decl(decls) => {
+                for d in decls {
+                    self.decl(d, out)?;
+                }
+            }
+            S::Expr(e) => self.effect(e, out)?,
+            S::If { cond, then, els } => {
+                let c = self.expr(cond, out)?;
+                let then = self.scoped(then)?;
+                let els = els.as_deref().map(|e| self.scoped(e)).transpose()?;
+                out.push(if_then(c, then, els, span));
+            }
+            S::While { cond, body } => {
+                self.looping(None, Some(cond), None, body, false, span, out)?
+            }
+            S::DoWhile { body, cond } => {
+                self.looping(None, Some(cond), None, body, true, span, out)?
+            }
+            S::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                self.scopes.push(HashMap::new());
+                let r = self.looping(
+                    init.as_deref(),
+                    cond.as_ref(),
+                    step.as_ref(),
+                    body,
+                    false,
+                    span,
+                    out,
+                );
+                self.scopes.pop();
+                r?
+            }
+            S::Switch { value, body } => self.switch(value, body, span, out)?,
+            S::Case(..) | S::Default(_) => {
+                return unsupported(
+                    "a `case` label that is not directly in the body of its `switch`",
+                    span,
+                )
+            }
+            S::Break => {
+                let Some(t) = self.targets.last() else {
+                    return Err(Diagnostic::new(
+                        "`break` outside a loop or switch",
+                        span.clone(),
+                    ));
+                };
+                if let Some(f) = t.brk.clone() {
+                    out.push(set(&f, boolean(true, span), span));
+                }
+            }
+            S::Continue => {
+                let Some(t) = self.targets.iter().rev().find(|t| !t.is_switch) else {
+                    return Err(Diagnostic::new("`continue` outside a loop", span.clone()));
+                };
+                if let Some(f) = t.cont.clone() {
+                    out.push(set(&f, boolean(true, span), span));
+                }
+            }
+            S::Return(e) => {
+                let frame = self.frames.last().expect("in a function");
+                let (result, flag, fname) = (
+                    frame.result.clone(),
+                    frame.ret_flag.clone(),
+                    frame.name.clone(),
+                );
+                match (e, result) {
+                    (Some(e), Some((r, _))) => {
+                        let v = self.expr(e, out)?;
+                        out.push(set(&r, v, span));
+                    }
+                    (None, None) => {}
+                    (Some(e), None) => {
+                        return Err(Diagnostic::new(
+                            format!("`{fname}` returns `void` but this `return` has a value"),
+                            e.span.clone(),
+                        ))
+                    }
+                    (None, Some(_)) => {
+                        return Err(Diagnostic::new(
+                            format!("`{fname}` must return a value"),
+                            span.clone(),
+                        ))
+                    }
+                }
+                if let Some(f) = flag {
+                    out.push(set(&f, boolean(true, span), span));
+                }
+            }
+            S::Block(_) => {
+                let stmts = self.scoped(s)?;
+                out.push(block(stmts, span));
+            }
+            S::Empty => {}
+            S::Goto(_) | S::Label(..) => return unsupported("`goto` and labels", span),
+        }
+        Ok(())
+    }
+
+    fn decl(&mut self, d: &cl::Decl, out: &mut Vec<k::Stmt>) -> Res<()> {
+        let span = &d.span;
+        match d.ty.space {
+            cl::AddrSpace::Local => return self.local_decl(d),
+            cl::AddrSpace::Global | cl::AddrSpace::Constant if d.ty.pointers.is_empty() => {
+                return Err(Diagnostic::new(
+                    "a variable in a function cannot be `__global` or `__constant`",
+                    span.clone(),
+                ))
+            }
+            _ => {}
+        }
+        if d.ty.pointers.is_empty() && !d.ty.arrays.is_empty() {
+            return unsupported("private arrays", span);
+        }
+        let ty = self.scalar(&d.ty)?;
+        let init = match &d.init {
+            None => None,
+            Some(cl::Init::Expr(e)) => Some(self.expr(e, out)?),
+            Some(cl::Init::List(_, s)) => return unsupported("initialiser lists", s),
+        };
+        let name = self.declare_scalar(&d.name.name, ty);
+        out.push(st(
+            k::StmtKind::Decl {
+                ty,
+                name: ident(&name, &d.name.span),
+                init,
+            },
+            span,
+        ));
+        self.bind(&d.name.name, Binding::Scalar(name));
+        Ok(())
+    }
+
+    /// A `__local` declaration in a function body: a `local` array of the kernel.
+    fn local_decl(&mut self, d: &cl::Decl) -> Res<()> {
+        if !d.ty.pointers.is_empty() {
+            return unsupported(
+                "pointer variables (only pointer parameters of a kernel or helper)",
+                &d.ty.span,
+            );
+        }
+        if d.init.is_some() {
+            return Err(Diagnostic::new(
+                "a `__local` variable cannot have an initialiser",
+                d.span.clone(),
+            ));
+        }
+        let elem = self.base(&d.ty.base, &d.ty.span)?;
+        if d.ty.arrays.len() > 2 {
+            return unsupported("arrays of more than two dimensions", &d.ty.span);
+        }
+        let mut dims = Vec::new();
+        for size in &d.ty.arrays {
+            let Some(size) = size else {
+                return Err(Diagnostic::new(
+                    "a `__local` array needs a size",
+                    d.ty.span.clone(),
+                ));
+            };
+            let mut pre = Vec::new();
+            let e = self.expr(size, &mut pre)?;
+            if !pre.is_empty() || mentions_names(&e) {
+                return Err(Diagnostic::new(
+                    "a `__local` array's size must be a constant expression",
+                    size.span.clone(),
+                ));
+            }
+            dims.push(e);
+        }
+        let cell = dims.is_empty();
+        if cell {
+            dims.push(ex(
+                k::ExprKind::Int {
+                    value: 1,
+                    unsigned: false,
+                },
+                &d.name.span,
+            ));
+        }
+        let name = self.fresh(&d.name.name);
+        self.arrays.insert(name.clone(), (elem, dims.len()));
+        self.local_arrays.push(k::Param::Array {
+            is_const: false,
+            space: Space::Local,
+            elem,
+            name: ident(&name, &d.name.span),
+            dims,
+            span: d.span.clone(),
+        });
+        self.bind(
+            &d.name.name,
+            if cell {
+                Binding::Cell(name)
+            } else {
+                Binding::Array(name)
+            },
+        );
+        Ok(())
+    }
+
+    /// `while`, `do`/`while` and `for` as a core `while`:
+    /// `init; while (!brk && !ret && cond) { cont = false; body; if (!brk && !ret) step }`,
+    /// where a condition with side effects (or a `do` loop's) is evaluated inside the body
+    /// and sets `brk` when it fails.
+    #[allow(clippy::too_many_arguments)]
+    fn looping(
+        &mut self,
+        init: Option<&cl::Stmt>,
+        cond: Option<&cl::Expr>,
+        step: Option<&cl::Expr>,
+        body: &cl::Stmt,
+        do_while: bool,
+        span: &Span,
+        out: &mut Vec<k::Stmt>,
+    ) -> Res<()> {
+        if let Some(init) = init {
+            self.stmt(init, out)?;
+        }
+        let head = cond.map_or(span.clone(), |c| c.span.clone());
+        let ex_body = exits(body);
+        let ret = if ex_body.ret {
+            self.frames.last().and_then(|f| f.ret_flag.clone())
+        } else {
+            None
+        };
+        let mut cond_pre = Vec::new();
+        let c = cond.map(|c| self.expr(c, &mut cond_pre)).transpose()?;
+        let inside = do_while || !cond_pre.is_empty();
+        let brk = (ex_body.brk || inside).then(|| self.declare_scalar("break", TypeName::Bool));
+        let cont = ex_body
+            .cont
+            .then(|| self.declare_scalar("continue", TypeName::Bool));
+        if let Some(b) = &brk {
+            out.push(st(
+                k::StmtKind::Decl {
+                    ty: TypeName::Bool,
+                    name: ident(b, &head),
+                    init: Some(boolean(false, &head)),
+                },
+                &head,
+            ));
+        }
+        if let Some(c) = &cont {
+            out.push(st(
+                k::StmtKind::Decl {
+                    ty: TypeName::Bool,
+                    name: ident(c, &head),
+                    init: Some(boolean(false, &head)),
+                },
+                &head,
+            ));
+        }
+        self.targets.push(Target {
+            brk: brk.clone(),
+            cont: cont.clone(),
+            is_switch: false,
+        });
+        let inner = self.scoped(body);
+        self.targets.pop();
+        let mut inner = inner?;
+        // After the body: the step (for) or the condition (do) run unless it broke out.
+        let stop = [brk.as_ref().filter(|_| ex_body.brk), ret.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(|f| not(name_expr(f, &head)))
+            .reduce(and);
+        let mut after = Vec::new();
+        if let Some(step) = step {
+            self.effect(step, &mut after)?;
+        }
+        if do_while {
+            let c = c.clone().expect("do has a condition");
+            after.extend(cond_pre.clone());
+            let b = brk.clone().expect("do loops have a break flag");
+            after.push(if_then(
+                not(c),
+                vec![set(&b, boolean(true, &head), &head)],
+                None,
+                &head,
+            ));
+        }
+        if !after.is_empty() {
+            match stop {
+                Some(g) => inner.push(if_then(g, after, None, &head)),
+                None => inner.extend(after),
+            }
+        }
+        let mut body_stmts = Vec::new();
+        if let Some(c) = &cont {
+            body_stmts.push(set(c, boolean(false, &head), &head));
+        }
+        let mut while_cond: Vec<k::Expr> = Vec::new();
+        if let Some(b) = &brk {
+            while_cond.push(not(name_expr(b, &head)));
+        }
+        if let Some(r) = &ret {
+            while_cond.push(not(name_expr(r, &head)));
+        }
+        if inside && !do_while {
+            let b = brk.clone().expect("a break flag");
+            body_stmts.extend(cond_pre);
+            let c = c.expect("a condition");
+            body_stmts.push(if_then(
+                not(c),
+                vec![set(&b, boolean(true, &head), &head)],
+                Some(inner),
+                &head,
+            ));
+        } else {
+            body_stmts.extend(inner);
+            if !do_while {
+                if let Some(c) = c {
+                    while_cond.push(c);
+                }
+            }
+        }
+        let cond = while_cond
+            .into_iter()
+            .reduce(and)
+            .unwrap_or(boolean(true, &head));
+        let loop_span = span.start..body.span.start.max(span.start);
+        out.push(st(
+            k::StmtKind::While {
+                cond,
+                body: Box::new(block(body_stmts, &body.span)),
+            },
+            &loop_span,
+        ));
+        Ok(())
+    }
+
+    /// `switch (v) { case a: ...; case b: ...; default: ... }` as a sequence of
+    /// `if (fall || v == a) { fall = true; ... }`, the default's test being that no case
+    /// matches; `break` sets the switch's flag, which guards the rest.
+    fn switch(
+        &mut self,
+        value: &cl::Expr,
+        body: &cl::Stmt,
+        span: &Span,
+        out: &mut Vec<k::Stmt>,
+    ) -> Res<()> {
+        let v = self.expr(value, out)?;
+        let ty = self.type_of(&v).unwrap_or(TypeName::Int);
+        let sw = self.declare_scalar("switch", ty);
+        out.push(st(
+            k::StmtKind::Decl {
+                ty,
+                name: ident(&sw, &value.span),
+                init: Some(v),
+            },
+            &value.span,
+        ));
+        let stmts: &[cl::Stmt] = match &body.kind {
+            cl::StmtKind::Block(b) => &b.stmts,
+            _ => std::slice::from_ref(body),
+        };
+        // Segments: the labels and the statements up to the next label.
+        let mut segs: Vec<Segment> = Vec::new();
+        for s in stmts {
+            let mut labels = Vec::new();
+            let mut cur = s;
+            loop {
+                match &cur.kind {
+                    cl::StmtKind::Case(e, inner) => {
+                        labels.push(Some(e));
+                        cur = inner;
+                    }
+                    cl::StmtKind::Default(inner) => {
+                        labels.push(None);
+                        cur = inner;
+                    }
+                    _ => break,
+                }
+            }
+            if labels.is_empty() {
+                match segs.last_mut() {
+                    Some(seg) => seg.1.push(cur),
+                    None if matches!(cur.kind, cl::StmtKind::Empty) => {}
+                    None => {
+                        return unsupported(
+                            "statements before the first `case` of a switch",
+                            &cur.span,
+                        )
+                    }
+                }
+            } else {
+                segs.push((labels, vec![cur], s.span.clone()));
+            }
+        }
+        let mut values = Vec::new();
+        for (labels, _, _) in &segs {
+            for e in labels.iter().flatten() {
+                let mut pre = Vec::new();
+                let v = self.expr(e, &mut pre)?;
+                if !pre.is_empty() {
+                    return Err(Diagnostic::new(
+                        "a `case` value must be a constant",
+                        e.span.clone(),
+                    ));
+                }
+                values.push(v);
+            }
+        }
+        let eq = |v: &k::Expr| {
+            ex(
+                k::ExprKind::Binary(
+                    BinOp::Eq,
+                    Box::new(name_expr(&sw, &v.span)),
+                    Box::new(v.clone()),
+                ),
+                &v.span,
+            )
+        };
+        let or = |a: k::Expr, b: k::Expr| {
+            let span = a.span.start.min(b.span.start)..a.span.end.max(b.span.end);
+            ex(
+                k::ExprKind::Binary(BinOp::LogOr, Box::new(a), Box::new(b)),
+                &span,
+            )
+        };
+        let no_case = values
+            .iter()
+            .map(eq)
+            .reduce(or)
+            .map(not)
+            .unwrap_or(boolean(true, span));
+        let fall = self.declare_scalar("fallthrough", TypeName::Bool);
+        out.push(st(
+            k::StmtKind::Decl {
+                ty: TypeName::Bool,
+                name: ident(&fall, span),
+                init: Some(boolean(false, span)),
+            },
+            span,
+        ));
+        let any_break = stmts.iter().any(|s| exits(s).brk);
+        let brk = any_break.then(|| self.declare_scalar("break", TypeName::Bool));
+        if let Some(b) = &brk {
+            out.push(st(
+                k::StmtKind::Decl {
+                    ty: TypeName::Bool,
+                    name: ident(b, span),
+                    init: Some(boolean(false, span)),
+                },
+                span,
+            ));
+        }
+        self.targets.push(Target {
+            brk,
+            cont: None,
+            is_switch: true,
+        });
+        self.scopes.push(HashMap::new());
+        let mut vi = 0;
+        let mut lowered = Vec::new();
+        for (labels, body, lspan) in &segs {
+            let mut test = name_expr(&fall, lspan);
+            for l in labels {
+                let t = match l {
+                    Some(_) => {
+                        vi += 1;
+                        eq(&values[vi - 1])
+                    }
+                    None => no_case.clone(),
+                };
+                test = or(test, t);
+            }
+            let mut inner = vec![set(&fall, boolean(true, lspan), lspan)];
+            let seg_exits = body
+                .iter()
+                .map(|s| exits(s))
+                .fold(Exits::default(), |a, b| Exits {
+                    brk: a.brk || b.brk,
+                    cont: a.cont || b.cont,
+                    ret: a.ret || b.ret,
+                });
+            let owned: Vec<cl::Stmt> = body.iter().map(|s| (*s).clone()).collect();
+            let r = self.block(&owned, &mut inner);
+            if let Err(e) = r {
+                self.scopes.pop();
+                self.targets.pop();
+                return Err(e);
+            }
+            lowered.push((if_then(test, inner, None, lspan), seg_exits));
+        }
+        self.scopes.pop();
+        // Chain the segments: after one that may jump, the rest is guarded.
+        let mut rest: Vec<k::Stmt> = Vec::new();
+        for (seg, e) in lowered.into_iter().rev() {
+            let guard = self.guard_after(e, &seg.span);
+            let mut here = vec![seg];
+            if !rest.is_empty() {
+                let span = rest[0].span.start..rest[rest.len() - 1].span.end;
+                match guard {
+                    Some(g) => here.push(if_then(g, rest, None, &span)),
+                    None => here.extend(rest),
+                }
+            }
+            rest = here;
+        }
+        self.targets.pop();
+        out.push(block(rest, span));
+        Ok(())
+    }
+
+    // ----- expressions -----
+
+    /// Lowers an expression evaluated for its side effects only.
+    fn effect(&mut self, e: &cl::Expr, out: &mut Vec<k::Stmt>) -> Res<()> {
+        use cl::ExprKind as E;
+        let span = &e.span;
+        match &e.kind {
+            E::Assign { op, target, value } => {
+                let v = self.expr(value, out)?;
+                let (lv, _) = self.lvalue(target, out)?;
+                out.push(st(
+                    k::StmtKind::Assign {
+                        target: lv,
+                        op: op.map_or(k::AssignOp::Set, k::AssignOp::Compound),
+                        value: v,
+                    },
+                    span,
+                ));
+            }
+            E::IncDec(op, target) => {
+                let (lv, _) = self.lvalue(target, out)?;
+                out.push(st(
+                    k::StmtKind::Step {
+                        target: lv,
+                        decrement: matches!(op, cl::IncDec::PreDec | cl::IncDec::PostDec),
+                    },
+                    span,
+                ));
+            }
+            E::Comma(a, b) => {
+                self.effect(a, out)?;
+                self.effect(b, out)?;
+            }
+            E::Call { func, args } if !self.funcs.contains_key(func.name.as_str()) => {
+                match builtins::lookup(&func.name) {
+                    Some(Builtin::Barrier) => {
+                        // The flags decide which memory spaces the barrier orders.
+                        let Fence { local, global } = self.fence(args, span)?;
+                        let fence = crate::core::Fence { local, global };
+                        out.push(st(k::StmtKind::Barrier(fence), span));
+                    }
+                    Some(Builtin::MemFence) => {}
+                    Some(Builtin::Annotation) => self.note(
+                        span,
+                        format!(
+                            "GPUVerify annotations such as `{}` are parsed but not checked yet",
+                            func.name
+                        ),
+                    ),
+                    _ => {
+                        let _ = self.call(func, args, span, out)?;
+                    }
+                }
+            }
+            E::Call { func, args } => {
+                let _ = self.call(func, args, span, out)?;
+            }
+            E::Binary(op @ (BinOp::LogAnd | BinOp::LogOr), a, b) => {
+                let mut rhs = Vec::new();
+                self.effect(b, &mut rhs)?;
+                let a = self.expr(a, out)?;
+                if !rhs.is_empty() {
+                    let c = if *op == BinOp::LogAnd { a } else { not(a) };
+                    out.push(if_then(c, rhs, None, span));
+                }
+            }
+            E::Cond(c, a, b) => {
+                let (mut ta, mut tb) = (Vec::new(), Vec::new());
+                self.effect(a, &mut ta)?;
+                self.effect(b, &mut tb)?;
+                let c = self.expr(c, out)?;
+                if !(ta.is_empty() && tb.is_empty()) {
+                    out.push(if_then(c, ta, Some(tb), span));
+                }
+            }
+            E::Cast(t, a) if t.base == cl::Base::Void && t.pointers.is_empty() => {
+                self.effect(a, out)?
+            }
+            _ => {
+                // A value computed and dropped: only its side effects matter.
+                let _ = self.expr(e, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The fence of `barrier(flags)`: `CLK_LOCAL_MEM_FENCE`, `CLK_GLOBAL_MEM_FENCE` or both.
+    fn fence(&mut self, args: &[cl::Expr], span: &Span) -> Res<Fence> {
+        fn flags(e: &cl::Expr) -> Option<Fence> {
+            match &e.kind {
+                cl::ExprKind::Name(n) => builtins::fence_flag(n),
+                cl::ExprKind::Binary(BinOp::BitOr, a, b) => {
+                    let (a, b) = (flags(a)?, flags(b)?);
+                    Some(Fence {
+                        local: a.local || b.local,
+                        global: a.global || b.global,
+                    })
+                }
+                cl::ExprKind::Int { value: 0, .. } => Some(Fence::default()),
+                _ => None,
+            }
+        }
+        match args {
+            [a] => flags(a).ok_or_else(|| {
+                Diagnostic::new(
+                    "barrier flags must be CLK_LOCAL_MEM_FENCE, CLK_GLOBAL_MEM_FENCE or both (`|`)",
+                    a.span.clone(),
+                )
+            }),
+            _ => Err(Diagnostic::new(
+                "`barrier` takes one argument (the fence flags)",
+                span.clone(),
+            )),
+        }
+    }
+
+    fn lvalue(&mut self, e: &cl::Expr, pre: &mut Vec<k::Stmt>) -> Res<(k::LValue, TypeName)> {
+        use cl::ExprKind as E;
+        match &e.kind {
+            E::Name(n) => match self.lookup(n).cloned() {
+                Some(Binding::Scalar(v)) => {
+                    let t = self.types[&v];
+                    Ok((k::LValue::Var(ident(&v, &e.span)), t))
+                }
+                Some(Binding::Cell(a)) => {
+                    let t = self.arrays[&a].0;
+                    let zero = ex(
+                        k::ExprKind::Int {
+                            value: 0,
+                            unsigned: false,
+                        },
+                        &e.span,
+                    );
+                    Ok((
+                        k::LValue::Elem {
+                            array: ident(&a, &e.span),
+                            indices: vec![zero],
+                        },
+                        t,
+                    ))
+                }
+                Some(Binding::Array(_)) => unsupported(
+                    format!("assigning to the pointer `{n}` (pointer variables)"),
+                    &e.span,
+                ),
+                None => Err(Diagnostic::new(
+                    format!("unknown variable `{n}`"),
+                    e.span.clone(),
+                )),
+            },
+            E::Index(..) | E::Deref(_) => {
+                let (a, indices) = self.element(e, pre)?;
+                let t = self.arrays[&a.name].0;
+                Ok((k::LValue::Elem { array: a, indices }, t))
+            }
+            E::Member { .. } => unsupported("struct members and vector components", &e.span),
+            _ => unsupported("assigning to this kind of expression", &e.span),
+        }
+    }
+
+    /// `A[i]`, `A[i][j]`, `*A`, `*(A + i)`: the array and its indices.
+    fn element(&mut self, e: &cl::Expr, pre: &mut Vec<k::Stmt>) -> Res<(k::Ident, Vec<k::Expr>)> {
+        use cl::ExprKind as E;
+        let mut indices = Vec::new();
+        let mut cur = e;
+        let base = loop {
+            match &cur.kind {
+                E::Index(a, i) => {
+                    indices.push(&**i);
+                    cur = a;
+                }
+                E::Deref(p) => match &p.kind {
+                    E::Binary(BinOp::Add, a, i) if matches!(a.kind, E::Name(_)) => {
+                        indices.push(&**i);
+                        cur = a;
+                    }
+                    E::Name(_) => {
+                        break (&**p, true);
+                    }
+                    _ => {
+                        return unsupported(
+                            "dereferencing a pointer expression (pointer arithmetic)",
+                            &cur.span,
+                        )
+                    }
+                },
+                E::Name(_) => break (cur, false),
+                _ => {
+                    return unsupported(
+                        "indexing something other than an array or buffer name",
+                        &cur.span,
+                    )
+                }
+            }
+        };
+        let (base, zero) = base;
+        let E::Name(n) = &base.kind else {
+            unreachable!("matched a name")
+        };
+        let array = match self.lookup(n) {
+            Some(Binding::Array(a)) => a.clone(),
+            Some(Binding::Cell(_)) | Some(Binding::Scalar(_)) => {
+                return Err(Diagnostic::new(
+                    format!("`{n}` is not an array or pointer"),
+                    base.span.clone(),
+                ))
+            }
+            None => {
+                return Err(Diagnostic::new(
+                    format!("unknown name `{n}`"),
+                    base.span.clone(),
+                ))
+            }
+        };
+        let mut out = Vec::new();
+        for i in indices.into_iter().rev() {
+            out.push(self.expr(i, pre)?);
+        }
+        if zero {
+            out.push(ex(
+                k::ExprKind::Int {
+                    value: 0,
+                    unsigned: false,
+                },
+                &base.span,
+            ));
+        }
+        Ok((ident(&array, &base.span), out))
+    }
+
+    fn lvalue_expr(lv: &k::LValue, span: &Span) -> k::Expr {
+        match lv {
+            k::LValue::Var(v) => name_expr(&v.name, span),
+            k::LValue::Elem { array, indices } => ex(
+                k::ExprKind::Index {
+                    array: array.clone(),
+                    indices: indices.clone(),
+                },
+                span,
+            ),
+        }
+    }
+
+    /// A temporary holding `value` (declared in `pre`), as an expression.
+    fn temp(
+        &mut self,
+        what: &str,
+        ty: TypeName,
+        value: Option<k::Expr>,
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> String {
+        let t = self.declare_scalar(what, ty);
+        pre.push(st(
+            k::StmtKind::Decl {
+                ty,
+                name: ident(&t, span),
+                init: value,
+            },
+            span,
+        ));
+        t
+    }
+
+    /// Lowers an expression to a pure `.ksim` expression; its side effects go to `pre`.
+    fn expr(&mut self, e: &cl::Expr, pre: &mut Vec<k::Stmt>) -> Res<k::Expr> {
+        use cl::ExprKind as E;
+        let span = &e.span;
+        let mk = |kind| ex(kind, span);
+        Ok(match &e.kind {
+            E::Int {
+                value,
+                unsigned,
+                long,
+            } => {
+                if *long {
+                    return unsupported("`long` literals (64-bit integers)", span);
+                }
+                mk(k::ExprKind::Int {
+                    value: *value,
+                    unsigned: *unsigned,
+                })
+            }
+            E::Float { value, .. } => mk(k::ExprKind::Float(*value as f32)),
+            E::Char(c) => mk(k::ExprKind::Int {
+                value: *c as u64,
+                unsigned: false,
+            }),
+            E::Str(_) => return unsupported("string literals", span),
+            E::Name(n) => match self.lookup(n).cloned() {
+                Some(Binding::Scalar(v)) => name_expr(&v, span),
+                Some(Binding::Cell(a)) => mk(k::ExprKind::Index {
+                    array: ident(&a, span),
+                    indices: vec![mk(k::ExprKind::Int {
+                        value: 0,
+                        unsigned: false,
+                    })],
+                }),
+                Some(Binding::Array(_)) => {
+                    return unsupported(
+                        format!(
+                            "using the pointer `{n}` as a value (pointer variables and arithmetic)"
+                        ),
+                        span,
+                    )
+                }
+                None => match builtins::constant(n) {
+                    Some(kind) => mk(kind),
+                    None if builtins::fence_flag(n).is_some() => {
+                        return unsupported(
+                            format!("fence flags as values (`{n}` outside `barrier(...)`)"),
+                            span,
+                        )
+                    }
+                    None if n == "NULL" => return unsupported("`NULL` (pointer variables)", span),
+                    None => {
+                        return Err(Diagnostic::new(format!("unknown name `{n}`"), span.clone()))
+                    }
+                },
+            },
+            E::Index(..) | E::Deref(_) => {
+                let (array, indices) = self.element(e, pre)?;
+                mk(k::ExprKind::Index { array, indices })
+            }
+            E::Call { func, args } => match self.call(func, args, span, pre)? {
+                Some(v) => v,
+                None => {
+                    return Err(Diagnostic::new(
+                        format!("`{}` returns no value", func.name),
+                        span.clone(),
+                    ))
+                }
+            },
+            E::Member { .. } => return unsupported("struct members and vector components", span),
+            E::Unary(op, a) => {
+                let a = self.expr(a, pre)?;
+                mk(k::ExprKind::Unary(*op, Box::new(a)))
+            }
+            E::Plus(a) => self.expr(a, pre)?,
+            E::IncDec(op, target) => {
+                let (lv, ty) = self.lvalue(target, pre)?;
+                let dec = matches!(op, cl::IncDec::PreDec | cl::IncDec::PostDec);
+                let step = st(
+                    k::StmtKind::Step {
+                        target: lv.clone(),
+                        decrement: dec,
+                    },
+                    span,
+                );
+                match op {
+                    cl::IncDec::PreInc | cl::IncDec::PreDec => {
+                        pre.push(step);
+                        Self::lvalue_expr(&lv, span)
+                    }
+                    _ => {
+                        let old = Self::lvalue_expr(&lv, span);
+                        let t = self.temp("old", ty, Some(old), span, pre);
+                        pre.push(step);
+                        name_expr(&t, span)
+                    }
+                }
+            }
+            E::AddrOf(_) => {
+                return unsupported("taking an address with `&` (pointer variables)", span)
+            }
+            E::Binary(op @ (BinOp::LogAnd | BinOp::LogOr), a, b) => {
+                let a = self.expr(a, pre)?;
+                let mut rhs = Vec::new();
+                let b = self.expr(b, &mut rhs)?;
+                if rhs.is_empty() {
+                    mk(k::ExprKind::Binary(*op, Box::new(a), Box::new(b)))
+                } else {
+                    let t = self.temp("cond", TypeName::Bool, Some(a), span, pre);
+                    rhs.push(set(&t, b, span));
+                    let test = name_expr(&t, span);
+                    let test = if *op == BinOp::LogAnd {
+                        test
+                    } else {
+                        not(test)
+                    };
+                    pre.push(if_then(test, rhs, None, span));
+                    name_expr(&t, span)
+                }
+            }
+            E::Binary(op, a, b) => {
+                let a = self.expr(a, pre)?;
+                let b = self.expr(b, pre)?;
+                mk(k::ExprKind::Binary(*op, Box::new(a), Box::new(b)))
+            }
+            E::Assign { .. } => {
+                let target = match &e.kind {
+                    E::Assign { target, .. } => target,
+                    _ => unreachable!(),
+                };
+                self.effect(e, pre)?;
+                let mut again = Vec::new();
+                let (lv, _) = self.lvalue(target, &mut again)?;
+                if !again.is_empty() {
+                    return unsupported(
+                        "an assignment's value when its target has side effects",
+                        span,
+                    );
+                }
+                Self::lvalue_expr(&lv, span)
+            }
+            E::Cond(c, a, b) => {
+                let c = self.expr(c, pre)?;
+                let (mut pa, mut pb) = (Vec::new(), Vec::new());
+                let a = self.expr(a, &mut pa)?;
+                let b = self.expr(b, &mut pb)?;
+                if pa.is_empty() && pb.is_empty() {
+                    mk(k::ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)))
+                } else {
+                    let ty = match (self.type_of(&a), self.type_of(&b)) {
+                        (Some(x), Some(y)) => common(x, y),
+                        _ => return unsupported("this `?:` with side effects in a branch", span),
+                    };
+                    let t = self.temp("cond", ty, None, span, pre);
+                    pa.push(set(&t, a, span));
+                    pb.push(set(&t, b, span));
+                    pre.push(if_then(c, pa, Some(pb), span));
+                    name_expr(&t, span)
+                }
+            }
+            E::Cast(t, a) => {
+                let ty = self.scalar(t).map_err(|mut d| {
+                    d.message = format!("{} (in a cast)", d.message);
+                    d
+                })?;
+                let a = self.expr(a, pre)?;
+                mk(k::ExprKind::Cast(ty, Box::new(a)))
+            }
+            E::VecLit(t, _) => {
+                return unsupported(format!("vector literals (`{}`)", t.base.name()), span)
+            }
+            E::Comma(a, b) => {
+                self.effect(a, pre)?;
+                self.expr(b, pre)?
+            }
+            E::SizeofType(t) => match size_of(t) {
+                Some(n) => mk(k::ExprKind::Int {
+                    value: n,
+                    unsigned: true,
+                }),
+                None => return unsupported(format!("sizeof of `{}`", t.base.name()), span),
+            },
+            E::SizeofExpr(a) => {
+                let mut ignored = Vec::new();
+                let v = self.expr(a, &mut ignored)?;
+                match self.type_of(&v) {
+                    Some(t) => mk(k::ExprKind::Int {
+                        value: type_size(t),
+                        unsigned: true,
+                    }),
+                    None => return unsupported("sizeof of this expression", span),
+                }
+            }
+        })
+    }
+
+    /// A call: an inlined helper or a built-in. `None` for `void`.
+    fn call(
+        &mut self,
+        func: &cl::Ident,
+        args: &[cl::Expr],
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<Option<k::Expr>> {
+        if let Some(f) = self.funcs.get(func.name.as_str()).copied() {
+            return self.inline(f, args, span, pre);
+        }
+        let Some(b) = builtins::lookup(&func.name) else {
+            return Err(Diagnostic::new(
+                format!("unknown function `{}`", func.name),
+                func.span.clone(),
+            ));
+        };
+        let wi = |name: &str, span: &Span| {
+            ex(
+                k::ExprKind::Call {
+                    func: ident(name, span),
+                    args: vec![ex(
+                        k::ExprKind::Int {
+                            value: 0,
+                            unsigned: false,
+                        },
+                        span,
+                    )],
+                },
+                span,
+            )
+        };
+        let uint =
+            |e: k::Expr, span: &Span| ex(k::ExprKind::Cast(TypeName::Uint, Box::new(e)), span);
+        let dim = || -> Res<()> {
+            match args {
+                [cl::Expr {
+                    kind: cl::ExprKind::Int { value: 0, .. },
+                    ..
+                }] => Ok(()),
+                [cl::Expr {
+                    kind:
+                        cl::ExprKind::Int {
+                            value: d @ (1 | 2), ..
+                        },
+                    ..
+                }] => unsupported(
+                    format!("dimension {d} of `{}` (2D and 3D NDRanges)", func.name),
+                    span,
+                ),
+                [a] => unsupported(
+                    format!("a dimension of `{}` that is not the constant 0", func.name),
+                    &a.span,
+                ),
+                _ => Err(Diagnostic::new(
+                    format!("`{}` takes one argument", func.name),
+                    span.clone(),
+                )),
+            }
+        };
+        match b {
+            // Work-item functions return `size_t`, a 32-bit unsigned integer in ksim.
+            Builtin::WorkItem(name) => {
+                dim()?;
+                Ok(Some(uint(wi(name, span), span)))
+            }
+            Builtin::GlobalSize => {
+                dim()?;
+                let p = ex(
+                    k::ExprKind::Binary(
+                        BinOp::Mul,
+                        Box::new(wi("get_local_size", span)),
+                        Box::new(wi("get_num_groups", span)),
+                    ),
+                    span,
+                );
+                Ok(Some(uint(p, span)))
+            }
+            Builtin::WorkDim => Ok(Some(ex(
+                k::ExprKind::Int {
+                    value: 1,
+                    unsigned: true,
+                },
+                span,
+            ))),
+            Builtin::GlobalOffset => {
+                dim()?;
+                Ok(Some(ex(
+                    k::ExprKind::Int {
+                        value: 0,
+                        unsigned: true,
+                    },
+                    span,
+                )))
+            }
+            Builtin::Barrier | Builtin::MemFence | Builtin::Annotation => Err(Diagnostic::new(
+                format!("`{}` is a statement, not a value", func.name),
+                span.clone(),
+            )),
+            Builtin::Unsupported(what) => {
+                unsupported(format!("{what} (`{}`)", func.name), &func.span)
+            }
+            Builtin::Exact(f) => {
+                if args.len() != f.arity() {
+                    return Err(Diagnostic::new(
+                        format!("`{}` takes {} arguments", func.name, f.arity()),
+                        span.clone(),
+                    ));
+                }
+                let mut lowered = Vec::new();
+                for a in args {
+                    let v = self.expr(a, pre)?;
+                    // Arguments are used more than once by some expansions: evaluate each
+                    // once into a temporary unless it is a name or a literal.
+                    let v = if matches!(
+                        v.kind,
+                        k::ExprKind::Name(_)
+                            | k::ExprKind::Int { .. }
+                            | k::ExprKind::Float(_)
+                            | k::ExprKind::Bool(_)
+                    ) {
+                        v
+                    } else {
+                        let Some(t) = self.type_of(&v) else {
+                            return unsupported(
+                                format!("this argument of `{}`", func.name),
+                                &a.span,
+                            );
+                        };
+                        let tmp = self.temp("arg", t, Some(v), &a.span, pre);
+                        name_expr(&tmp, &a.span)
+                    };
+                    lowered.push(v);
+                }
+                let types: Vec<TypeName> = lowered
+                    .iter()
+                    .map(|v| self.type_of(v).unwrap_or(TypeName::Int))
+                    .collect();
+                let t = match f {
+                    builtins::Exact::Select => common(types[0], types[1]),
+                    _ => promote(
+                        types
+                            .iter()
+                            .copied()
+                            .reduce(common)
+                            .unwrap_or(TypeName::Int),
+                    ),
+                };
+                builtins::expand(f, lowered, t, span)
+                    .map(Some)
+                    .map_err(|m| Diagnostic::new(format!("not supported yet: {m}"), span.clone()))
+            }
+        }
+    }
+
+    /// Inlines a helper function: by-value parameters become fresh variables, pointer
+    /// parameters name the caller's array; the body runs in a block of its own.
+    fn inline(
+        &mut self,
+        f: &'u cl::Function,
+        args: &[cl::Expr],
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<Option<k::Expr>> {
+        if self.frames.iter().any(|fr| fr.name == f.name.name) {
+            let chain: Vec<_> = self.frames.iter().map(|fr| fr.name.as_str()).collect();
+            return Err(Diagnostic::new(
+                format!(
+                    "recursive call of `{}` ({} -> {}): OpenCL C does not allow recursion",
+                    f.name.name,
+                    chain.join(" -> "),
+                    f.name.name
+                ),
+                span.clone(),
+            ));
+        }
+        let Some(body) = &f.body else {
+            return Err(Diagnostic::new(
+                format!("function `{}` is declared but never defined", f.name.name),
+                span.clone(),
+            ));
+        };
+        if f.is_kernel {
+            return unsupported("calling a kernel from a kernel", span);
+        }
+        if args.len() != f.params.len() {
+            return Err(Diagnostic::new(
+                format!(
+                    "`{}` takes {} arguments, not {}",
+                    f.name.name,
+                    f.params.len(),
+                    args.len()
+                ),
+                span.clone(),
+            ));
+        }
+        let mut scope = HashMap::new();
+        let mut stmts = Vec::new();
+        for (p, a) in f.params.iter().zip(args) {
+            let pname = p.name.as_ref().map_or("arg", |n| n.name.as_str());
+            if p.ty.pointers.len() == 1 && p.ty.arrays.is_empty() {
+                let array = match &a.kind {
+                    cl::ExprKind::Name(n) => match self.lookup(n) {
+                        Some(Binding::Array(arr)) => arr.clone(),
+                        _ => return unsupported(
+                            "passing this expression as a pointer (only buffer and array names)",
+                            &a.span,
+                        ),
+                    },
+                    _ => {
+                        return unsupported(
+                            "passing this expression as a pointer (only buffer and array names)",
+                            &a.span,
+                        )
+                    }
+                };
+                if p.name.is_some() {
+                    scope.insert(pname.to_string(), Binding::Array(array));
+                }
+                continue;
+            }
+            let ty = self.scalar(&p.ty)?;
+            let v = self.expr(a, pre)?;
+            let var = self.declare_scalar(pname, ty);
+            stmts.push(st(
+                k::StmtKind::Decl {
+                    ty,
+                    name: ident(&var, &a.span),
+                    init: Some(v),
+                },
+                &a.span,
+            ));
+            if p.name.is_some() {
+                scope.insert(pname.to_string(), Binding::Scalar(var));
+            }
+        }
+        let result = if f.ret.base == cl::Base::Void && f.ret.pointers.is_empty() {
+            None
+        } else {
+            let ty = self.scalar(&f.ret)?;
+            let r = self.temp(&format!("{}_result", f.name.name), ty, None, span, pre);
+            Some((r, ty))
+        };
+        let ret_flag = needs_ret_flag(body)
+            .then(|| self.declare_scalar(&format!("{}_returned", f.name.name), TypeName::Bool));
+        if let Some(r) = &ret_flag {
+            stmts.push(st(
+                k::StmtKind::Decl {
+                    ty: TypeName::Bool,
+                    name: ident(r, span),
+                    init: Some(boolean(false, span)),
+                },
+                span,
+            ));
+        }
+        // The callee sees its parameters and nothing of the caller.
+        let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new(), scope]);
+        let saved_targets = std::mem::take(&mut self.targets);
+        self.frames.push(Frame {
+            name: f.name.name.clone(),
+            ret_flag,
+            result: result.clone(),
+        });
+        let r = self.block(&body.stmts, &mut stmts);
+        self.frames.pop();
+        self.scopes = saved_scopes;
+        self.targets = saved_targets;
+        r?;
+        pre.push(block(stmts, span));
+        Ok(result.map(|(r, _)| name_expr(&r, span)))
+    }
+
+    /// The type the checker will give a lowered expression (C's usual conversions), where
+    /// the lowering needs it for a temporary; `None` if unknown.
+    fn type_of(&self, e: &k::Expr) -> Option<TypeName> {
+        use k::ExprKind as E;
+        Some(match &e.kind {
+            E::Int { unsigned: true, .. } => TypeName::Uint,
+            E::Int { .. } => TypeName::Int,
+            E::Float(_) => TypeName::Float,
+            E::Bool(_) => TypeName::Bool,
+            E::Identity => TypeName::Generic,
+            E::Name(n) => *self.types.get(n)?,
+            E::Index { array, .. } => self.arrays.get(&array.name)?.0,
+            E::Unary(UnOp::Not, _) => TypeName::Bool,
+            E::Unary(_, a) => promote(self.type_of(a)?),
+            E::Binary(op, a, b) => match op {
+                BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+                | BinOp::Eq
+                | BinOp::Ne
+                | BinOp::LogAnd
+                | BinOp::LogOr => TypeName::Bool,
+                BinOp::Shl | BinOp::Shr => promote(self.type_of(a)?),
+                _ => promote(common(self.type_of(a)?, self.type_of(b)?)),
+            },
+            E::Cond(_, a, b) => common(self.type_of(a)?, self.type_of(b)?),
+            E::Cast(t, _) => *t,
+            E::Call { func, args } => match func.name.as_str() {
+                "min" | "max" => promote(common(self.type_of(&args[0])?, self.type_of(&args[1])?)),
+                _ => TypeName::Int,
+            },
+        })
+    }
+}
+
+/// Whether a lowered expression mentions a name (not a constant).
+fn mentions_names(e: &k::Expr) -> bool {
+    use k::ExprKind as E;
+    match &e.kind {
+        E::Name(_) | E::Index { .. } | E::Call { .. } => true,
+        E::Unary(_, a) | E::Cast(_, a) => mentions_names(a),
+        E::Binary(_, a, b) => mentions_names(a) || mentions_names(b),
+        E::Cond(a, b, c) => mentions_names(a) || mentions_names(b) || mentions_names(c),
+        E::Int { .. } | E::Float(_) | E::Bool(_) | E::Identity => false,
+    }
+}

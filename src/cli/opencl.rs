@@ -1,0 +1,238 @@
+//! `.cl` kernels on the command line: compiling OpenCL C with `-D`/`-I`/`--kernel`, and
+//! turning the OpenCL launch (`--global`/`--local`, `--input BUF=SPEC` with the buffer's
+//! size, `--arg NAME=VALUE`) into the launch options of the lowered kernel.
+
+use super::common::{Failure, LaunchArgs, Source};
+use interp::launch::LaunchOptions;
+use lang::ast::TypeName;
+use lang::cl::lower::KernelInfo;
+use lang::cl::{ClOptions, SourceMap};
+use std::path::{Path, PathBuf};
+
+/// Whether a kernel file is OpenCL C (by extension; everything else is `.ksim`).
+pub fn is_cl(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "cl")
+}
+
+/// Preprocesses, parses, lowers and checks an OpenCL C file; diagnostics are rendered
+/// against the file (or the included file) they point into.
+pub fn load_cl(
+    path: &Path,
+    defines: &[(String, Option<String>)],
+    include: &[PathBuf],
+    kernel: Option<&str>,
+) -> Result<(Source, lang::cl::Compiled), Failure> {
+    let mut src = Source::read(path)?;
+    let mut map = SourceMap::new(path, src.text.clone());
+    let opts = ClOptions {
+        pp: lang::cl::pp::PpOptions {
+            defines: defines.to_vec(),
+            include_dirs: include.to_vec(),
+        },
+        kernel: kernel.map(String::from),
+    };
+    let result = lang::cl::compile(&mut map, &opts, &mut |p: &Path| {
+        files::read_to_string(p, files::TEXT_LIMIT).map_err(|e| e.to_string())
+    });
+    src.includes = map.files[1..]
+        .iter()
+        .map(|f| (f.path.display().to_string(), f.text.clone(), f.base))
+        .collect();
+    match result {
+        Ok(c) => Ok((src, c)),
+        Err(diags) => Err(Failure::usage(src.render(&diags))),
+    }
+}
+
+/// The lowering's notes on approximations, one `note: file:line:col: text` line each.
+pub fn notes(src: &Source, info: &KernelInfo) -> String {
+    info.notes
+        .iter()
+        .map(|n| format!("note: {}: {}\n", src.location(n.span.start), n.text))
+        .collect()
+}
+
+/// `64` → 64; `64,2` is a 2D range, not supported yet.
+fn one_dim(flag: &str, text: &str) -> Result<usize, Failure> {
+    if text.contains(',') {
+        return Err(Failure::usage(format!(
+            "{flag} {text}: 2D and 3D NDRanges are not supported yet (give one number)"
+        )));
+    }
+    text.trim()
+        .parse()
+        .map_err(|_| Failure::usage(format!("{flag} {text}: not a number")))
+}
+
+/// A buffer's input spec with its size: `zeros:N`, `ones:N`, `iota:N`, `random:N[:SEED]`,
+/// a list `1,2,3`, or `@FILE`; returns the length and the spec for [`interp::launch`].
+pub fn sized_spec(name: &str, spec: &str) -> Result<(usize, String), Failure> {
+    let spec = spec.trim();
+    let bad = |why: &str| {
+        Failure::usage(format!(
+            "--input {name}={spec}: {why} (a buffer's spec gives its size: zeros:N, ones:N, \
+             iota:N, random:N[:SEED], a list 1,2,3 or @FILE)"
+        ))
+    };
+    let size = |s: &str| {
+        s.parse::<usize>()
+            .map_err(|_| bad(&format!("`{s}` is not a size")))
+    };
+    for kind in ["zeros", "ones", "iota"] {
+        if spec == kind {
+            return Err(bad("no size given"));
+        }
+        if let Some(n) = spec.strip_prefix(kind).and_then(|r| r.strip_prefix(':')) {
+            return Ok((size(n)?, kind.to_string()));
+        }
+    }
+    if spec == "random" {
+        return Err(bad("no size given"));
+    }
+    if let Some(rest) = spec.strip_prefix("random:") {
+        return match rest.split_once(':') {
+            Some((n, seed)) => Ok((size(n)?, format!("random:{seed}"))),
+            None => Ok((size(rest)?, "random".into())),
+        };
+    }
+    if let Some(path) = spec.strip_prefix('@') {
+        let text = files::read_to_string(Path::new(path), files::TEXT_LIMIT)
+            .map_err(|e| bad(&e.to_string()))?;
+        let n = if text.trim_start().starts_with('[') {
+            serde_json::from_str::<Vec<serde_json::Value>>(&text)
+                .map_err(|e| bad(&format!("not a JSON array: {e}")))?
+                .len()
+        } else {
+            text.lines().filter(|l| !l.trim().is_empty()).count()
+        };
+        return Ok((n, spec.to_string()));
+    }
+    if spec.is_empty() {
+        return Err(bad("empty"));
+    }
+    Ok((spec.split(',').count(), spec.to_string()))
+}
+
+/// The launch options of a lowered OpenCL kernel: `--arg` binds its scalar parameters,
+/// `--input` sizes and fills its buffers, `--global`/`--local` (or `--groups`/
+/// `--local-size`) give the geometry.
+pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOptions, Failure> {
+    let one = |flag: &str, d: &Option<super::common::Dims>| match d {
+        Some(d) => one_dim(flag, &d.to_string()).map(Some),
+        None => Ok(None),
+    };
+    let (local_size, groups) = (one("--local-size", &args.local_size)?, one("--groups", &args.groups)?);
+    let local = match (&args.local, local_size) {
+        (Some(_), Some(_)) => return Err(Failure::usage("give --local or --local-size, not both")),
+        (Some(l), None) => Some(one_dim("--local", l)?),
+        (None, l) => l,
+    };
+    let groups = match (&args.global, groups) {
+        (Some(_), Some(_)) => return Err(Failure::usage("give --global or --groups, not both")),
+        (Some(g), None) => {
+            let g = one_dim("--global", g)?;
+            let Some(l) = local else {
+                return Err(Failure::usage(
+                    "--global needs --local: ksim does not choose a work-group size",
+                ));
+            };
+            if l == 0 || g % l != 0 {
+                return Err(Failure::usage(format!(
+                    "--global {g} is not a multiple of --local {l} (OpenCL 1.2 requires it)"
+                )));
+            }
+            Some(g / l)
+        }
+        (None, g) => g,
+    };
+    if local.is_none() {
+        return Err(Failure::usage(
+            "give the work-group size: --local N (and --global N or --groups N)",
+        ));
+    }
+    let mut defines = Vec::new();
+    let mut inputs = Vec::new();
+    let names = |info: &KernelInfo| {
+        let mut v: Vec<_> = info.buffers.iter().map(|b| b.name.as_str()).collect();
+        v.extend(info.scalars.iter().map(|s| s.name.as_str()));
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    for (name, _) in &args.arg {
+        if !info.scalars.iter().any(|s| &s.name == name) {
+            return Err(Failure::usage(format!(
+                "--arg {name}=...: kernel `{}` has no scalar parameter `{name}` (its parameters: {})",
+                info.name,
+                names(info)
+            )));
+        }
+    }
+    for (name, _) in &args.input {
+        if !info.buffers.iter().any(|b| &b.name == name) {
+            return Err(Failure::usage(format!(
+                "--input {name}=...: kernel `{}` has no pointer parameter `{name}` (its parameters: {})",
+                info.name,
+                names(info)
+            )));
+        }
+    }
+    for s in &info.scalars {
+        let given: Vec<_> = args.arg.iter().filter(|(n, _)| *n == s.name).collect();
+        match given.as_slice() {
+            [(_, v)] => defines.push((s.param.clone(), v.clone())),
+            [] => {
+                return Err(Failure::usage(format!(
+                    "scalar parameter `{}` is not bound: pass --arg {}=VALUE",
+                    s.name, s.name
+                )))
+            }
+            _ => {
+                return Err(Failure::usage(format!(
+                    "--arg {} is given more than once",
+                    s.name
+                )))
+            }
+        }
+    }
+    for b in &info.buffers {
+        let given: Vec<_> = args.input.iter().filter(|(n, _)| *n == b.name).collect();
+        match given.as_slice() {
+            [(_, spec)] => {
+                let (n, spec) = sized_spec(&b.name, spec)?;
+                defines.push((b.size_param.clone(), n.to_string()));
+                inputs.push((b.array.clone(), spec));
+            }
+            [] => {
+                let elem = match b.elem {
+                    TypeName::Float => "float",
+                    TypeName::Uint => "uint",
+                    TypeName::Bool => "bool",
+                    _ => "int",
+                };
+                return Err(Failure::usage(format!(
+                    "buffer `{}` ({elem} elements) needs a size and contents: pass --input {}=zeros:N \
+                     (or ones:N, iota:N, random:N[:SEED], a list, @FILE)",
+                    b.name, b.name
+                )));
+            }
+            _ => {
+                return Err(Failure::usage(format!(
+                    "--input {} is given more than once",
+                    b.name
+                )))
+            }
+        }
+    }
+    Ok(LaunchOptions {
+        defines,
+        groups,
+        local_size: local,
+        monoid: args.monoid,
+        inputs,
+        max_steps: args.max_steps,
+        ..Default::default()
+    })
+}

@@ -1,0 +1,44 @@
+//! The GPUVerify conformance runner as a test: it completes over the corpus, the numbers of
+//! kernels that load and agree do not fall below the figures measured when the runner was
+//! written (docs/conformance.md), and no disagreement among them is a possible ksim bug
+//! (class (a): unreviewed, or reviewed as a bug).
+
+#[allow(dead_code)]
+#[path = "../examples/conformance/runner.rs"]
+mod runner;
+
+use std::path::Path;
+
+/// Measured with `cargo run --release --example conformance -- ../shared/corpora/gpuverify-opencl`.
+const LOADED_AT_LEAST: usize = 228;
+const AGREE_AT_LEAST: usize = 166;
+
+#[test]
+fn gpuverify_corpus_loads_agrees_and_has_no_class_a() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/gpuverify-opencl");
+    if !dir.is_dir() {
+        assert!(
+            std::env::var_os("KSIM_REQUIRE_CORPUS").is_none(),
+            "KSIM_REQUIRE_CORPUS is set but {} is missing",
+            dir.display()
+        );
+        eprintln!("skipped: no corpus at {}", dir.display());
+        return;
+    }
+    let report = runner::run(&dir).expect("the runner completes");
+    let c = report.counts();
+    assert_eq!(c.total, 486, "the corpus has 486 kernels");
+    assert!(c.loaded >= LOADED_AT_LEAST, "{}", report.summary());
+    assert!(c.agree >= AGREE_AT_LEAST, "{}", report.summary());
+    let class_a: Vec<String> = report
+        .rows
+        .iter()
+        .filter(|r| matches!(r.class, Some((runner::Class::A, _))))
+        .map(|r| r.line())
+        .collect();
+    assert!(
+        class_a.is_empty(),
+        "possible ksim bugs:\n{}",
+        class_a.join("\n")
+    );
+}
