@@ -563,7 +563,7 @@ impl<'a> Emitter<'a> {
                 Builtin::LocalId => flat.local_id.clone(),
                 Builtin::GlobalId if launch.work_dim == 1 => "get_global_id(0)".into(),
                 Builtin::GlobalId => format!(
-                    "{} * {} + {}",
+                    "({} * {} + {})",
                     flat.group_id, flat.local_size, flat.local_id
                 ),
                 Builtin::GroupId => flat.group_id.clone(),
@@ -572,8 +572,6 @@ impl<'a> Emitter<'a> {
                 Builtin::WorkDim => "get_work_dim()".into(),
                 Builtin::Dim(q, d) => format!("{}({d})", q.name()),
             };
-            // A single call needs no parentheses (the 1D form, as before 2D launches).
-            let f = if f.contains(' ') { format!("({f})") } else { f };
             let _ = writeln!(o, "    const int {name} = (int){f};");
         }
         // Local arrays and their copy-in.
