@@ -1,5 +1,7 @@
 //! The reference semantics: POPL 2014 Figures 6 and 7, one rule application per step, on
-//! persistent stores.
+//! persistent stores; one function per rule (`s_assign`, `s_array`, `s_ite`, `s_loop`,
+//! [`State::k_step`], [`State::k_barrier`]), each quoting its rule, plus ksim's S-ATOMIC
+//! (`s_atomic`) for OpenCL's atomics and fenced barriers (docs/semantics.md).
 //!
 //! A kernel state is (σ_A, K): the array store, shared by the threads of a work-group
 //! (`local` arrays, one copy per group) or of the whole launch (`global` arrays), and per
