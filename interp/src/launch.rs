@@ -387,11 +387,14 @@ impl Launch {
 
 /// The coordinates of flat index `i` in a grid of `dims`, dimension 0 fastest.
 pub fn coords(i: usize, dims: [usize; 3]) -> [usize; 3] {
-    [i % dims[0], (i / dims[0]) % dims[1], i / (dims[0] * dims[1])]
+    [
+        i % dims[0],
+        (i / dims[0]) % dims[1],
+        i / (dims[0] * dims[1]),
+    ]
 }
 
-impl Launch {
-}
+impl Launch {}
 
 /// Binds every kernel parameter from `-D`; every one must be given exactly once.
 fn bind_params(kernel: &Kernel, defines: &[(String, String)]) -> Result<Vec<Value>, LaunchError> {

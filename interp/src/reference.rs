@@ -198,11 +198,7 @@ pub fn divergence(
     let mut sides: Vec<DivergenceSide> = places
         .into_iter()
         .map(|p| DivergenceSide {
-            threads: waiting
-                .iter()
-                .filter(|w| w.1 == p)
-                .map(|w| w.0)
-                .collect(),
+            threads: waiting.iter().filter(|w| w.1 == p).map(|w| w.0).collect(),
             barrier: Some(p),
         })
         .collect();
@@ -651,7 +647,9 @@ impl State {
             elem_change: None,
         };
         let applied = match &stmt.kind {
-            StmtKind::Assign { var, value } => s_assign(&mut env, &mut thread, &mut info, *var, value),
+            StmtKind::Assign { var, value } => {
+                s_assign(&mut env, &mut thread, &mut info, *var, value)
+            }
             StmtKind::Store {
                 array,
                 index,

@@ -95,7 +95,10 @@ fn parse_dims(s: &str) -> Result<Dims, String> {
         })
         .collect::<Result<Vec<usize>, String>>()?;
     if dims.len() > 3 {
-        return Err(format!("`{s}` has {} dimensions; a launch has at most 3", dims.len()));
+        return Err(format!(
+            "`{s}` has {} dimensions; a launch has at most 3",
+            dims.len()
+        ));
     }
     Ok(Dims(dims))
 }
@@ -274,7 +277,11 @@ pub fn render_fault(src: &Source, launch: &Launch, fault: &Fault) -> String {
 /// A divergent barrier as a compiler-style diagnostic: each `barrier` statement waited at
 /// highlighted with its threads, the terminated threads in a note (the same from every
 /// engine: both report [`interp::reference::BarrierInfo::sides`]).
-pub fn render_divergence(src: &Source, launch: &Launch, d: &interp::reference::BarrierInfo) -> String {
+pub fn render_divergence(
+    src: &Source,
+    launch: &Launch,
+    d: &interp::reference::BarrierInfo,
+) -> String {
     let threads = |ts: &[usize]| {
         let list: Vec<String> = ts.iter().map(|t| t.to_string()).collect();
         let who = if ts.len() == 1 { "thread" } else { "threads" };
@@ -308,7 +315,11 @@ pub fn render_divergence(src: &Source, launch: &Launch, d: &interp::reference::B
                 diag = diag.with_note(format!(
                     "{} {} terminated (left the kernel without reaching a barrier)",
                     threads(&side.threads),
-                    if side.threads.len() == 1 { "has" } else { "have" }
+                    if side.threads.len() == 1 {
+                        "has"
+                    } else {
+                        "have"
+                    }
                 ));
             }
         }
