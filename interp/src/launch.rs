@@ -394,8 +394,6 @@ pub fn coords(i: usize, dims: [usize; 3]) -> [usize; 3] {
     ]
 }
 
-impl Launch {}
-
 /// Binds every kernel parameter from `-D`; every one must be given exactly once.
 fn bind_params(kernel: &Kernel, defines: &[(String, String)]) -> Result<Vec<Value>, LaunchError> {
     for (name, _) in defines {
