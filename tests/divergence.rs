@@ -112,7 +112,11 @@ fn divergence_names_the_barriers_and_the_threads_on_each_side() {
                 assert!(src[start as usize..].starts_with("barrier()"), "{file}");
             }
         }
-        for cmd in [&["run", "--engine", "reference"][..], &["run", "--engine", "fast"], &["races"]] {
+        for cmd in [
+            &["run", "--engine", "reference"][..],
+            &["run", "--engine", "fast"],
+            &["races"],
+        ] {
             let mut args = vec![cmd[0], file, "-D", "n=4"];
             args.extend(&cmd[1..]);
             let o = ksim(&args);

@@ -11,8 +11,8 @@ use std::collections::BTreeSet;
 
 fn json(args: &[&str]) -> (Value, Option<i32>) {
     let o = ksim(args);
-    let v = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{args:?}: {e}\n{}", text(&o)));
+    let v =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}\n{}", text(&o)));
     (v, o.status.code())
 }
 
@@ -53,14 +53,25 @@ fn set(items: &[(&str, &str, &str)]) -> BTreeSet<(String, String, String)> {
 fn a_barrier_orders_only_the_spaces_of_its_fence() {
     let (_d, both) = variant("fence_local.ksim", "barrier(local)", "barrier()");
     let cases = [
-        ("tests/kernels/fence_local.ksim", set(&[("G", "write", "read")])),
-        ("tests/kernels/fence_global.ksim", set(&[("A", "write", "read")])),
+        (
+            "tests/kernels/fence_local.ksim",
+            set(&[("G", "write", "read")]),
+        ),
+        (
+            "tests/kernels/fence_global.ksim",
+            set(&[("A", "write", "read")]),
+        ),
         (both.as_str(), set(&[])),
     ];
     // 4 threads: sequential; 300: lock-step batches; 5000: parallel chunks (the fast
     // executor's paths), in 1 and 2 work-groups.
     for (file, expected) in &cases {
-        for (n, groups) in [("n=4", "g=1"), ("n=300", "g=1"), ("n=5000", "g=1"), ("n=4", "g=2")] {
+        for (n, groups) in [
+            ("n=4", "g=1"),
+            ("n=300", "g=1"),
+            ("n=5000", "g=1"),
+            ("n=4", "g=2"),
+        ] {
             let launch = ["-D", n, "-D", groups];
             let mut run = vec!["run", file, "--json"];
             run.extend(launch);
@@ -76,18 +87,37 @@ fn a_barrier_orders_only_the_spaces_of_its_fence() {
             assert_eq!(rf["arrays"], fa["arrays"], "{ctx}");
             assert_eq!(&race_arrays(&ra), expected, "races: {ctx}");
             let code = if expected.is_empty() { 0 } else { 1 };
-            assert_eq!((rf_code, fa_code, ra_code), (Some(code), Some(code), Some(code)));
+            assert_eq!(
+                (rf_code, fa_code, ra_code),
+                (Some(code), Some(code), Some(code))
+            );
             assert_eq!(ra["race_free"], expected.is_empty(), "{ctx}");
             if n == "n=300" {
                 // Every thread reads its neighbour's element: n conflicting pairs.
-                let count = ra["races"].as_array().unwrap().first().map(|r| r["count"].clone());
-                assert_eq!(count, (!expected.is_empty()).then(|| Value::from(300)), "{ctx}");
+                let count = ra["races"]
+                    .as_array()
+                    .unwrap()
+                    .first()
+                    .map(|r| r["count"].clone());
+                assert_eq!(
+                    count,
+                    (!expected.is_empty()).then(|| Value::from(300)),
+                    "{ctx}"
+                );
             }
         }
         // Every schedule (the explorer does not cache at a barrier that leaves a space
         // unordered).
         let (ex, _) = json(&[
-            "explore", "--exhaustive", file, "-D", "n=3", "-D", "g=1", "--json", "--no-reports",
+            "explore",
+            "--exhaustive",
+            file,
+            "-D",
+            "n=3",
+            "-D",
+            "g=1",
+            "--json",
+            "--no-reports",
         ]);
         assert_eq!(ex["verdict"], "EXHAUSTIVE", "{file}");
         let arrays: BTreeSet<String> = ex["races"]
@@ -103,7 +133,14 @@ fn a_barrier_orders_only_the_spaces_of_its_fence() {
 
 #[test]
 fn the_race_note_names_the_unordered_space() {
-    let o = ksim(&["races", "tests/kernels/fence_local.ksim", "-D", "n=4", "-D", "g=1"]);
+    let o = ksim(&[
+        "races",
+        "tests/kernels/fence_local.ksim",
+        "-D",
+        "n=4",
+        "-D",
+        "g=1",
+    ]);
     assert!(
         text(&o).contains("with no barrier ordering global memory in between"),
         "{}",
@@ -114,9 +151,15 @@ fn the_race_note_names_the_unordered_space() {
 #[test]
 fn atomics_do_not_race_with_each_other_but_do_not_commute() {
     let file = "tests/kernels/atomic_counter.ksim";
-    for (n, groups) in [("n=4", "g=1"), ("n=300", "g=1"), ("n=5000", "g=1"), ("n=4", "g=3")] {
+    for (n, groups) in [
+        ("n=4", "g=1"),
+        ("n=300", "g=1"),
+        ("n=5000", "g=1"),
+        ("n=4", "g=3"),
+    ] {
         let ctx = format!("{n} {groups}");
-        let threads: usize = n[2..].parse::<usize>().unwrap() * groups[2..].parse::<usize>().unwrap();
+        let threads: usize =
+            n[2..].parse::<usize>().unwrap() * groups[2..].parse::<usize>().unwrap();
         let launch = ["-D", n, "-D", groups, "--json"];
         let mut args = vec!["run", file];
         args.extend(launch);
@@ -125,7 +168,11 @@ fn atomics_do_not_race_with_each_other_but_do_not_commute() {
         args.extend(["--engine", "fast"]);
         let (fa, _) = json(&args);
         assert_eq!(rf["arrays"], fa["arrays"], "{ctx}");
-        assert_eq!(rf["arrays"]["count"], serde_json::json!([[threads]]), "{ctx}");
+        assert_eq!(
+            rf["arrays"]["count"],
+            serde_json::json!([[threads]]),
+            "{ctx}"
+        );
         let mut races = vec!["races", file];
         races.extend(launch);
         let (ra, code) = json(&races);
@@ -145,10 +192,22 @@ fn atomics_do_not_race_with_each_other_but_do_not_commute() {
         assert_eq!(out, (0..threads as u64).collect::<Vec<_>>(), "{ctx}");
     }
     let o = ksim(&["races", file, "-D", "n=4", "-D", "g=1"]);
-    assert!(stdout(&o).contains("no race in the canonical execution"), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("no race in the canonical execution"),
+        "{}",
+        text(&o)
+    );
     // Every order of the three tickets: 3! final stores, no race.
     let (ex, _) = json(&[
-        "explore", "--exhaustive", file, "-D", "n=3", "-D", "g=1", "--json", "--no-reports",
+        "explore",
+        "--exhaustive",
+        file,
+        "-D",
+        "n=3",
+        "-D",
+        "g=1",
+        "--json",
+        "--no-reports",
     ]);
     assert_eq!(ex["verdict"], "EXHAUSTIVE");
     assert_eq!(ex["races"], serde_json::json!([]));
@@ -186,7 +245,10 @@ fn an_atomic_and_a_plain_access_race_unless_a_barrier_orders_them() {
     );
     for engine in ["reference", "fast"] {
         let (doc, code) = json(&["run", &fenced, "-D", "n=4", "--engine", engine, "--json"]);
-        assert_eq!((code, doc["races"].clone()), (Some(0), serde_json::json!([])));
+        assert_eq!(
+            (code, doc["races"].clone()),
+            (Some(0), serde_json::json!([]))
+        );
         assert_eq!(doc["arrays"]["out"], serde_json::json!([[8]]), "{engine}");
     }
     // A local-only fence does not order the global counter.
@@ -204,7 +266,8 @@ fn an_atomic_and_a_plain_access_race_unless_a_barrier_orders_them() {
 /// -7, or 4000000000u), operand 3 (cmpxchg: compare with 10 or 5, new value 3).
 #[test]
 fn every_atomic_operation_follows_the_opencl_definition() {
-    let src = "kernel ops(global int A[14], global int old[14], global uint U[2], global uint uold[2]) \
+    let src =
+        "kernel ops(global int A[14], global int old[14], global uint U[2], global uint uold[2]) \
                launch(local_size = 1) {
         old[0] = atomic_add(A[0], 3);
         old[1] = atomic_sub(A[1], 3);
@@ -231,7 +294,11 @@ fn every_atomic_operation_follows_the_opencl_definition() {
             let t = l.trim();
             match t.split_once(" = atomic_") {
                 Some((lhs, rhs)) if t.ends_with(';') => {
-                    let ty = if lhs.starts_with("uold") { "uint" } else { "int" };
+                    let ty = if lhs.starts_with("uold") {
+                        "uint"
+                    } else {
+                        "int"
+                    };
                     format!("    {{ {ty} o = atomic_{rhs} {lhs} = o; }}\n")
                 }
                 _ => format!("{l}\n"),
@@ -245,24 +312,44 @@ fn every_atomic_operation_follows_the_opencl_definition() {
         let o = ksim_in(
             dir.path(),
             &[
-                "run", "ops.ksim", "--input", &format!("A={a}"), "--input",
-                "U=4000000000,1", "--engine", engine, "--json",
+                "run",
+                "ops.ksim",
+                "--input",
+                &format!("A={a}"),
+                "--input",
+                "U=4000000000,1",
+                "--engine",
+                engine,
+                "--json",
             ],
         );
-        let doc: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", text(&o)));
+        let doc: Value =
+            serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", text(&o)));
         let new = serde_json::json!([[13, 7, 3, 11, 9, 3, 10, 3, 10, 2, 11, 9, -7, -2147483648]]);
-        let old = serde_json::json!([[10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, -7, 2147483647]]);
+        let old =
+            serde_json::json!([[10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, -7, 2147483647]]);
         assert_eq!(doc["arrays"]["A"], new, "{engine}\n{src}");
         assert_eq!(doc["arrays"]["old"], old, "{engine}");
         // uint min/max compare unsigned.
         assert_eq!(doc["arrays"]["U"], serde_json::json!([[3, 3]]), "{engine}");
-        assert_eq!(doc["arrays"]["uold"], serde_json::json!([[4000000000u32, 1]]), "{engine}");
+        assert_eq!(
+            doc["arrays"]["uold"],
+            serde_json::json!([[4000000000u32, 1]]),
+            "{engine}"
+        );
     }
 }
 
 #[test]
 fn atomics_are_named_steps_in_a_trace() {
-    let o = ksim(&["trace", "tests/kernels/atomic_counter.ksim", "-D", "n=2", "-D", "g=1"]);
+    let o = ksim(&[
+        "trace",
+        "tests/kernels/atomic_counter.ksim",
+        "-D",
+        "n=2",
+        "-D",
+        "g=1",
+    ]);
     let t = stdout(&o);
     assert!(
         t.contains("S-ATOMIC   int ticket = atomic_inc(count[0]);           count[0]: 1 -> 2, ticket: 0 -> 1"),
@@ -271,7 +358,10 @@ fn atomics_are_named_steps_in_a_trace() {
 }
 
 /// OpenCL's numbering, written out: dimension 0 fastest for flat ids.
-fn expected_ids(groups: [usize; 2], local: [usize; 2]) -> Vec<(usize, usize, usize, usize, usize, usize)> {
+fn expected_ids(
+    groups: [usize; 2],
+    local: [usize; 2],
+) -> Vec<(usize, usize, usize, usize, usize, usize)> {
     let size_x = groups[0] * local[0];
     let total = size_x * groups[1] * local[1];
     let mut v = vec![(0, 0, 0, 0, 0, 0); total];
@@ -297,12 +387,22 @@ fn two_dimensional_launches_number_work_items_as_opencl() {
     // the command line in other shapes.
     for (groups, local, args) in [
         ([2, 2], [4, 2], vec![]),
-        ([4, 1], [2, 4], vec!["--groups", "4,1", "--local-size", "2,4"]),
+        (
+            [4, 1],
+            [2, 4],
+            vec!["--groups", "4,1", "--local-size", "2,4"],
+        ),
         ([1, 4], [8, 1], vec!["--groups", "1,4", "--local", "8,1"]),
     ] {
         let want = expected_ids(groups, local);
         for engine in ["reference", "fast"] {
-            let mut a = vec!["run", "tests/kernels/ids_2d.ksim", "--json", "--engine", engine];
+            let mut a = vec![
+                "run",
+                "tests/kernels/ids_2d.ksim",
+                "--json",
+                "--engine",
+                engine,
+            ];
             a.extend(&args);
             let (doc, code) = json(&a);
             assert_eq!(code, Some(0), "{a:?}");
@@ -315,11 +415,31 @@ fn two_dimensional_launches_number_work_items_as_opencl() {
                     .collect()
             };
             let ctx = format!("{a:?}");
-            assert_eq!(col("flat"), want.iter().map(|w| w.0).collect::<Vec<_>>(), "{ctx}");
-            assert_eq!(col("lx"), want.iter().map(|w| w.1).collect::<Vec<_>>(), "{ctx}");
-            assert_eq!(col("ly"), want.iter().map(|w| w.2).collect::<Vec<_>>(), "{ctx}");
-            assert_eq!(col("gx"), want.iter().map(|w| w.3).collect::<Vec<_>>(), "{ctx}");
-            assert_eq!(col("gy"), want.iter().map(|w| w.4).collect::<Vec<_>>(), "{ctx}");
+            assert_eq!(
+                col("flat"),
+                want.iter().map(|w| w.0).collect::<Vec<_>>(),
+                "{ctx}"
+            );
+            assert_eq!(
+                col("lx"),
+                want.iter().map(|w| w.1).collect::<Vec<_>>(),
+                "{ctx}"
+            );
+            assert_eq!(
+                col("ly"),
+                want.iter().map(|w| w.2).collect::<Vec<_>>(),
+                "{ctx}"
+            );
+            assert_eq!(
+                col("gx"),
+                want.iter().map(|w| w.3).collect::<Vec<_>>(),
+                "{ctx}"
+            );
+            assert_eq!(
+                col("gy"),
+                want.iter().map(|w| w.4).collect::<Vec<_>>(),
+                "{ctx}"
+            );
             let sizes: Vec<usize> = want
                 .iter()
                 .map(|w| 20000 + local[1] * 1000 + groups[1] * 100 + w.5 * 10)
@@ -334,7 +454,10 @@ fn bad_launch_shapes_are_usage_errors() {
     for (args, msg) in [
         (vec!["--local-size", "2,2,2,2"], "at most 3"),
         (vec!["--groups", "2,x"], "is not a size"),
-        (vec!["--local-size", "4,0"], "at least one group and one thread"),
+        (
+            vec!["--local-size", "4,0"],
+            "at least one group and one thread",
+        ),
     ] {
         let mut a = vec!["run", "tests/kernels/ids_2d.ksim"];
         a.extend(&args);
@@ -351,16 +474,56 @@ fn the_device_agrees_on_fences_atomics_and_2d_ids() {
     }
     for args in [
         vec!["gpu", "compare", "tests/kernels/ids_2d.ksim"],
-        vec!["gpu", "compare", "tests/kernels/ids_2d.ksim", "--groups", "1,4", "--local-size", "8,1"],
+        vec![
+            "gpu",
+            "compare",
+            "tests/kernels/ids_2d.ksim",
+            "--groups",
+            "1,4",
+            "--local-size",
+            "8,1",
+        ],
         // One ticket per thread: the sum of `out` does not depend on the order.
-        vec!["gpu", "compare", "tests/kernels/atomic_counter.ksim", "-D", "n=1", "-D", "g=1"],
+        vec![
+            "gpu",
+            "compare",
+            "tests/kernels/atomic_counter.ksim",
+            "-D",
+            "n=1",
+            "-D",
+            "g=1",
+        ],
     ] {
         let o = ksim(&args);
         assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o));
         assert!(stdout(&o).contains("match"), "{args:?}: {}", text(&o));
     }
-    let o = ksim(&["gpu", "emit", "tests/kernels/fence_local.ksim", "-D", "n=4", "-D", "g=1"]);
-    assert!(stdout(&o).contains("    barrier(CLK_LOCAL_MEM_FENCE);\n    out[gid]"), "{}", stdout(&o));
-    let o = ksim(&["gpu", "emit", "tests/kernels/atomic_counter.ksim", "-D", "n=4", "-D", "g=1"]);
-    assert!(stdout(&o).contains("ticket = atomic_inc(&count[0]);"), "{}", stdout(&o));
+    let o = ksim(&[
+        "gpu",
+        "emit",
+        "tests/kernels/fence_local.ksim",
+        "-D",
+        "n=4",
+        "-D",
+        "g=1",
+    ]);
+    assert!(
+        stdout(&o).contains("    barrier(CLK_LOCAL_MEM_FENCE);\n    out[gid]"),
+        "{}",
+        stdout(&o)
+    );
+    let o = ksim(&[
+        "gpu",
+        "emit",
+        "tests/kernels/atomic_counter.ksim",
+        "-D",
+        "n=4",
+        "-D",
+        "g=1",
+    ]);
+    assert!(
+        stdout(&o).contains("ticket = atomic_inc(&count[0]);"),
+        "{}",
+        stdout(&o)
+    );
 }

@@ -5,9 +5,8 @@
 
 use lang::ast::{BinOp, Space, UnOp};
 use lang::core::{
-    Fence,
-    ArrayDecl, ArrayId, BlockId, Builtin, Expr, ExprKind, Kernel, Lit, ParamDecl, ParamKind, Stmt,
-    StmtKind, Ty, VarDecl, VarId,
+    ArrayDecl, ArrayId, BlockId, Builtin, Expr, ExprKind, Fence, Kernel, Lit, ParamDecl, ParamKind,
+    Stmt, StmtKind, Ty, VarDecl, VarId,
 };
 
 fn mk(kind: ExprKind, ty: Ty) -> Expr {

@@ -559,11 +559,11 @@ impl<'a> Emitter<'a> {
         }
         let flat = Flat::of(launch.work_dim);
         for (b, name) in &self.builtins {
-            let f = match b {
+            let f: String = match b {
                 Builtin::LocalId => flat.local_id.clone(),
                 Builtin::GlobalId if launch.work_dim == 1 => "get_global_id(0)".into(),
                 Builtin::GlobalId => format!(
-                    "({}) * ({}) + {}",
+                    "({} * {} + {})",
                     flat.group_id, flat.local_size, flat.local_id
                 ),
                 Builtin::GroupId => flat.group_id.clone(),
@@ -572,7 +572,7 @@ impl<'a> Emitter<'a> {
                 Builtin::WorkDim => "get_work_dim()".into(),
                 Builtin::Dim(q, d) => format!("{}({d})", q.name()),
             };
-            let _ = writeln!(o, "    const int {name} = (int)({f});");
+            let _ = writeln!(o, "    const int {name} = (int){f};");
         }
         // Local arrays and their copy-in.
         let locals: Vec<ArrayId> = (0..k.arrays.len())
@@ -609,7 +609,7 @@ impl<'a> Emitter<'a> {
                 let name = &self.arrays[a];
                 let src = if plans[a].write {
                     format!(
-                        "{}[({}) * {n} + ks_i]",
+                        "{}[{} * {n} + ks_i]",
                         self.backing[a].as_ref().unwrap(),
                         flat.group_id
                     )
@@ -621,7 +621,7 @@ impl<'a> Emitter<'a> {
                 };
                 let _ = writeln!(
                     o,
-                    "    for (int ks_i = (int)({}); ks_i < {n}; ks_i += (int)({})) {{\n        {name}[ks_i] = {src};\n    }}",
+                    "    for (int ks_i = (int){}; ks_i < {n}; ks_i += (int){}) {{\n        {name}[ks_i] = {src};\n    }}",
                     flat.local_id, flat.local_size
                 );
             }
@@ -638,7 +638,7 @@ impl<'a> Emitter<'a> {
                 let n = launch.len(a);
                 let _ = writeln!(
                     o,
-                    "    for (int ks_i = (int)({}); ks_i < {n}; ks_i += (int)({})) {{\n        {}[({}) * {n} + ks_i] = {}[ks_i];\n    }}",
+                    "    for (int ks_i = (int){}; ks_i < {n}; ks_i += (int){}) {{\n        {}[{} * {n} + ks_i] = {}[ks_i];\n    }}",
                     flat.local_id,
                     flat.local_size,
                     self.backing[a].as_ref().unwrap(),
@@ -670,7 +670,10 @@ impl<'a> Emitter<'a> {
             "//\n\
              // Translation notes:\n\
              // - Parameters are constants; tid/gid/group_id/local_size/num_groups are\n\
-             //   get_local_id(0)/get_global_id(0)/get_group_id(0)/get_local_size(0)/get_num_groups(0).\n\
+             //   get_local_id(0)/get_global_id(0)/get_group_id(0)/get_local_size(0)/get_num_groups(0)\n\
+             //   (linearised over the dimensions of a 2D/3D launch, dimension 0 fastest).\n\
+             // - barrier() orders both memory spaces; barrier(local)/barrier(global) one fence.\n\
+             //   Atomics are OpenCL's atomic_* on a pointer to the element.\n\
              // - Local arrays live in __local memory. ksim lets the host give them initial contents\n\
              //   and reads their final contents, so such an array has a __global backing buffer\n\
              //   NAME_g with one copy per work-group: each thread copies a strided part in at\n\
@@ -1201,11 +1204,13 @@ impl Flat {
                 .collect::<Vec<_>>()
                 .join(" * ")
         };
+        // Compound expressions come parenthesised, so that they can be used as operands.
+        let atom = |e: String| if e.contains(' ') { format!("({e})") } else { e };
         Flat {
-            local_id: lin("get_local_id", "get_local_size"),
-            group_id: lin("get_group_id", "get_num_groups"),
-            local_size: product("get_local_size"),
-            num_groups: product("get_num_groups"),
+            local_id: atom(lin("get_local_id", "get_local_size")),
+            group_id: atom(lin("get_group_id", "get_num_groups")),
+            local_size: atom(product("get_local_size")),
+            num_groups: atom(product("get_num_groups")),
         }
     }
 }

@@ -387,10 +387,11 @@ impl Launch {
 
 /// The coordinates of flat index `i` in a grid of `dims`, dimension 0 fastest.
 pub fn coords(i: usize, dims: [usize; 3]) -> [usize; 3] {
-    [i % dims[0], (i / dims[0]) % dims[1], i / (dims[0] * dims[1])]
-}
-
-impl Launch {
+    [
+        i % dims[0],
+        (i / dims[0]) % dims[1],
+        i / (dims[0] * dims[1]),
+    ]
 }
 
 /// Binds every kernel parameter from `-D`; every one must be given exactly once.

@@ -1,5 +1,7 @@
 //! The reference semantics: POPL 2014 Figures 6 and 7, one rule application per step, on
-//! persistent stores.
+//! persistent stores; one function per rule (`s_assign`, `s_array`, `s_ite`, `s_loop`,
+//! [`State::k_step`], [`State::k_barrier`]), each quoting its rule, plus ksim's S-ATOMIC
+//! (`s_atomic`) for OpenCL's atomics and fenced barriers (docs/semantics.md).
 //!
 //! A kernel state is (σ_A, K): the array store, shared by the threads of a work-group
 //! (`local` arrays, one copy per group) or of the whole launch (`global` arrays), and per
@@ -196,11 +198,7 @@ pub fn divergence(
     let mut sides: Vec<DivergenceSide> = places
         .into_iter()
         .map(|p| DivergenceSide {
-            threads: waiting
-                .iter()
-                .filter(|w| w.1 == p)
-                .map(|w| w.0)
-                .collect(),
+            threads: waiting.iter().filter(|w| w.1 == p).map(|w| w.0).collect(),
             barrier: Some(p),
         })
         .collect();
@@ -649,7 +647,9 @@ impl State {
             elem_change: None,
         };
         let applied = match &stmt.kind {
-            StmtKind::Assign { var, value } => s_assign(&mut env, &mut thread, &mut info, *var, value),
+            StmtKind::Assign { var, value } => {
+                s_assign(&mut env, &mut thread, &mut info, *var, value)
+            }
             StmtKind::Store {
                 array,
                 index,

@@ -598,7 +598,10 @@ impl Checker {
         if is_const {
             self.error(
                 Diagnostic::new(
-                    format!("`{name}` cannot write to `{}`: it is declared const", array.name),
+                    format!(
+                        "`{name}` cannot write to `{}`: it is declared const",
+                        array.name
+                    ),
                     args[0].span.clone(),
                 )
                 .with_label(decl_span, "declared const here"),
@@ -1174,7 +1177,13 @@ mod tests {
             .collect();
         assert_eq!(
             fences,
-            [Fence::BOTH, Fence::BOTH, Fence::LOCAL, Fence::GLOBAL, Fence::BOTH]
+            [
+                Fence::BOTH,
+                Fence::BOTH,
+                Fence::LOCAL,
+                Fence::GLOBAL,
+                Fence::BOTH
+            ]
         );
         assert!(!k.barriers_order_both());
     }

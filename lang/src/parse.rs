@@ -1022,7 +1022,15 @@ where
             .separated_by(p("|"))
             .at_least(1)
             .collect::<Vec<_>>()
-            .map(|fs| fs.into_iter().fold(Fence { local: false, global: false }, Fence::union));
+            .map(|fs| {
+                fs.into_iter().fold(
+                    Fence {
+                        local: false,
+                        global: false,
+                    },
+                    Fence::union,
+                )
+            });
         let barrier_args = choice((
             fences.map(Some),
             expr.clone()

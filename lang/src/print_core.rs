@@ -2,7 +2,7 @@
 //! `v := e`, `A[e1] := e2`, `if (e) {ss1} else {ss2}`, `while (e) {ss}`, `barrier` (with
 //! its fence when not both spaces: `barrier(local)`), and `v := atomic_add(A[e1], e2)`.
 
-use crate::core::{BlockId, Expr, Fence, ExprKind, Kernel, Lit, StmtKind};
+use crate::core::{BlockId, Expr, ExprKind, Fence, Kernel, Lit, StmtKind};
 use std::fmt::Write;
 
 /// The whole kernel: parameters, arrays, variables and the body.

@@ -119,7 +119,10 @@ fn parse_dims(s: &str) -> Result<Dims, String> {
         })
         .collect::<Result<Vec<usize>, String>>()?;
     if dims.len() > 3 {
-        return Err(format!("`{s}` has {} dimensions; a launch has at most 3", dims.len()));
+        return Err(format!(
+            "`{s}` has {} dimensions; a launch has at most 3",
+            dims.len()
+        ));
     }
     Ok(Dims(dims))
 }

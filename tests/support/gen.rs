@@ -547,9 +547,8 @@ fn stmt(faults: bool) -> impl Strategy<Value = Stmt> {
 /// A kernel body: most without faults, some with faults on purpose; barriers at the top
 /// level are uniform.
 fn body() -> impl Strategy<Value = Vec<Stmt>> {
-    let top = |faults| {
-        prop_oneof![4 => stmt(faults), 1 => Just(Stmt::Barrier), 1 => fenced_barrier()]
-    };
+    let top =
+        |faults| prop_oneof![4 => stmt(faults), 1 => Just(Stmt::Barrier), 1 => fenced_barrier()];
     prop_oneof![
         3 => vec(top(false), 2..9),
         1 => vec(top(true), 2..9),
@@ -652,7 +651,16 @@ pub fn kernel() -> impl Strategy<Value = GenKernel> {
         select(vec!["int-add", "int-add", "int-max", "int-mul", "bit-or"]),
     )
         .prop_map(
-            |(names, mut body, spin, (groups, local_size, dim1), launch_in_source, k, inputs, monoid)| {
+            |(
+                names,
+                mut body,
+                spin,
+                (groups, local_size, dim1),
+                launch_in_source,
+                k,
+                inputs,
+                monoid,
+            )| {
                 if let Some(at) = spin {
                     body.insert(at.index(body.len() + 1), Stmt::Spin);
                 }

@@ -560,12 +560,13 @@ pub(crate) fn compile(launch: &Launch) -> Result<Program, Unsupported> {
     for (&k, &r) in &c.builtin_regs {
         match k {
             Builtin::LocalId | Builtin::GlobalId | Builtin::GroupId => {}
-            Builtin::Dim(DimQuery::LocalId | DimQuery::GlobalId, _) => {
-                thread_builtins.push((r, k))
-            }
+            Builtin::Dim(DimQuery::LocalId | DimQuery::GlobalId, _) => thread_builtins.push((r, k)),
             Builtin::Dim(DimQuery::GroupId, _) => group_builtins.push((r, k)),
             // The same for every thread of the launch.
-            _ => consts.push((r, launch.builtin(k, 0, 0).as_i64().unwrap_or(0) as i32 as u32 as u64)),
+            _ => consts.push((
+                r,
+                launch.builtin(k, 0, 0).as_i64().unwrap_or(0) as i32 as u32 as u64,
+            )),
         }
     }
     let mut unfenced = Fence {

@@ -12,8 +12,8 @@ use crate::fault::{Fault, FaultKind, ThreadId};
 use crate::launch::{Launch, Memory};
 use crate::race::Epochs;
 use crate::reference::{divergence, BarrierInfo, DivergenceSide};
-use lang::core::Fence;
 use lang::ast::Space;
+use lang::core::Fence;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -758,4 +758,3 @@ impl<'a> Engine<'a> {
         })
     }
 }
-

@@ -395,13 +395,18 @@ pub(crate) fn exec<P: Policy>(
             } => {
                 let s = &sites[site as usize];
                 let view = &views[s.arr as usize];
-                let index: [i64; 2] = [idx(r!(s.regs[0]), s.signed[0]), idx(r!(s.regs[1]), s.signed[1])];
+                let index: [i64; 2] = [
+                    idx(r!(s.regs[0]), s.signed[0]),
+                    idx(r!(s.regs[1]), s.signed[1]),
+                ];
                 let index = &index[..s.nidx as usize];
                 let Some(off) = crate::eval::offset(index, view.dims) else {
                     fault!(site, oob(view, index.to_vec()));
                 };
                 let (x, y) = (r!(a), r!(b));
-                match pol.rmw(view, s, off, steps, |old| atomic_bits(op, signed, old, x, y)) {
+                match pol.rmw(view, s, off, steps, |old| {
+                    atomic_bits(op, signed, old, x, y)
+                }) {
                     Ok(old) => r!(d) = old,
                     Err(()) => return Exit::Stop,
                 }
