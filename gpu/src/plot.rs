@@ -464,6 +464,7 @@ where
             $chart
                 .configure_mesh()
                 .x_labels(x_labels)
+                .y_labels(6)
                 .x_label_formatter(&|k| {
                     if (kmax - k) % every == 0 {
                         power_of_two(*k)

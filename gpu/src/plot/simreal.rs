@@ -195,6 +195,8 @@ where
         .unwrap_or(1) as f64;
     let mut chart = ChartBuilder::on(&cell)
         .margin(fig.px(4.0))
+        .margin_left(fig.px(fig.font_pt))
+        .margin_right(fig.px(fig.font_pt))
         .x_label_area_size(fig.px(fig.font_pt * 2.6))
         .y_label_area_size(fig.px(fig.font_pt * 3.6))
         .right_y_label_area_size(fig.px(fig.font_pt * 3.6))
@@ -208,6 +210,7 @@ where
     chart
         .configure_mesh()
         .x_labels((kmax - kmin + 1) as usize)
+        .y_labels(4)
         .x_label_formatter(&|k| {
             if (kmax - k) % every == 0 {
                 super::power_of_two(*k)
