@@ -312,6 +312,23 @@ fn any_array_names_and_monoid() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("has no array `nope`"), "{}", text(&o));
+    let o = ksim(&[
+        "gpu",
+        "bench",
+        path(&k),
+        "-D",
+        "n=4",
+        "--monoid",
+        "list",
+        "--csv",
+        path(&csv),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("cannot run on an OpenCL device"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]

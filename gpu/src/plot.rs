@@ -187,13 +187,18 @@ pub fn plot_format(path: &Path) -> Result<PlotFormat, PlotError> {
     }
 }
 
+/// A drawing on the SVG backend (also the source of a PDF) and on the bitmap backend.
+type SvgDraw<'f> = &'f dyn for<'b> Fn(DrawingArea<SVGBackend<'b>, Shift>) -> Result<(), PlotError>;
+type PngDraw<'f> =
+    &'f dyn for<'b> Fn(DrawingArea<BitMapBackend<'b>, Shift>) -> Result<(), PlotError>;
+
 /// Draws with `draw` on a backend for `path`'s format and writes the file atomically: a
 /// reader never sees half a picture and a failed drawing leaves the old file in place.
 pub(crate) fn render(
     path: &Path,
     fig: &Figure,
-    draw: &dyn Fn(DrawingArea<SVGBackend, Shift>) -> Result<(), PlotError>,
-    draw_png: &dyn Fn(DrawingArea<BitMapBackend, Shift>) -> Result<(), PlotError>,
+    draw: SvgDraw<'_>,
+    draw_png: PngDraw<'_>,
 ) -> Result<(), PlotError> {
     let format = plot_format(path)?;
     register_fonts();
@@ -295,11 +300,14 @@ pub fn power_of_two(k: i32) -> String {
     s
 }
 
-/// One drawn line: per size, (statistic, band low, band high) in ns.
+/// One point of a drawn line: size, statistic, and the band's (low, high), in ns.
+pub type LinePoint = (u64, f64, Option<(f64, f64)>);
+
+/// One drawn line.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Line {
     pub kernel: String,
-    pub points: Vec<(u64, f64, Option<(f64, f64)>)>,
+    pub points: Vec<LinePoint>,
 }
 
 /// One line per kernel (per kernel and device when the points come from several
@@ -352,14 +360,13 @@ pub(crate) fn size_range(points: &[&BenchPoint]) -> (i32, i32) {
     }
 }
 
-/// Draws a marker of shape `i` (circle, triangle, square, diamond-ish cross).
+/// A marker of shape `i` (circle, triangle, square, cross) centred on the point it is
+/// added to.
 pub(crate) fn marker<DB: DrawingBackend>(
     i: usize,
-    at: (i32, i32),
     r: i32,
     color: RGBColor,
 ) -> DynElement<'static, DB, (i32, i32)> {
-    let _ = at;
     match i % 4 {
         0 => Circle::new((0, 0), r, color.filled()).into_dyn(),
         1 => TriangleMarker::new((0, 0), r + 1, color.filled()).into_dyn(),
@@ -518,13 +525,13 @@ where
                                 vec![(-2 * r, 0), (2 * r, 0)],
                                 color.stroke_width(stroke),
                             )
-                            + marker::<DB>(i, (0, 0), r, color)
+                            + marker::<DB>(i, r, color)
                     });
                 }
                 $chart
                     .draw_series(
                         pts.into_iter()
-                            .map(|p| EmptyElement::at(p) + marker::<DB>(i, (0, 0), mark, color)),
+                            .map(|p| EmptyElement::at(p) + marker::<DB>(i, mark, color)),
                     )
                     .map_err(draw_err)?;
             }

@@ -41,7 +41,7 @@ fn spec(kernel: &str, size: u64) -> PointSpec {
 
 fn timed(o: PointOutcome) -> BenchPoint {
     match o {
-        PointOutcome::Timed(p) => p,
+        PointOutcome::Timed(p) => *p,
         PointOutcome::LeftOut(l) => panic!("left out: {}", l.reason),
     }
 }

@@ -28,8 +28,9 @@ pub enum GpuCommand {
     Emit(EmitArgs),
     /// Run on a device and on the simulator; compare every array.
     Compare(CompareArgs),
-    /// Time kernels over a range of sizes; write a CSV and a plot.
-    Bench(BenchArgs),
+    /// Check kernels against the simulator, then time them over a range of sizes (the
+    /// kernel only: ksim's harness code is left out); write a table, CSV, JSON, figures.
+    Bench(Box<BenchArgs>),
 }
 
 #[derive(Args, Debug)]
@@ -89,6 +90,7 @@ pub struct BenchArgs {
     /// arrays and a local array named `out`.
     #[arg(long = "out", value_name = "ARRAY")]
     pub out_arrays: Vec<String>,
+    /// The monoid of `T` and `⊕` (any with a device encoding: not `list`).
     #[arg(long, default_value = "int-add", value_parser = parse_monoid_arg)]
     pub monoid: interp::Monoid,
     /// Time the whole generated program: the fills of local arrays and their copies back
@@ -164,8 +166,10 @@ pub struct FigureArgs {
     /// Figure title (default: the metric and the device; `--title ''` for none).
     #[arg(long)]
     pub title: Option<String>,
+    /// x axis label (default: the swept parameter).
     #[arg(long)]
     pub xlabel: Option<String>,
+    /// y axis label (default: metric, statistic and unit).
     #[arg(long)]
     pub ylabel: Option<String>,
     /// Width in pixels (default 1024).
@@ -645,6 +649,7 @@ fn bench(args: &BenchArgs) -> CmdResult {
     check_outputs(args)?;
     let fig = args.figure.figure()?;
     let sweep = gpu::Sweep::from_defines(&args.define).map_err(Failure::usage)?;
+    gpu::bench::check_monoid(args.monoid).map_err(Failure::usage)?;
     let inputs = input_specs(args);
     let device = open(&args.device)?;
     let jobs = bench_jobs(args, &sweep, &inputs, &device)?;
@@ -664,7 +669,7 @@ fn bench(args: &BenchArgs) -> CmdResult {
     for (spec, job) in &jobs {
         bar.set_message(format!("{} {}={}", spec.kernel, spec.param, spec.size));
         match gpu::bench_point(job, spec, &device, &opts) {
-            Ok(gpu::PointOutcome::Timed(p)) => series.points.push(p),
+            Ok(gpu::PointOutcome::Timed(p)) => series.points.push(*p),
             Ok(gpu::PointOutcome::LeftOut(l)) => series.left_out.push(l),
             Err(e) => {
                 failed = Some(format!(

@@ -229,7 +229,7 @@ pub enum BenchJob {
 /// The outcome of one point.
 #[derive(Clone, Debug)]
 pub enum PointOutcome {
-    Timed(BenchPoint),
+    Timed(Box<BenchPoint>),
     LeftOut(LeftOut),
 }
 
@@ -274,6 +274,14 @@ pub fn outputs(launch: &Launch, names: &[String]) -> Result<Vec<ArrayId>, String
         Ok((0..k.arrays.len()).filter(writable).collect())
     } else {
         Ok(found)
+    }
+}
+
+/// Refuses a monoid without a device encoding (the list monoid) before anything runs.
+pub fn check_monoid(monoid: interp::Monoid) -> Result<(), String> {
+    match crate::repr::Repr::of(lang::core::Ty::Generic, monoid) {
+        Some(_) => Ok(()),
+        None => Err(crate::emit::EmitError::UnsupportedMonoid(monoid).to_string()),
     }
 }
 
@@ -461,7 +469,7 @@ fn point(
     samples: (Vec<u64>, Vec<u64>),
 ) -> PointOutcome {
     let (kernel, total) = samples;
-    PointOutcome::Timed(BenchPoint {
+    PointOutcome::Timed(Box::new(BenchPoint {
         kernel: spec.kernel.clone(),
         device: device.info.name.clone(),
         param: spec.param.clone(),
@@ -478,7 +486,7 @@ fn point(
         sim,
         kernel_samples_ns: kernel,
         total_samples_ns: total,
-    })
+    }))
 }
 
 fn bench_kernel(

@@ -34,6 +34,11 @@ fn micros(ns: f64) -> String {
 pub fn render(series: &BenchSeries, metric: Metric, stat: Statistic) -> String {
     let mut o = String::new();
     let names = kernels(series);
+    if names.is_empty() {
+        o.push_str("no point was timed\n");
+        left_out(series, &mut o);
+        return o;
+    }
     let param = series
         .points
         .first()
@@ -109,13 +114,17 @@ pub fn render(series: &BenchSeries, metric: Metric, stat: Statistic) -> String {
     if ratio {
         let _ = writeln!(o, "ratio = {} / {} ({stat})", names[0], names[1]);
     }
+    left_out(series, &mut o);
+    o
+}
+
+fn left_out(series: &BenchSeries, o: &mut String) {
     if !series.left_out.is_empty() {
         let _ = writeln!(o, "left out ({}):", series.left_out.len());
         for l in &series.left_out {
             let _ = writeln!(o, "  {} {}={}: {}", l.kernel, l.param, l.size, l.reason);
         }
     }
-    o
 }
 
 #[cfg(test)]

@@ -249,7 +249,7 @@ where
     chart
         .draw_series(
             time.into_iter()
-                .map(|p| EmptyElement::at(p) + super::marker::<DB>(index, (0, 0), mark, color)),
+                .map(|p| EmptyElement::at(p) + super::marker::<DB>(index, mark, color)),
         )
         .map_err(draw_err)?;
     let steps: Vec<(i32, f64)> = pts
@@ -352,13 +352,11 @@ where
         chart
             .draw_series(pts.iter().filter(|p| &p.kernel == name).map(|p| {
                 EmptyElement::at((p.sim.steps as f64, time_of(p, fig) / scale))
-                    + super::marker::<DB>(i, (0, 0), mark, color)
+                    + super::marker::<DB>(i, mark, color)
             }))
             .map_err(draw_err)?
             .label(fig.label_of(name))
-            .legend(move |(x, y)| {
-                EmptyElement::at((x, y)) + super::marker::<DB>(i, (0, 0), mark, color)
-            });
+            .legend(move |(x, y)| EmptyElement::at((x, y)) + super::marker::<DB>(i, mark, color));
     }
     chart
         .configure_series_labels()
@@ -418,8 +416,8 @@ mod tests {
         assert_eq!((f.sizes_compared, f.sizes_ranked_alike), (4, 4));
         // Swap the times of one size: that size ranks differently, R² drops.
         let (i, j) = (0, 4);
-        let ti = s.points[i].kernel_ns.clone();
-        s.points[i].kernel_ns = s.points[j].kernel_ns.clone();
+        let ti = s.points[i].kernel_ns;
+        s.points[i].kernel_ns = s.points[j].kernel_ns;
         s.points[j].kernel_ns = ti;
         let f = fit(&s, &Figure::default()).unwrap();
         assert_eq!((f.sizes_compared, f.sizes_ranked_alike), (4, 3));
