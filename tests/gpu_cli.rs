@@ -90,6 +90,30 @@ fn a_sweep_over_the_work_group_maximum_is_refused_before_any_run() {
 }
 
 #[test]
+fn a_sweep_past_the_local_memory_is_refused_before_any_run() {
+    let Some(device) = gpu::device_or_skip("bench local memory check") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("big.ksim");
+    std::fs::write(
+        &k,
+        "kernel big(global int out[1], local int a[m]) launch(groups = 1, local_size = 1) {
+            a[0] = 1; out[0] = a[0];
+        }",
+    )
+    .unwrap();
+    let ints = device.info.local_mem_size / 4;
+    let sweep = format!("m={}..{}", ints / 2, ints * 2);
+    let csv = dir.path().join("t.csv");
+    let o = ksim(&["gpu", "bench", path(&k), "-D", &sweep, "--csv", path(&csv)]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("bytes of local memory"), "{}", text(&o));
+    assert!(text(&o).contains("nothing was run"), "{}", text(&o));
+    assert!(!csv.exists());
+}
+
+#[test]
 fn an_undefined_kernel_is_never_benchmarked() {
     if gpu::device_or_skip("bench of a divergent kernel").is_none() {
         return;

@@ -564,7 +564,6 @@ fn bench_jobs(
     inputs: &[(String, String)],
     device: &Device,
 ) -> Result<Vec<(gpu::PointSpec, gpu::BenchJob)>, Failure> {
-    let max_group = device.info.max_work_group_size;
     let mut jobs = Vec::new();
     for file in &args.files {
         let label = label(file);
@@ -603,13 +602,13 @@ fn bench_jobs(
                     };
                     let launch = Launch::new(kernel, &opts)
                         .map_err(|e| Failure::usage(format!("{label} with {param}={size}: {e}")))?;
-                    if launch.local_size > max_group {
-                        return Err(Failure::usage(format!(
-                            "{label} with {param}={size}: work-groups of {} threads are more than \
-                             the device's maximum of {max_group}; nothing was run (lower the sweep)",
-                            launch.local_size
-                        )));
-                    }
+                    gpu::bench::fits(&launch, device).map_err(|why| {
+                        Failure::usage(format!(
+                            "{label} with {param}={size}: {why}; nothing was run (lower the \
+                             sweep; `ksim plot A.csv B.csv` draws sweeps of different lengths \
+                             together)"
+                        ))
+                    })?;
                     let outputs =
                         gpu::bench::outputs(&launch, &args.out_arrays).map_err(Failure::usage)?;
                     let used = mine.iter().map(|(a, s)| format!("{a}={s}")).collect();

@@ -277,6 +277,29 @@ pub fn outputs(launch: &Launch, names: &[String]) -> Result<Vec<ArrayId>, String
     }
 }
 
+/// Whether `launch` fits `device`: its work-group size and its local arrays (checked for
+/// a whole sweep before anything runs, so that a sweep past the device's limits is
+/// lowered rather than stopped halfway).
+pub fn fits(launch: &Launch, device: &Device) -> Result<(), String> {
+    let i = &device.info;
+    if launch.local_size > i.max_work_group_size {
+        return Err(format!(
+            "work-groups of {} threads are more than the device's maximum of {}",
+            launch.local_size, i.max_work_group_size
+        ));
+    }
+    let bytes = crate::emit::emit_with(launch, &EmitOptions::default())
+        .map_err(|e| e.to_string())?
+        .local_bytes;
+    if bytes as u64 > i.local_mem_size {
+        return Err(format!(
+            "its local arrays need {bytes} bytes of local memory, more than the device's {}",
+            i.local_mem_size
+        ));
+    }
+    Ok(())
+}
+
 /// Refuses a monoid without a device encoding (the list monoid) before anything runs.
 pub fn check_monoid(monoid: interp::Monoid) -> Result<(), String> {
     match crate::repr::Repr::of(lang::core::Ty::Generic, monoid) {
