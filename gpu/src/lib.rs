@@ -48,7 +48,7 @@ pub use runtime::{
     devices, open, run, run_with, Device, DeviceInfo, DeviceRun, GpuError, Timing, DEVICE_ENV,
     NO_PLATFORM,
 };
-pub use scan::{scan_pipeline, Storage};
+pub use scan::{fitting_local_size, scan_pipeline, Storage};
 
 /// The environment variable that turns "no OpenCL platform: skipped" into a test
 /// failure (CI sets `KSIM_REQUIRE_OPENCL=1`).

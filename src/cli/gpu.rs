@@ -342,7 +342,7 @@ fn scan_pipeline(
 ) -> Result<Pipeline, Failure> {
     let values = parse_input(input, n, Ty::Generic, monoid)
         .map_err(|e| Failure::usage(format!("--input in={input}: {e}")))?;
-    let max = device.info.max_work_group_size.min(1024);
+    let max = gpu::fitting_local_size(&device.info, monoid);
     gpu::scan_pipeline(storage, values, max, monoid).map_err(gpu_failure)
 }
 
