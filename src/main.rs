@@ -38,7 +38,7 @@ enum Command {
     /// Run kernels on an OpenCL device: list devices, emit OpenCL C, compare with the
     /// simulator, benchmark and plot.
     Gpu(cli::gpu::GpuArgs),
-    /// Redraw a plot from a CSV written by `ksim gpu bench`.
+    /// Redraw figures (time, or `--sim-vs-real`) from CSVs written by `ksim gpu bench`.
     Plot(cli::gpu::PlotArgs),
     /// Verify a generic prefix sum for every monoid with one test: race-freedom plus the
     /// interval-of-summations monoid on the singleton input (POPL 2014, Theorem 4.5), or

@@ -83,12 +83,21 @@ pub struct EmitOptions {
     /// their final contents can be read (true for `compare`; a pipeline stage's local
     /// arrays are scratch and are not read back).
     pub local_copy_out: bool,
+    /// Local arrays left out of the copy-out even with `local_copy_out` (a benchmark's
+    /// timed kernel copies out only the arrays that hold its result).
+    pub no_copy_out: Vec<ArrayId>,
+    /// Local arrays with default initial contents that are *not* filled with the default
+    /// at kernel start: a benchmark's timed kernel leaves the fill out where the
+    /// simulator showed that the results do not depend on it (see [`crate::bench`]).
+    pub no_fill: Vec<ArrayId>,
 }
 
 impl Default for EmitOptions {
     fn default() -> Self {
         EmitOptions {
             local_copy_out: true,
+            no_copy_out: Vec::new(),
+            no_fill: Vec::new(),
         }
     }
 }
@@ -475,7 +484,9 @@ impl<'a> Emitter<'a> {
                 Space::Local => {
                     local_bytes += launch.len(a) * repr.size();
                     let write = launch.initial[a].iter().any(|v| *v != default);
-                    let read = !decl.is_const && self.opts.local_copy_out;
+                    let read = !decl.is_const
+                        && self.opts.local_copy_out
+                        && !self.opts.no_copy_out.contains(&a);
                     let arg = (write || read).then(|| {
                         args.push(KernelArg {
                             array: a,
@@ -580,13 +591,19 @@ impl<'a> Emitter<'a> {
             .collect();
         for &a in &locals {
             let decl = &k.arrays[a];
+            let unfilled = !plans[a].write && self.opts.no_fill.contains(&a);
             let _ = writeln!(
                 o,
-                "    __local {} {}[{}];  // {}",
+                "    __local {} {}[{}];  // {}{}",
                 self.mem_ty(decl.elem),
                 self.arrays[a],
                 launch.len(a).max(1),
-                shape_comment(&decl.name, &launch.dims[a], "local")
+                shape_comment(&decl.name, &launch.dims[a], "local"),
+                if unfilled {
+                    " (not filled: the results do not depend on its initial contents)"
+                } else {
+                    ""
+                }
             );
         }
         // Thread-private variables.
@@ -600,11 +617,16 @@ impl<'a> Emitter<'a> {
                 self.value(&init, decl.ty)
             );
         }
-        if !locals.is_empty() {
+        let filled: Vec<ArrayId> = locals
+            .iter()
+            .copied()
+            .filter(|&a| plans[a].write || !self.opts.no_fill.contains(&a))
+            .collect();
+        if !filled.is_empty() {
             o.push_str(
                 "\n    // Copy in: every thread copies a strided part of its group's copy.\n",
             );
-            for &a in &locals {
+            for &a in &filled {
                 let n = launch.len(a);
                 let name = &self.arrays[a];
                 let src = if plans[a].write {

@@ -7,13 +7,16 @@
 //! - [`devices`], [`open`]: list and select OpenCL devices (`--device INDEX|NAME`, or
 //!   `$KSIM_DEVICE`; default the first GPU, else the first device). Without any OpenCL
 //!   these return [`GpuError::NoPlatform`], whose message is the install hint.
-//! - [`run`], [`bench`]: run a launch on a device, giving an [`interp::Memory`] shaped
+//! - [`run`], [`run_with`]: run a launch on a device, giving an [`interp::Memory`] shaped
 //!   like the simulator's and per-repetition timings (profiled kernel time and wall
 //!   time with transfers).
 //! - [`compare()`]: simulator memory vs device memory, bit for bit for integers, within
 //!   [`compare::DEFAULT_FLOAT_ULPS`] for floats.
-//! - [`bench`] module: the CSV format (atomic writes) and size sweeps; [`plot()`]: PNG/SVG
-//!   line charts with an embedded font.
+//! - [`bench`]: benchmark series, each point checked against the simulator before it is
+//!   timed without ksim's harness code, with the simulator's measures beside the device
+//!   times; the series model, its table, its CSV + JSON sidecar and size sweeps.
+//! - [`plot`]: figures for papers (PNG, SVG, PDF) of a series, and the simulated-vs-real
+//!   figure with its fit ([`plot::simreal`]).
 //! - [`pipeline`]: sequences of launches over shared global arrays, runnable on the
 //!   simulator (any engine, as a closure) and on a device; [`scan`]: the recursive
 //!   multi-work-group scan (1D heap vs 2D level × node tree storage) as a pipeline.
@@ -28,18 +31,24 @@ pub mod repr;
 pub mod runtime;
 pub mod scan;
 
-pub use bench::{parse_sweep, read_csv, rows_for, write_csv, BenchRow, CsvError, CSV_HEADER};
+pub use bench::csv_io::{read_csv, write_csv, CsvError};
+pub use bench::sweep::{parse_sweep, Sweep};
+pub use bench::{
+    bench_point, BenchJob, BenchMeta, BenchOptions, BenchPoint, BenchSeries, Check, LeftOut,
+    Metric, PointOutcome, PointSpec, Spread, Statistic, Stats,
+};
 pub use compare::{compare, compare_ulps, Comparison, Mismatch, DEFAULT_FLOAT_ULPS};
 pub use emit::{emit, emit_with, EmitError, EmitOptions, Emitted};
 pub use pipeline::{
-    compare_pipeline, run_pipeline, simulate, Pipeline, PipelineMemory, PipelineRun, StageError,
+    compare_pipeline, run_pipeline, run_pipeline_with, simulate, Pipeline, PipelineMemory,
+    PipelineRun, StageError,
 };
-pub use plot::{plot, plot_format, plot_with, Metric, PlotError, PlotFormat, PlotOptions};
+pub use plot::{plot, plot_format, Figure, PlotError, PlotFormat};
 pub use runtime::{
-    bench, devices, open, run, Device, DeviceInfo, DeviceRun, GpuError, Timing, DEVICE_ENV,
+    devices, open, run, run_with, Device, DeviceInfo, DeviceRun, GpuError, Timing, DEVICE_ENV,
     NO_PLATFORM,
 };
-pub use scan::{scan_pipeline, Storage};
+pub use scan::{fitting_local_size, scan_pipeline, Storage};
 
 /// The environment variable that turns "no OpenCL platform: skipped" into a test
 /// failure (CI sets `KSIM_REQUIRE_OPENCL=1`).

@@ -198,10 +198,19 @@ pub struct PipelineRun {
 /// Runs the pipeline on `device` `repeat` times (at least once). Buffers stay on the
 /// device between stages; every program is built once, before timing starts.
 pub fn run_pipeline(p: &Pipeline, device: &Device, repeat: usize) -> Result<PipelineRun, GpuError> {
+    run_pipeline_with(p, device, repeat, true)
+}
+
+/// [`run_pipeline`], choosing whether the stages' `local` arrays are filled with the
+/// default at kernel start (`fill`); a benchmark leaves the fill out of the timed kernels
+/// when the simulator showed that the results do not depend on it (see [`crate::bench`]).
+pub fn run_pipeline_with(
+    p: &Pipeline,
+    device: &Device,
+    repeat: usize,
+    fill: bool,
+) -> Result<PipelineRun, GpuError> {
     let session = Session::new(device)?;
-    let opts = EmitOptions {
-        local_copy_out: false,
-    };
     let monoid = p
         .stages
         .first()
@@ -225,6 +234,15 @@ pub fn run_pipeline(p: &Pipeline, device: &Device, repeat: usize) -> Result<Pipe
     let mut compiled = Vec::new();
     let mut stage_bufs = Vec::new();
     for s in &p.stages {
+        let opts = EmitOptions {
+            local_copy_out: false,
+            no_fill: if fill {
+                Vec::new()
+            } else {
+                (0..s.launch.kernel.arrays.len()).collect()
+            },
+            ..Default::default()
+        };
         let c = session.compile(&s.launch, &opts)?;
         let shared: HashMap<usize, _> = s
             .bind

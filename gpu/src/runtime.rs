@@ -152,7 +152,10 @@ pub struct DeviceInfo {
     pub name: String,
     /// "GPU", "CPU", "accelerator" or "other".
     pub kind: String,
+    /// The device's OpenCL version string.
     pub version: String,
+    /// `CL_DRIVER_VERSION`: the driver (or OpenCL implementation) version.
+    pub driver: String,
     pub max_work_group_size: usize,
     pub local_mem_size: u64,
     pub global_mem_size: u64,
@@ -221,6 +224,7 @@ fn enumerate() -> Result<Vec<(DeviceInfo, cl_device_id)>, GpuError> {
                     name: d.name().unwrap_or_else(|_| "?".into()).trim().to_string(),
                     kind: kind.to_string(),
                     version: d.version().unwrap_or_default().trim().to_string(),
+                    driver: d.driver_version().unwrap_or_default().trim().to_string(),
                     max_work_group_size: d.max_work_group_size().unwrap_or(0),
                     local_mem_size: d.local_mem_size().unwrap_or(0),
                     global_mem_size: d.global_mem_size().unwrap_or(0),
@@ -309,8 +313,19 @@ pub struct DeviceRun {
 /// initial contents, and returns the final memory of the last run with every run's
 /// timings. Refuses a launch whose work-group size exceeds the device's maximum.
 pub fn run(launch: &Launch, device: &Device, repeat: usize) -> Result<DeviceRun, GpuError> {
+    run_with(launch, device, repeat, &EmitOptions::default())
+}
+
+/// [`run`] with a choice of the harness code around the kernel (see [`EmitOptions`]): a
+/// benchmark's timed kernel leaves out the fills and copies its results do not need.
+pub fn run_with(
+    launch: &Launch,
+    device: &Device,
+    repeat: usize,
+    opts: &EmitOptions,
+) -> Result<DeviceRun, GpuError> {
     let session = Session::new(device)?;
-    let compiled = session.compile(launch, &EmitOptions::default())?;
+    let compiled = session.compile(launch, opts)?;
     let mut bufs = session.buffers_for(launch, &compiled, &HashMap::new())?;
     let mut timings = Vec::new();
     let mut memory = None;
@@ -331,17 +346,6 @@ pub fn run(launch: &Launch, device: &Device, repeat: usize) -> Result<DeviceRun,
         source: compiled.emitted.source.clone(),
         device: device.info.clone(),
     })
-}
-
-/// [`run`] for benchmarking: `warmup` untimed runs, then the timings of `repeat` runs.
-pub fn bench(
-    launch: &Launch,
-    device: &Device,
-    warmup: usize,
-    repeat: usize,
-) -> Result<Vec<Timing>, GpuError> {
-    let r = run(launch, device, warmup + repeat.max(1))?;
-    Ok(r.timings[warmup..].to_vec())
 }
 
 /// A context and a profiling command queue on one device.

@@ -91,7 +91,6 @@
 
 use crate::builder::*;
 use crate::pipeline::Pipeline;
-use crate::repr::{Bytes, Repr};
 use crate::runtime::GpuError;
 use interp::{Launch, LaunchOptions, Monoid, Value};
 use lang::ast::Space;
@@ -268,17 +267,33 @@ pub fn add_sums_kernel() -> Kernel {
     k.finish()
 }
 
+/// The local size for the scan pipeline on a device: the largest power of two, at most
+/// 1024 and the device's work-group maximum, whose 2D block tree `x[log2(2L) + 1][2L]`
+/// fits the device's local memory. Both storages use it, so that they are compared on
+/// equal blocks (on a GPU with 48 KiB of local memory: 512 work-items, blocks of 1024).
+pub fn fitting_local_size(info: &crate::runtime::DeviceInfo, monoid: Monoid) -> usize {
+    use crate::repr::Bytes;
+    let elem = crate::repr::Repr::of(Ty::Generic, monoid).map_or(4, |r| r.size()) as u64;
+    let max = info.max_work_group_size.clamp(1, 1024);
+    let mut l = 1usize << (usize::BITS - 1 - max.leading_zeros());
+    while l > 1 {
+        let b = 2 * l as u64;
+        if (u64::from(b.trailing_zeros()) + 1) * b * elem <= info.local_mem_size {
+            break;
+        }
+        l /= 2;
+    }
+    l
+}
+
 /// The multi-work-group exclusive scan of `input` (n = its length, a power of two ≥ 2)
-/// with at most `max_local_size` work-items per group and block trees of at most
-/// `max_local_bytes` (the device's local memory: a 2D tree of b elements takes
-/// (log2 b + 1) × b elements, so it gets smaller blocks than the 1D heap of 2b). Buffers: `data` (input, then the
+/// with at most `max_local_size` work-items per group. Buffers: `data` (input, then the
 /// exclusive scan), `sums1`, `sums2`, … (block totals of each level, then their scans)
 /// and `total` (the sum of everything).
 pub fn scan_pipeline(
     storage: Storage,
     input: Vec<Value>,
     max_local_size: usize,
-    max_local_bytes: u64,
     monoid: Monoid,
 ) -> Result<Pipeline, GpuError> {
     let n = input.len();
@@ -292,24 +307,7 @@ pub fn scan_pipeline(
             "max local size must be at least 1".into(),
         ));
     }
-    let mut block_max = 2 * (1usize << (usize::BITS - 1 - max_local_size.leading_zeros()));
-    let elem = Repr::of(Ty::Generic, monoid).map_or(8, Repr::size) as u64;
-    let tree_bytes = |b: usize| -> u64 {
-        let b = b as u64;
-        elem * match storage {
-            Storage::Tree1d => 2 * b,
-            Storage::Tree2d => (u64::from(b.ilog2()) + 1) * b,
-        }
-    };
-    while block_max > 2 && tree_bytes(block_max) > max_local_bytes {
-        block_max /= 2;
-    }
-    if tree_bytes(block_max) > max_local_bytes {
-        return Err(GpuError::Pipeline(format!(
-            "even a block of 2 elements needs {} bytes of local memory, more than the device's {max_local_bytes}",
-            tree_bytes(block_max)
-        )));
-    }
+    let block_max = 2 * (1usize << (usize::BITS - 1 - max_local_size.leading_zeros()));
     let scan_k = Arc::new(scan_blocks_kernel(storage));
     let add_k = Arc::new(add_sums_kernel());
     let launch = |k: &Arc<Kernel>, n: usize, b: usize| -> Result<Launch, GpuError> {
@@ -362,4 +360,35 @@ pub fn exclusive_scan(input: &[Value], monoid: Monoid) -> Vec<Value> {
             out
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device(max_work_group_size: usize, local_kib: u64) -> crate::runtime::DeviceInfo {
+        crate::runtime::DeviceInfo {
+            index: 0,
+            platform: "p".into(),
+            name: "d".into(),
+            kind: "GPU".into(),
+            version: String::new(),
+            driver: String::new(),
+            max_work_group_size,
+            local_mem_size: local_kib * 1024,
+            global_mem_size: 1 << 30,
+            compute_units: 1,
+        }
+    }
+
+    #[test]
+    fn the_local_size_fits_the_2d_tree_in_local_memory() {
+        // 48 KiB: blocks of 2048 ints need 12 × 2048 × 4 = 96 KiB, blocks of 1024 need 44 KiB.
+        assert_eq!(fitting_local_size(&device(1024, 48), Monoid::IntAdd), 512);
+        assert_eq!(fitting_local_size(&device(4096, 512), Monoid::IntAdd), 1024);
+        assert_eq!(fitting_local_size(&device(256, 512), Monoid::IntAdd), 256);
+        // Intervals take 8 bytes: blocks of 1024 need 88 KiB.
+        assert_eq!(fitting_local_size(&device(1024, 48), Monoid::Interval), 256);
+        assert_eq!(fitting_local_size(&device(1000, 1024), Monoid::IntAdd), 512);
+    }
 }

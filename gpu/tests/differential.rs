@@ -131,7 +131,7 @@ fn scan_pipeline_simulated_matches_device() {
                 "random:5"
             };
             let input = interp::launch::parse_input(spec, n, lang::core::Ty::Generic, m).unwrap();
-            let p = gpu::scan_pipeline(storage, input.clone(), 4, u64::MAX, m).unwrap();
+            let p = gpu::scan_pipeline(storage, input.clone(), 4, m).unwrap();
             let sim = gpu::simulate(&p, |l| {
                 let o = interp::exec::run_canonical(l);
                 if o.is_clean() {

@@ -265,7 +265,7 @@ fn scan_pipelines_match_the_simulated_pipeline() {
         ] {
             let ctx = format!("{storage:?} {m} n={n} max_local={max_local}");
             let input = interp::launch::parse_input(spec, n, lang::core::Ty::Generic, m).unwrap();
-            let p = gpu::scan_pipeline(storage, input.clone(), max_local, u64::MAX, m).unwrap();
+            let p = gpu::scan_pipeline(storage, input.clone(), max_local, m).unwrap();
             assert!(
                 p.stages.len() > 1 || n <= 2 * max_local,
                 "{ctx}: several stages"

@@ -1,49 +1,104 @@
-//! Plotting works without fontconfig or system fonts (the font is embedded): the test
-//! re-runs itself in a child process with an empty fontconfig environment.
+//! Figures: PNG, SVG and PDF are drawn without fontconfig or system fonts (the font is
+//! embedded; the test re-runs itself in a child process with an empty fontconfig
+//! environment), a paper-sized figure has legible text, and a CSV redraws the same.
 
-use gpu::bench::{parse_csv, write_csv};
+use gpu::bench::csv_io::parse_csv;
+use gpu::{BenchSeries, Figure};
+use std::path::Path;
 use std::process::Command;
 
-const CSV: &str = "kernel,size,device,repeat,kernel_ns,total_ns
-blelloch_tree1d,2,PoCL CPU,0,1000,5000
-blelloch_tree1d,2,PoCL CPU,1,1200,5100
-blelloch_tree1d,64,PoCL CPU,0,4000,9000
-blelloch_tree1d,64,PoCL CPU,1,4600,9900
-blelloch_tree1d,1024,PoCL CPU,0,90000,120000
-blelloch_tree1d,1024,PoCL CPU,1,110000,130000
-blelloch_tree2d,2,PoCL CPU,0,900,4900
-blelloch_tree2d,2,PoCL CPU,1,950,5000
-blelloch_tree2d,64,PoCL CPU,0,2500,7000
-blelloch_tree2d,64,PoCL CPU,1,2700,7100
-blelloch_tree2d,1024,PoCL CPU,0,40000,70000
-blelloch_tree2d,1024,PoCL CPU,1,45000,72000
-";
+/// Two kernels, three sizes, three runs each: median, spread and simulated steps.
+fn series() -> BenchSeries {
+    let mut points = Vec::new();
+    for (kernel, scale, steps) in [("blelloch_tree1d", 1.0, 7u64), ("blelloch_tree2d", 3.5, 19)] {
+        for (n, base) in [(2u64, 1000.0), (64, 4000.0), (1024, 90000.0)] {
+            let samples: Vec<u64> = [0.9, 1.0, 1.3]
+                .iter()
+                .map(|f| (base * scale * f) as u64)
+                .collect();
+            let total: Vec<u64> = samples.iter().map(|s| s + 5000).collect();
+            points.push(gpu::BenchPoint {
+                kernel: kernel.into(),
+                device: "PoCL CPU".into(),
+                param: "n".into(),
+                size: n,
+                groups: 1,
+                local_size: n as usize / 2,
+                launches: 1,
+                monoid: "int-add".into(),
+                input: "in=random:1".into(),
+                harness: "copy-in in; copy-out out".into(),
+                check: gpu::Check::Ok,
+                kernel_ns: gpu::Stats::of(&samples).unwrap(),
+                total_ns: gpu::Stats::of(&total).unwrap(),
+                sim: gpu::bench::SimMeasures {
+                    threads: n,
+                    steps: steps * n * (64 - n.leading_zeros() as u64),
+                    intervals: 2 * (64 - n.leading_zeros() as u64),
+                },
+                kernel_samples_ns: samples,
+                total_samples_ns: total,
+            });
+        }
+    }
+    BenchSeries {
+        points,
+        ..Default::default()
+    }
+}
 
-fn render_into(dir: &std::path::Path) {
-    let rows = parse_csv(CSV).unwrap();
-    let png = dir.join("storage.png");
-    let svg = dir.join("storage.svg");
-    gpu::plot(&rows, &png).unwrap();
-    gpu::plot(&rows, &svg).unwrap();
-    let png_bytes = std::fs::read(&png).unwrap();
-    assert_eq!(&png_bytes[..8], b"\x89PNG\r\n\x1a\n");
-    assert!(png_bytes.len() > 10_000, "a PNG with text and lines");
-    let svg_text = std::fs::read_to_string(&svg).unwrap();
-    assert!(svg_text.contains("<svg"));
-    assert!(svg_text.contains("blelloch_tree1d") && svg_text.contains("blelloch_tree2d"));
-    assert!(svg_text.contains("PoCL CPU"), "the title names the device");
-    // Redrawing from a written CSV gives the same rows.
-    let csv = dir.join("storage.csv");
-    write_csv(&rows, &csv).unwrap();
-    assert_eq!(gpu::read_csv(&csv).unwrap(), rows);
-    assert!(gpu::plot(&rows, &dir.join("x.jpg")).is_err());
-    assert!(gpu::plot(&[], &dir.join("x.png")).is_err());
+/// Every `font-size="…"` in an SVG, in user units.
+fn font_sizes(svg: &str) -> Vec<f64> {
+    svg.split("font-size=\"")
+        .skip(1)
+        .map(|s| s[..s.find('"').unwrap()].parse().unwrap())
+        .collect()
+}
+
+fn render_into(dir: &Path) {
+    let s = series();
+    let fig = Figure::default();
+    for name in ["t.png", "t.svg", "t.pdf", "s.png", "s.svg", "s.pdf"] {
+        let path = dir.join(name);
+        if name.starts_with('t') {
+            gpu::plot(&s, &path, &fig).unwrap();
+        } else {
+            gpu::plot::simreal::plot(&s, &path, &fig).unwrap();
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        match &name[2..] {
+            "png" => {
+                assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+                assert!(bytes.len() > 10_000, "a PNG with text and lines");
+            }
+            "pdf" => {
+                assert!(bytes.starts_with(b"%PDF-"), "{name}");
+                assert!(bytes.len() > 5_000, "a PDF with an embedded font");
+            }
+            _ => {
+                let svg = String::from_utf8(bytes).unwrap();
+                assert!(svg.contains("<svg"));
+                for k in ["blelloch_tree1d", "blelloch_tree2d"] {
+                    assert!(svg.contains(k), "the legend names {k}");
+                }
+                assert!(svg.contains("2¹⁰"), "sizes as powers of two");
+            }
+        }
+    }
+    let svg = std::fs::read_to_string(dir.join("t.svg")).unwrap();
+    assert!(
+        svg.contains("PoCL CPU"),
+        "the default title names the device"
+    );
+    assert!(svg.contains("µs"), "SI unit on the time axis");
+    assert!(gpu::plot(&s, &dir.join("x.jpg"), &fig).is_err());
+    assert!(gpu::plot(&BenchSeries::default(), &dir.join("x.png"), &fig).is_err());
 }
 
 #[test]
-fn renders_png_and_svg_without_system_fonts() {
+fn renders_png_svg_and_pdf_without_system_fonts() {
     if let Ok(dir) = std::env::var("KSIM_PLOT_CHILD_DIR") {
-        render_into(std::path::Path::new(&dir));
+        render_into(Path::new(&dir));
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -52,7 +107,7 @@ fn renders_png_and_svg_without_system_fonts() {
     let exe = std::env::current_exe().unwrap();
     let out = Command::new(exe)
         .args([
-            "renders_png_and_svg_without_system_fonts",
+            "renders_png_svg_and_pdf_without_system_fonts",
             "--exact",
             "--nocapture",
         ])
@@ -70,9 +125,63 @@ fn renders_png_and_svg_without_system_fonts() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(tmp.path().join("storage.png").exists());
-    // Keep a copy for a human to look at when asked.
+    assert!(tmp.path().join("t.pdf").exists());
+    // Keep copies for a human to look at when asked.
     if let Ok(keep) = std::env::var("KSIM_KEEP_PLOT") {
-        std::fs::copy(tmp.path().join("storage.png"), keep).unwrap();
+        for f in ["t.png", "s.png"] {
+            std::fs::copy(tmp.path().join(f), Path::new(&keep).join(f)).unwrap();
+        }
     }
+}
+
+#[test]
+fn a_one_column_figure_has_text_of_at_least_7_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let (w, h) = gpu::plot::parse_size("3.3x2.2in").unwrap();
+    let dpi = 300.0;
+    let fig = Figure {
+        width_px: (w * dpi) as u32,
+        height_px: (h * dpi) as u32,
+        dpi,
+        font_pt: 7.0,
+        ..Figure::default()
+    };
+    for sim in [false, true] {
+        let path = dir.path().join(if sim { "s.svg" } else { "t.svg" });
+        if sim {
+            gpu::plot::simreal::plot(&series(), &path, &fig).unwrap();
+        } else {
+            gpu::plot(&series(), &path, &fig).unwrap();
+        }
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            svg.contains("width=\"3.300in\" height=\"2.200in\""),
+            "physical size"
+        );
+        let sizes = font_sizes(&svg);
+        assert!(sizes.len() > 10, "ticks, labels, legend: {sizes:?}");
+        // The SVG is 990 user units for 3.3 in: one point is 300 / 72 units.
+        let smallest = sizes.iter().copied().fold(f64::INFINITY, f64::min) * 72.0 / dpi;
+        assert!(
+            smallest >= 7.0 - 1e-9,
+            "smallest text {smallest:.2} pt in {path:?}"
+        );
+    }
+}
+
+#[test]
+fn a_csv_redraws_the_same_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = series();
+    let csv = dir.path().join("s.csv");
+    gpu::write_csv(&s, &csv).unwrap();
+    let back = gpu::read_csv(&csv).unwrap();
+    assert_eq!(back.points, s.points);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(parse_csv(&text).unwrap(), s.points);
+    let a = dir.path().join("a.svg");
+    let b = dir.path().join("b.svg");
+    gpu::plot(&s, &a, &Figure::default()).unwrap();
+    gpu::plot(&back, &b, &Figure::default()).unwrap();
+    assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
 }

@@ -8,7 +8,7 @@
 use super::common::*;
 use super::engine::simulate;
 use clap::{Args, Subcommand, ValueEnum};
-use gpu::{BenchRow, Device, GpuError, Pipeline, Storage};
+use gpu::{Device, GpuError, Pipeline, Storage};
 use interp::launch::{parse_input, Launch};
 use interp::Memory;
 use lang::core::Ty;
@@ -28,8 +28,9 @@ pub enum GpuCommand {
     Emit(EmitArgs),
     /// Run on a device and on the simulator; compare every array.
     Compare(CompareArgs),
-    /// Time kernels over a range of sizes; write a CSV and a plot.
-    Bench(BenchArgs),
+    /// Check kernels against the simulator, then time them over a range of sizes (the
+    /// kernel only: ksim's harness code is left out); write a table, CSV, JSON, figures.
+    Bench(Box<BenchArgs>),
 }
 
 #[derive(Args, Debug)]
@@ -70,54 +71,215 @@ pub struct BenchArgs {
     /// parameters are fixed values.
     #[arg(short = 'D', value_name = "NAME=RANGE")]
     pub define: Vec<String>,
-    /// Timed runs per kernel and size.
+    /// Timed runs per kernel and size (the table, CSV and figures give their median,
+    /// mean, min, max and quartiles).
     #[arg(long, default_value_t = 10)]
     pub repeat: usize,
     /// Untimed runs before timing.
     #[arg(long, default_value_t = 2)]
     pub warmup: usize,
-    /// Input of the `in` array (default `random:1`).
-    #[arg(long, default_value = "random:1")]
-    pub input: String,
-    /// Write the timings here (kernel, size, device, repeat, kernel_ns, total_ns).
+    /// `ARRAY=SPEC`: contents of an array (default `in=random:1`); a bare SPEC is for the
+    /// `--in` array. Specs as for `ksim run --input`.
+    #[arg(long, value_name = "[ARRAY=]SPEC")]
+    pub input: Vec<String>,
+    /// The input array a bare `--input SPEC` (and the default `random:1`) fills.
+    #[arg(long = "in", value_name = "ARRAY", default_value = "in")]
+    pub in_array: String,
+    /// Arrays holding the result (repeatable): the only local arrays copied back in the
+    /// timed kernel, and those compared after timing. Default: the non-const global
+    /// arrays and a local array named `out`.
+    #[arg(long = "out", value_name = "ARRAY")]
+    pub out_arrays: Vec<String>,
+    /// The monoid of `T` and `⊕` (any with a device encoding: not `list`).
+    #[arg(long, default_value = "int-add", value_parser = parse_monoid_arg)]
+    pub monoid: interp::Monoid,
+    /// Time the whole generated program: the fills of local arrays and their copies back
+    /// to global memory included (by default only the kernel is timed).
+    #[arg(long)]
+    pub include_harness: bool,
+    /// Time points where the simulator found a data race or the device disagreed with it
+    /// (marked in the table and CSV). Faults and barrier divergence never run.
+    #[arg(long)]
+    pub force: bool,
+    /// Write one row per (kernel, size) here, with a `.meta.json` sidecar (device,
+    /// driver, ksim version and commit, date, command line).
     #[arg(long)]
     pub csv: Option<PathBuf>,
-    /// Draw a line chart here (.png or .svg).
+    /// Write the whole series (metadata, points, points left out) as JSON here.
     #[arg(long)]
-    pub plot: Option<PathBuf>,
-    /// Plot kernel time (profiling events) or total time (with transfers).
-    #[arg(long, value_enum, default_value = "kernel")]
-    pub metric: MetricArg,
+    pub json: Option<PathBuf>,
+    /// Draw a figure here (.png, .svg or .pdf; repeatable).
+    #[arg(long)]
+    pub plot: Vec<PathBuf>,
+    #[command(flatten)]
+    pub figure: FigureArgs,
     #[command(flatten)]
     pub device: DeviceArg,
     #[arg(long)]
     pub quiet: bool,
 }
 
+fn parse_monoid_arg(s: &str) -> Result<interp::Monoid, String> {
+    s.parse()
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum MetricArg {
+    /// Kernel time from OpenCL profiling events.
     Kernel,
+    /// Host wall time of a run, transfers included.
     Total,
 }
 
-impl MetricArg {
-    fn metric(self) -> gpu::Metric {
-        match self {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StatArg {
+    Median,
+    Mean,
+    Min,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BandArg {
+    /// From the fastest to the slowest run.
+    Minmax,
+    /// Interquartile range.
+    Iqr,
+    None,
+}
+
+/// How figures look (`ksim gpu bench --plot` and `ksim plot`).
+#[derive(Args, Debug, Clone)]
+pub struct FigureArgs {
+    /// Draw simulated cost (steps) against measured time: a panel per kernel and a
+    /// scatter with the log-log least-squares fit and its R².
+    #[arg(long)]
+    pub sim_vs_real: bool,
+    /// Plot kernel time (profiling events) or total time (with transfers).
+    #[arg(long, value_enum, default_value = "kernel")]
+    pub metric: MetricArg,
+    /// The statistic drawn and tabulated.
+    #[arg(long, value_enum, default_value = "median")]
+    pub stat: StatArg,
+    /// The band drawn around each line.
+    #[arg(long, value_enum, default_value = "minmax")]
+    pub band: BandArg,
+    /// Figure title (default: the metric and the device; `--title ''` for none).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// x axis label (default: the swept parameter).
+    #[arg(long)]
+    pub xlabel: Option<String>,
+    /// y axis label (default: metric, statistic and unit).
+    #[arg(long)]
+    pub ylabel: Option<String>,
+    /// Width in pixels (default 1024).
+    #[arg(long, conflicts_with = "size")]
+    pub width: Option<u32>,
+    /// Height in pixels (default 640).
+    #[arg(long, conflicts_with = "size")]
+    pub height: Option<u32>,
+    /// Physical size, e.g. `3.3x2.2in` (also cm, mm); pixels = size × --dpi.
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Resolution (default 160: 1024 × 640 pixels are 6.4 × 4 in).
+    #[arg(long, default_value_t = 160.0)]
+    pub dpi: f64,
+    /// Text size in points at the physical size (ticks, labels, legend).
+    #[arg(long, default_value_t = 9.0)]
+    pub font_size: f64,
+    /// Logarithmic time axis (the default).
+    #[arg(long, overrides_with = "linear_y")]
+    pub log_y: bool,
+    /// Linear time axis.
+    #[arg(long)]
+    pub linear_y: bool,
+    /// Legend name of a kernel: `FILE=NAME` (FILE as given, or its stem).
+    #[arg(long, value_name = "FILE=NAME")]
+    pub label: Vec<String>,
+}
+
+impl FigureArgs {
+    fn metric(&self) -> gpu::Metric {
+        match self.metric {
             MetricArg::Kernel => gpu::Metric::Kernel,
             MetricArg::Total => gpu::Metric::Total,
         }
+    }
+
+    fn stat(&self) -> gpu::Statistic {
+        match self.stat {
+            StatArg::Median => gpu::Statistic::Median,
+            StatArg::Mean => gpu::Statistic::Mean,
+            StatArg::Min => gpu::Statistic::Min,
+        }
+    }
+
+    /// The figure these options describe, or why they are wrong (checked before a run).
+    fn figure(&self) -> Result<gpu::Figure, Failure> {
+        if !(self.dpi > 0.0 && self.dpi <= 2400.0) {
+            return Err(Failure::usage(format!(
+                "--dpi {}: expected 1 to 2400",
+                self.dpi
+            )));
+        }
+        if !(self.font_size > 0.0 && self.font_size <= 72.0) {
+            return Err(Failure::usage(format!(
+                "--font-size {}: expected a size in points, up to 72",
+                self.font_size
+            )));
+        }
+        let (width_px, height_px) = match &self.size {
+            Some(s) => {
+                let (w, h) = gpu::plot::parse_size(s).map_err(Failure::usage)?;
+                ((w * self.dpi).round() as u32, (h * self.dpi).round() as u32)
+            }
+            None => (self.width.unwrap_or(1024), self.height.unwrap_or(640)),
+        };
+        if !(64..=16384).contains(&width_px) || !(64..=16384).contains(&height_px) {
+            return Err(Failure::usage(format!(
+                "a figure of {width_px} × {height_px} pixels: each side must be 64 to 16384"
+            )));
+        }
+        let labels = self
+            .label
+            .iter()
+            .map(|l| {
+                l.split_once('=')
+                    .map(|(f, n)| (label(Path::new(f)), n.to_string()))
+                    .ok_or_else(|| Failure::usage(format!("--label {l}: expected FILE=NAME")))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(gpu::Figure {
+            title: self.title.clone(),
+            xlabel: self.xlabel.clone(),
+            ylabel: self.ylabel.clone(),
+            width_px,
+            height_px,
+            dpi: self.dpi,
+            font_pt: self.font_size,
+            metric: self.metric(),
+            stat: self.stat(),
+            spread: match self.band {
+                BandArg::Minmax => gpu::Spread::MinMax,
+                BandArg::Iqr => gpu::Spread::Iqr,
+                BandArg::None => gpu::Spread::None,
+            },
+            log_y: !self.linear_y || self.log_y,
+            labels,
+        })
     }
 }
 
 #[derive(Args, Debug)]
 pub struct PlotArgs {
-    /// A CSV written by `ksim gpu bench --csv`.
-    pub csv: PathBuf,
-    /// The chart to draw (.png or .svg).
-    #[arg(long)]
-    pub plot: PathBuf,
-    #[arg(long, value_enum, default_value = "kernel")]
-    pub metric: MetricArg,
+    /// CSVs written by `ksim gpu bench --csv` (several are drawn together).
+    #[arg(required = true)]
+    pub csv: Vec<PathBuf>,
+    /// The figure to draw (.png, .svg or .pdf; repeatable).
+    #[arg(long, required = true)]
+    pub plot: Vec<PathBuf>,
+    #[command(flatten)]
+    pub figure: FigureArgs,
 }
 
 pub fn gpu(args: &GpuArgs) -> CmdResult {
@@ -180,9 +342,8 @@ fn scan_pipeline(
 ) -> Result<Pipeline, Failure> {
     let values = parse_input(input, n, Ty::Generic, monoid)
         .map_err(|e| Failure::usage(format!("--input in={input}: {e}")))?;
-    let max = device.info.max_work_group_size.min(1024);
-    gpu::scan_pipeline(storage, values, max, device.info.local_mem_size, monoid)
-        .map_err(gpu_failure)
+    let max = gpu::fitting_local_size(&device.info, monoid);
+    gpu::scan_pipeline(storage, values, max, monoid).map_err(gpu_failure)
 }
 
 fn size_param(defines: &[(String, Option<String>)]) -> Result<usize, Failure> {
@@ -350,45 +511,22 @@ fn report(cmp: &gpu::Comparison, device: &Device, what: &str) -> i32 {
     }
 }
 
-/// Splits `-D` into the swept parameter (with its sizes) and fixed ones.
-fn sweep(defines: &[String]) -> Result<(String, Vec<u64>, Vec<(String, String)>), Failure> {
-    let mut swept = None;
-    let mut fixed = Vec::new();
-    for d in defines {
-        let (k, v) = d
-            .split_once('=')
-            .ok_or_else(|| Failure::usage(format!("-D {d}: expected NAME=RANGE")))?;
-        if v.contains("..") || v.contains(',') || swept.is_none() && k == "n" {
-            if swept.is_some() {
-                return Err(Failure::usage("only one -D parameter can be swept"));
-            }
-            let sizes = gpu::parse_sweep(v).map_err(|e| Failure::usage(format!("-D {d}: {e}")))?;
-            swept = Some((k.to_string(), sizes));
-        } else {
-            fixed.push((k.to_string(), v.to_string()));
-        }
-    }
-    let (name, sizes) =
-        swept.ok_or_else(|| Failure::usage("bench needs a swept parameter, e.g. -D n=2..1024"))?;
-    Ok((name, sizes, fixed))
-}
-
-/// One kernel at one size, ready to run on the device.
-enum BenchJob {
-    Pipeline(Pipeline),
-    Kernel(Launch),
-}
-
-/// Checks the output files of `bench` before anything runs: a plot needs a `.png`/`.svg`
-/// name, and every output needs a directory where files can be created.
+/// Checks the output files of `bench` before anything runs: figures need a known
+/// extension, and every output needs a directory where files can be created.
 fn check_outputs(args: &BenchArgs) -> Result<(), Failure> {
-    if args.csv.is_none() && args.plot.is_none() {
-        return Err(Failure::usage("bench needs --csv FILE and/or --plot FILE"));
+    if args.csv.is_none() && args.json.is_none() && args.plot.is_empty() {
+        return Err(Failure::usage(
+            "bench needs --csv FILE, --json FILE and/or --plot FILE",
+        ));
     }
-    if let Some(plot) = &args.plot {
+    for plot in &args.plot {
         gpu::plot_format(plot).map_err(|e| Failure::usage(e.0))?;
     }
-    for out in args.csv.iter().chain(&args.plot) {
+    writable(args.csv.iter().chain(&args.json).chain(&args.plot))
+}
+
+fn writable<'a>(outs: impl Iterator<Item = &'a PathBuf>) -> Result<(), Failure> {
+    for out in outs {
         let dir = out
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
@@ -399,97 +537,151 @@ fn check_outputs(args: &BenchArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Builds every (kernel, size) of the sweep and checks it before the first timed run: the
-/// launch is valid, its work-group fits the device, and the simulator found its execution
-/// defined (no fault, no divergence, termination): an out-of-bounds access or a divergent
-/// barrier on a device corrupts memory, crashes or hangs.
+/// `--input` as `(array, spec)` pairs: a bare SPEC is for the `--in` array, which gets
+/// `random:1` when no spec names it.
+fn input_specs(args: &BenchArgs) -> Vec<(String, String)> {
+    let mut specs: Vec<(String, String)> = args
+        .input
+        .iter()
+        .map(|i| match i.split_once('=') {
+            Some((a, s)) if is_name(a) => (a.trim().to_string(), s.to_string()),
+            _ => (args.in_array.clone(), i.clone()),
+        })
+        .collect();
+    if !specs.iter().any(|(a, _)| *a == args.in_array) {
+        specs.push((args.in_array.clone(), "random:1".into()));
+    }
+    specs
+}
+
+fn is_name(s: &str) -> bool {
+    let s = s.trim();
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Builds every (kernel, size) of the sweep before the first device run: the launch is
+/// valid and its work-group fits the device (the simulator's checks come per point, in
+/// [`gpu::bench_point`]).
 fn bench_jobs(
     args: &BenchArgs,
+    sweep: &gpu::Sweep,
+    inputs: &[(String, String)],
     device: &Device,
-) -> Result<(String, Vec<(String, u64, BenchJob)>), Failure> {
-    let (param, sizes, fixed) = sweep(&args.define)?;
-    let max_group = device.info.max_work_group_size;
+) -> Result<Vec<(gpu::PointSpec, gpu::BenchJob)>, Failure> {
     let mut jobs = Vec::new();
     for file in &args.files {
         let label = label(file);
-        for &size in &sizes {
-            let job = match scan_storage(file)? {
+        for &size in &sweep.sizes {
+            let param = &sweep.param;
+            let (job, used) = match scan_storage(file)? {
                 Some(storage) => {
                     let n = checked_scan_size(size)?;
-                    BenchJob::Pipeline(scan_pipeline(
-                        storage,
-                        n,
-                        &args.input,
-                        interp::Monoid::IntAdd,
-                        device,
-                    )?)
+                    let spec = inputs
+                        .iter()
+                        .find(|(a, _)| *a == args.in_array)
+                        .map_or("random:1", |(_, s)| s.as_str());
+                    let p = scan_pipeline(storage, n, spec, args.monoid, device)?;
+                    (gpu::BenchJob::Pipeline(p), vec![format!("data={spec}")])
                 }
                 None => {
-                    let mut defines = fixed.clone();
-                    defines.push((param.clone(), size.to_string()));
-                    let la = LaunchArgs {
-                        file: file.clone(),
-                        define: defines.into_iter().map(|(n, v)| (n, Some(v))).collect(),
-                        cl: Default::default(),
-                        groups: None,
-                        local_size: None,
-                        global: None,
-                        local: None,
-                        arg: Vec::new(),
-                        input: vec![("in".into(), args.input.clone())],
-                        monoid: interp::Monoid::IntAdd,
-                        max_steps: None,
+                    let (_, kernel) = load(file)?;
+                    // Only the specs of arrays this kernel has (`in` may be absent).
+                    let mine: Vec<(String, String)> = inputs
+                        .iter()
+                        .filter(|(a, _)| kernel.array(a).is_some())
+                        .cloned()
+                        .collect();
+                    for (a, _) in inputs {
+                        if kernel.array(a).is_none() && *a != args.in_array {
+                            return Err(Failure::usage(format!(
+                                "--input {a}=...: {label} has no array `{a}`"
+                            )));
+                        }
+                    }
+                    let opts = interp::LaunchOptions {
+                        defines: sweep.defines(size),
+                        monoid: args.monoid,
+                        inputs: mine.clone(),
+                        ..Default::default()
                     };
-                    let (_, launch) = la.launch()?;
-                    if launch.local_size > max_group {
-                        return Err(Failure::usage(format!(
-                            "{label} with {param}={size}: work-groups of {} threads are more than \
-                             the device's maximum of {max_group}; nothing was run (lower the sweep)",
-                            launch.local_size
-                        )));
-                    }
-                    let sim = simulate(&launch, 0);
-                    if let Some(f) = &sim.fault {
-                        return Err(Failure::usage(format!(
-                            "{label} with {param}={size}: the simulator found {f}; nothing was run \
-                             (an undefined kernel must not run on a device)"
-                        )));
-                    }
-                    if let Some(d) = sim.divergences.first() {
-                        return Err(Failure::usage(format!(
-                            "{label} with {param}={size}: {}; nothing was run",
-                            divergence_message(d)
-                        )));
-                    }
-                    BenchJob::Kernel(launch)
+                    let launch = Launch::new(kernel, &opts)
+                        .map_err(|e| Failure::usage(format!("{label} with {param}={size}: {e}")))?;
+                    gpu::bench::fits(&launch, device).map_err(|why| {
+                        Failure::usage(format!(
+                            "{label} with {param}={size}: {why}; nothing was run (lower the \
+                             sweep; `ksim plot A.csv B.csv` draws sweeps of different lengths \
+                             together)"
+                        ))
+                    })?;
+                    let outputs =
+                        gpu::bench::outputs(&launch, &args.out_arrays).map_err(Failure::usage)?;
+                    let used = mine.iter().map(|(a, s)| format!("{a}={s}")).collect();
+                    (gpu::BenchJob::Kernel { launch, outputs }, used)
                 }
             };
-            jobs.push((label.clone(), size, job));
+            let spec = gpu::PointSpec {
+                kernel: label.clone(),
+                param: param.clone(),
+                size,
+                input: used.join(";"),
+            };
+            jobs.push((spec, job));
         }
     }
-    Ok((param, jobs))
+    Ok(jobs)
+}
+
+/// The command line, shell-quoted where needed, for the benchmark's metadata.
+fn command_line() -> String {
+    std::env::args()
+        .map(|a| {
+            if !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_alphanumeric() || "-_./=:,+@%".contains(c))
+            {
+                a
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn bench(args: &BenchArgs) -> CmdResult {
     check_outputs(args)?;
+    let fig = args.figure.figure()?;
+    let sweep = gpu::Sweep::from_defines(&args.define).map_err(Failure::usage)?;
+    gpu::bench::check_monoid(args.monoid).map_err(Failure::usage)?;
+    let inputs = input_specs(args);
     let device = open(&args.device)?;
-    let (param, jobs) = bench_jobs(args, &device)?;
+    let jobs = bench_jobs(args, &sweep, &inputs, &device)?;
+    let opts = gpu::BenchOptions {
+        warmup: args.warmup,
+        repeat: args.repeat.max(1),
+        include_harness: args.include_harness,
+        force: args.force,
+    };
+    let ksim = (env!("CARGO_PKG_VERSION"), env!("KSIM_GIT_HASH"));
+    let mut series = gpu::BenchSeries {
+        meta: gpu::BenchMeta::now(&device, &opts, ksim, command_line()),
+        ..Default::default()
+    };
     let bar = progress(jobs.len() as u64, args.quiet);
-    let mut rows: Vec<BenchRow> = Vec::new();
     let mut failed = None;
-    for (label, size, job) in &jobs {
-        bar.set_message(format!("{label} {param}={size}"));
-        let timings = match job {
-            BenchJob::Pipeline(p) => {
-                gpu::run_pipeline(p, &device, args.warmup + args.repeat.max(1))
-                    .map(|run| run.timings[args.warmup..].to_vec())
-            }
-            BenchJob::Kernel(launch) => gpu::bench(launch, &device, args.warmup, args.repeat),
-        };
-        match timings {
-            Ok(t) => rows.extend(gpu::rows_for(label, *size, &device.info.name, &t)),
+    for (spec, job) in &jobs {
+        bar.set_message(format!("{} {}={}", spec.kernel, spec.param, spec.size));
+        match gpu::bench_point(job, spec, &device, &opts) {
+            Ok(gpu::PointOutcome::Timed(p)) => series.points.push(*p),
+            Ok(gpu::PointOutcome::LeftOut(l)) => series.left_out.push(l),
             Err(e) => {
-                failed = Some(format!("{label} with {param}={size}: {e}"));
+                failed = Some(format!(
+                    "{} with {}={}: {e}",
+                    spec.kernel, spec.param, spec.size
+                ));
                 break;
             }
         }
@@ -497,24 +689,48 @@ fn bench(args: &BenchArgs) -> CmdResult {
     }
     bar.finish_and_clear();
     // What was measured is kept, even when a later run failed.
-    if !rows.is_empty() {
-        print_summary(&rows, &args.files);
-        if let Some(csv) = &args.csv {
-            gpu::write_csv(&rows, csv)
-                .map_err(|e| Failure::usage(format!("cannot write `{}`: {e}", csv.display())))?;
-            println!("wrote {}", csv.display());
-        }
-        if let Some(out) = &args.plot {
-            draw(&rows, out, args.metric)?;
-        }
+    print!(
+        "{}",
+        gpu::bench::table::render(&series, fig.metric, fig.stat)
+    );
+    write_series(&series, args.csv.as_deref(), args.json.as_deref())?;
+    if !series.points.is_empty() {
+        draw(&series, &args.plot, &args.figure, &fig)?;
     }
-    match failed {
-        Some(why) => Err(Failure::usage(format!(
-            "the device failed on {why}; the {} timings measured before are kept",
-            rows.len()
-        ))),
-        None => Ok(EXIT_OK),
+    if let Some(why) = failed {
+        return Err(Failure::usage(format!(
+            "the device failed on {why}; the {} points measured before are kept",
+            series.points.len()
+        )));
     }
+    Ok(if series.left_out.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_FOUND
+    })
+}
+
+fn write_series(
+    series: &gpu::BenchSeries,
+    csv: Option<&Path>,
+    json: Option<&Path>,
+) -> Result<(), Failure> {
+    if let Some(csv) = csv {
+        gpu::write_csv(series, csv).map_err(|e| Failure::usage(e.0))?;
+        println!(
+            "wrote {} and {}",
+            csv.display(),
+            gpu::bench::csv_io::meta_path(csv).display()
+        );
+    }
+    if let Some(json) = json {
+        let text = serde_json::to_string_pretty(series)
+            .map_err(|e| Failure::usage(format!("cannot encode the series: {e}")))?;
+        files::write_atomic(json, format!("{text}\n").as_bytes())
+            .map_err(|e| Failure::usage(format!("cannot write `{}`: {e}", json.display())))?;
+        println!("wrote {}", json.display());
+    }
+    Ok(())
 }
 
 fn label(file: &Path) -> String {
@@ -541,45 +757,45 @@ fn progress(total: u64, quiet: bool) -> indicatif::ProgressBar {
     bar
 }
 
-/// Mean kernel time per kernel and size, one line per size.
-fn print_summary(rows: &[BenchRow], files: &[PathBuf]) {
-    let labels: Vec<String> = files.iter().map(|f| label(f)).collect();
-    let mut sizes: Vec<u64> = rows.iter().map(|r| r.size).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    print!("{:>10}", "size");
-    for l in &labels {
-        print!(" {:>22}", format!("{l} (µs)"));
-    }
-    println!();
-    for s in sizes {
-        print!("{s:>10}");
-        for l in &labels {
-            let t: Vec<u64> = rows
-                .iter()
-                .filter(|r| r.size == s && &r.kernel == l)
-                .map(|r| r.kernel_ns)
-                .collect();
-            let mean = t.iter().sum::<u64>() as f64 / t.len().max(1) as f64 / 1000.0;
-            print!(" {mean:>22.1}");
+/// Draws the figures; with `--sim-vs-real`, the simulated-vs-real figure and its fit.
+fn draw(
+    series: &gpu::BenchSeries,
+    outs: &[PathBuf],
+    args: &FigureArgs,
+    fig: &gpu::Figure,
+) -> Result<(), Failure> {
+    if args.sim_vs_real {
+        match gpu::plot::simreal::fit(series, fig) {
+            Some(f) => println!("{f}"),
+            None => println!("no fit: fewer than two points with simulated measures"),
         }
-        println!();
     }
-}
-
-fn draw(rows: &[BenchRow], out: &Path, metric: MetricArg) -> Result<(), Failure> {
-    let opts = gpu::PlotOptions {
-        metric: metric.metric(),
-        ..Default::default()
-    };
-    gpu::plot_with(rows, out, &opts)
-        .map_err(|e| Failure::usage(format!("cannot draw `{}`: {}", out.display(), e.0)))?;
-    println!("wrote {}", out.display());
+    for out in outs {
+        let drawn = if args.sim_vs_real {
+            gpu::plot::simreal::plot(series, out, fig)
+        } else {
+            gpu::plot(series, out, fig)
+        };
+        drawn.map_err(|e| Failure::usage(format!("cannot draw `{}`: {}", out.display(), e.0)))?;
+        println!("wrote {}", out.display());
+    }
     Ok(())
 }
 
 pub fn plot(args: &PlotArgs) -> CmdResult {
-    let rows = gpu::read_csv(&args.csv).map_err(|e| Failure::usage(e.0))?;
-    draw(&rows, &args.plot, args.metric)?;
+    let fig = args.figure.figure()?;
+    for p in &args.plot {
+        gpu::plot_format(p).map_err(|e| Failure::usage(e.0))?;
+    }
+    writable(args.plot.iter())?;
+    let mut series = gpu::BenchSeries::default();
+    for (i, csv) in args.csv.iter().enumerate() {
+        let s = gpu::read_csv(csv).map_err(|e| Failure::usage(e.0))?;
+        if i == 0 {
+            series.meta = s.meta;
+        }
+        series.points.extend(s.points);
+    }
+    draw(&series, &args.plot, &args.figure, &fig)?;
     Ok(EXIT_OK)
 }
