@@ -110,19 +110,31 @@ done
 repeat=${KSIM_BENCH_REPEAT:-20}
 max_n=${KSIM_MAX_N:-1048576}
 wg=$(sed -n 's/.*max work-group size \([0-9]*\).*/\1/p' "$out/devices.txt" | head -1)
+local_kib=$(sed -n 's/.*local memory \([0-9]*\) KiB.*/\1/p' "$out/devices.txt" | head -1)
 wg=${wg:-1024}
-# The 2D kernel runs n threads in one group (the 1D kernel n/2): n up to the group limit.
-single_max=$wg
-say "gpu bench, one work-group, n = 2..$single_max (device work-group limit $wg)"
-"$ksim" gpu bench "$examples/blelloch_tree1d.ksim" "$examples/blelloch_tree2d.ksim" \
-    -D "n=2..$single_max" --repeat "$repeat" --device $device \
-    --csv "$out/single_group.csv" --plot "$out/single_group.svg" 2>&1 | tee "$out/single_group.txt"
+local_bytes=$(( ${local_kib:-48} * 1024 ))
+# The largest power of two n each single-group kernel fits (see examples/*.ksim): the 1D
+# heap runs n/2 work-items with 4n local ints (tree, in, out); the 2D tree runs n
+# work-items with n(log2 n + 3) local ints.
+fits1d() { local n=$1; (( n / 2 <= wg && 16 * n <= local_bytes )); }
+fits2d() { local n=$1 l=0 m=$1; while (( m > 1 )); do m=$((m / 2)); l=$((l + 1)); done
+    (( n <= wg && 4 * n * (l + 3) <= local_bytes )); }
+max1d=2; while fits1d $((max1d * 2)) && (( max1d * 2 <= 1024 )); do max1d=$((max1d * 2)); done
+max2d=2; while fits2d $((max2d * 2)) && (( max2d * 2 <= 1024 )); do max2d=$((max2d * 2)); done
+say "gpu bench, one work-group: 1D n = 2..$max1d, 2D n = 2..$max2d (work-group limit $wg, local memory $local_bytes bytes)"
+b1="$examples/blelloch_tree1d.ksim"
+b2="$examples/blelloch_tree2d.ksim"
+labels=(--label blelloch_tree1d=1D --label blelloch_tree2d=2D)
+"$ksim" gpu bench "$b1" -D "n=2..$max1d" --repeat "$repeat" --device $device --csv "$out/tree1d.csv" 2>&1 | tee "$out/tree1d.txt"
+"$ksim" gpu bench "$b2" -D "n=2..$max2d" --repeat "$repeat" --device $device --csv "$out/tree2d.csv" 2>&1 | tee "$out/tree2d.txt"
+say "the same with ksim's harness inside the timed kernel (--include-harness)"
+"$ksim" gpu bench "$b1" -D "n=2..$max1d" --repeat "$repeat" --device $device --include-harness --csv "$out/tree1d_harness.csv" --quiet 2>&1 | tee "$out/tree1d_harness.txt"
+"$ksim" gpu bench "$b2" -D "n=2..$max2d" --repeat "$repeat" --device $device --include-harness --csv "$out/tree2d_harness.csv" --quiet 2>&1 | tee "$out/tree2d_harness.txt"
+"$ksim" plot "$out/tree1d.csv" "$out/tree2d.csv" "${labels[@]}" --title "Blelloch scan, one work-group" \
+    --plot "$out/storage.png" --plot "$out/storage.svg" --plot "$out/storage.pdf" 2>&1
+"$ksim" plot "$out/tree1d.csv" "$out/tree2d.csv" "${labels[@]}" --sim-vs-real --size 7x2.6in --dpi 200 \
+    --plot "$out/simreal.png" --plot "$out/simreal.pdf" 2>&1 | tee "$out/simreal.txt"
 say "gpu bench, multi-group pipelines, n = 2048..$max_n"
 "$ksim" gpu bench scan:tree1d scan:tree2d -D "n=2048..$max_n" --repeat "$repeat" --device $device \
-    --csv "$out/pipeline.csv" --plot "$out/pipeline.svg" 2>&1 | tee "$out/pipeline.txt"
-for csv in single_group pipeline; do
-    [[ -s $out/$csv.csv ]] || continue
-    "$ksim" plot "$out/$csv.csv" --plot "$out/$csv.png" 2>&1
-    "$ksim" plot "$out/$csv.csv" --metric total --plot "$out/${csv}_total.svg" 2>&1
-done
+    --csv "$out/pipeline.csv" --plot "$out/pipeline.png" --plot "$out/pipeline.svg" --plot "$out/pipeline.pdf" 2>&1 | tee "$out/pipeline.txt"
 say "done: $(ls "$out" | tr '\n' ' ')"

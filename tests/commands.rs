@@ -46,8 +46,7 @@ fn races_reports_each_race_with_its_count_and_exits_1() {
     assert!(distinct >= 1, "{out}");
     assert_eq!(err.matches("data race on out[").count(), distinct, "{err}");
     assert_eq!(
-        err.matches("conflicting access pair(s) between these two statements")
-            .count(),
+        err.matches(" between these two statements").count(),
         distinct,
         "{err}"
     );
@@ -417,12 +416,8 @@ fn plot_redraws_a_bench_csv() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("b.csv");
     let svg = dir.path().join("b.svg");
-    std::fs::write(
-        &csv,
-        "kernel,size,device,repeat,kernel_ns,total_ns\n\
-         k,2,dev,0,1000,2000\nk,4,dev,0,1500,2500\nk,8,dev,0,2500,4000\n",
-    )
-    .unwrap();
+    // A CSV `ksim gpu bench --csv` wrote (PoCL, committed with docs/performance.md).
+    std::fs::copy("docs/figures/pocl-storage.csv", &csv).unwrap();
     let o = ksim(&[
         "plot",
         csv.to_str().unwrap(),
