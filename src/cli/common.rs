@@ -68,7 +68,7 @@ pub struct LaunchArgs {
     /// `.cl`: the global NDRange size (work-items in all), a multiple of --local.
     #[arg(long, value_name = "N")]
     pub global: Option<String>,
-    /// `.cl`: the work-group size (the same as --local-size).
+    /// The work-group size: `--local-size` for `.ksim`, OpenCL's name for `.cl`.
     #[arg(long, value_name = "N")]
     pub local: Option<String>,
     /// `.cl`: the value of a scalar kernel parameter: `--arg n=16`.
@@ -220,7 +220,6 @@ impl LaunchArgs {
             (self.cl.kernel.is_some(), "--kernel"),
             (!self.cl.include.is_empty(), "-I"),
             (self.global.is_some(), "--global"),
-            (self.local.is_some(), "--local"),
             (!self.arg.is_empty(), "--arg"),
         ];
         if let Some((_, flag)) = cl_only.iter().find(|(given, _)| *given) {
@@ -246,7 +245,15 @@ impl LaunchArgs {
             None => (None, Vec::new()),
         };
         let (groups, group_dims) = split(&self.groups);
-        let (local_size, local_dims) = split(&self.local_size);
+        // `--local` is `--local-size` for a .ksim kernel too.
+        let local = match (&self.local, &self.local_size) {
+            (Some(_), Some(_)) => {
+                return Err(Failure::usage("give --local or --local-size, not both"))
+            }
+            (Some(l), None) => Some(parse_dims(l).map_err(|e| Failure::usage(format!("--local {l}: {e}")))?),
+            (None, l) => l.clone(),
+        };
+        let (local_size, local_dims) = split(&local);
         Ok(LaunchOptions {
             defines,
             groups,
