@@ -507,10 +507,6 @@ fn judge(path: String, h: Header, outcome: Outcome) -> Row {
                     Class::D,
                     "GPUVerify annotations (`__assert`, ...) are not checked yet".into(),
                 )
-            } else if *expect == Expect::NotAllVerified
-                && notes.iter().any(|n| n.contains("fence flags"))
-            {
-                (Class::D, "barrier fence flags are not modelled yet".into())
             } else {
                 (
                     Class::A,
