@@ -66,14 +66,15 @@ impl RaceView {
     }
 }
 
-#[derive(Serialize)]
-struct AccessJson {
-    group: usize,
-    thread: usize,
-    kind: AccessKind,
-    span: [usize; 2],
-    step: u64,
-    epoch: u64,
+/// One access of a race in the JSON outputs: thread, kind, statement span, step, epoch.
+#[derive(Clone, Debug, Serialize)]
+pub struct AccessJson {
+    pub group: usize,
+    pub thread: usize,
+    pub kind: AccessKind,
+    pub span: [usize; 2],
+    pub step: u64,
+    pub epoch: u64,
 }
 
 impl From<&Access> for AccessJson {

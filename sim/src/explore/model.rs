@@ -4,7 +4,7 @@
 
 use super::{Mode, Summary, Verdict};
 use crate::schedule::Schedule;
-use interp::race::{Access, AccessKind, Race};
+use interp::race::{AccessKind, Race};
 use interp::{Launch, Memory, Value};
 use serde::Serialize;
 
@@ -63,28 +63,7 @@ impl LaunchModel {
 }
 
 /// One access of a race, as in `ksim run --json`.
-#[derive(Clone, Debug, Serialize)]
-pub struct AccessModel {
-    pub group: usize,
-    pub thread: usize,
-    pub kind: AccessKind,
-    pub span: [usize; 2],
-    pub step: u64,
-    pub epoch: u64,
-}
-
-impl AccessModel {
-    fn new(a: &Access) -> AccessModel {
-        AccessModel {
-            group: a.thread.group,
-            thread: a.thread.local,
-            kind: a.kind,
-            span: [a.span.start, a.span.end],
-            step: a.step,
-            epoch: a.epoch,
-        }
-    }
-}
+pub use crate::outcome::AccessJson as AccessModel;
 
 /// A race, as in `ksim run --json`, with its statements and locations.
 #[derive(Clone, Debug, Serialize)]
@@ -106,8 +85,8 @@ impl RaceModel {
             array: launch.kernel.arrays[r.array].name.clone(),
             instance: r.instance,
             index: r.index.clone(),
-            first: AccessModel::new(&r.first),
-            second: AccessModel::new(&r.second),
+            first: AccessModel::from(&r.first),
+            second: AccessModel::from(&r.second),
             statement_first: src.statement(&r.first.span),
             statement_second: src.statement(&r.second.span),
             location_first: src.location(r.first.span.start),
