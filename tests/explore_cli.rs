@@ -87,7 +87,10 @@ fn kogge_stone_racy_reports_the_race_and_replay_reproduces_it() {
         serde_json::from_str(&std::fs::read_to_string(&reports[0]).unwrap()).unwrap();
     assert_eq!(rep["format"], "ksim-race-report");
     assert_eq!(rep["format_version"], 2);
-    assert!(rep["source"].as_str().unwrap().contains("kernel kogge_stone_racy"));
+    assert!(rep["source"]
+        .as_str()
+        .unwrap()
+        .contains("kernel kogge_stone_racy"));
     assert!(rep["kernel_path_absolute"]
         .as_str()
         .unwrap()

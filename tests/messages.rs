@@ -24,7 +24,10 @@ fn assert_headers_match_snippets(out: &str) -> usize {
     let mut checked = 0;
     for (i, l) in lines.iter().enumerate() {
         let Some(at) = l.find("─[ ") else { continue };
-        let loc = l[at + "─[ ".len()..].trim_end().trim_end_matches(']').trim_end();
+        let loc = l[at + "─[ ".len()..]
+            .trim_end()
+            .trim_end_matches(']')
+            .trim_end();
         let header_line: usize = loc.rsplitn(3, ':').nth(1).unwrap().parse().unwrap();
         let snippet_line: usize = lines[i + 1..]
             .iter()
@@ -71,7 +74,10 @@ fn verify_scan_names_a_renamed_input_array() {
     let o = ksim_in(&d, &["verify-scan", "sob.ksim", "--in", "src", "-D", "n=8"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let out = stdout(&o);
-    assert!(out.contains("src[1] ⊕ ... ⊕ src[4], missing src[0]"), "{out}");
+    assert!(
+        out.contains("src[1] ⊕ ... ⊕ src[4], missing src[0]"),
+        "{out}"
+    );
     assert!(out.contains("(src[i] = [i]"), "{out}");
     assert!(!out.contains("in["), "{out}");
     let _ = std::fs::remove_dir_all(&d);
@@ -97,7 +103,10 @@ fn explore_writes_its_diagnostics_before_the_summary() {
     assert!(diag < summary, "{all}");
     let races = all.find("races: 1 distinct").unwrap();
     let list = all[races..].lines().nth(1).unwrap();
-    assert!(list.contains("write at") || list.contains("read at"), "{all}");
+    assert!(
+        list.contains("write at") || list.contains("read at"),
+        "{all}"
+    );
 }
 
 #[test]
@@ -121,7 +130,13 @@ fn the_monoid_is_named_only_for_generic_kernels() {
     let o = ksim(&["run", "tests/kernels/two_barriers.ksim", "-D", "n=4"]);
     let first = stdout(&o).lines().next().unwrap().to_string();
     assert!(!first.contains("monoid"), "{first}");
-    let o = ksim(&["explore", "--exhaustive", "tests/kernels/two_barriers.ksim", "-D", "n=2"]);
+    let o = ksim(&[
+        "explore",
+        "--exhaustive",
+        "tests/kernels/two_barriers.ksim",
+        "-D",
+        "n=2",
+    ]);
     let first = stdout(&o).lines().next().unwrap().to_string();
     assert!(!first.contains("monoid"), "{first}");
     let o = ksim(&["run", "examples/kogge_stone.ksim", "-D", "n=4"]);
@@ -163,10 +178,20 @@ fn non_termination_has_one_name() {
     assert!(text(&run).contains("non-terminating: did not terminate within 3000 steps"));
     assert!(!text(&run).contains("runtime fault"), "{}", text(&run));
     let races = ksim_in(&d, &["races", "spin.ksim", "--max-steps", "3000"]);
-    assert!(stdout(&races).contains("no verdict: non-terminating"), "{}", text(&races));
+    assert!(
+        stdout(&races).contains("no verdict: non-terminating"),
+        "{}",
+        text(&races)
+    );
     let ex = ksim_in(
         &d,
-        &["explore", "--exhaustive", "spin.ksim", "--max-steps", "3000"],
+        &[
+            "explore",
+            "--exhaustive",
+            "spin.ksim",
+            "--max-steps",
+            "3000",
+        ],
     );
     let out = stdout(&ex);
     assert!(out.contains("non-terminating executions: 1"), "{out}");
@@ -186,7 +211,10 @@ fn every_command_uses_the_same_step_bound() {
         int i = 0; while (i < 30000) { i = i + 1; }\n a[gid] = i;\n}\n";
     let d = tmp("bound", &[("long.ksim", long)]);
     let run = ksim_in(&d, &["run", "long.ksim", "--json"]);
-    let ex = ksim_in(&d, &["explore", "--exhaustive", "long.ksim", "--json", "-q"]);
+    let ex = ksim_in(
+        &d,
+        &["explore", "--exhaustive", "long.ksim", "--json", "-q"],
+    );
     let (rj, ej): (serde_json::Value, serde_json::Value) = (
         serde_json::from_slice(&run.stdout).unwrap(),
         serde_json::from_slice(&ex.stdout).unwrap(),

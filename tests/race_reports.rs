@@ -75,7 +75,10 @@ fn kogge_stone_racy_n4_reports_a_14_step_race() {
         "--no-reports",
     ]);
     let out = stdout(&o);
-    assert!(out.contains("out differs from store #1 at [3] in 1 of 2 stores"), "{out}");
+    assert!(
+        out.contains("out differs from store #1 at [3] in 1 of 2 stores"),
+        "{out}"
+    );
     assert!(out.contains("(shortest schedule 14 steps)"), "{out}");
 }
 
@@ -85,7 +88,13 @@ fn stop_on_race_ends_at_the_first_race() {
     std::fs::write(d.join("w.ksim"), WRITERS).unwrap();
     let o = ksim_in(
         &d,
-        &["explore", "--exhaustive", "--stop-on-race", "w.ksim", "--no-reports"],
+        &[
+            "explore",
+            "--exhaustive",
+            "--stop-on-race",
+            "w.ksim",
+            "--no-reports",
+        ],
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert_eq!(last_line(&o), "INCOMPLETE (race found)");
@@ -103,12 +112,26 @@ fn max_races_stops_at_k_races() {
     std::fs::write(d.join("two.ksim"), two).unwrap();
     let all = json(&ksim_in(
         &d,
-        &["explore", "--exhaustive", "two.ksim", "--json", "--no-reports"],
+        &[
+            "explore",
+            "--exhaustive",
+            "two.ksim",
+            "--json",
+            "--no-reports",
+        ],
     ));
     assert!(all["races"].as_array().unwrap().len() >= 2, "{all}");
     let one = json(&ksim_in(
         &d,
-        &["explore", "--exhaustive", "two.ksim", "--json", "--no-reports", "--max-races", "1"],
+        &[
+            "explore",
+            "--exhaustive",
+            "two.ksim",
+            "--json",
+            "--no-reports",
+            "--max-races",
+            "1",
+        ],
     ));
     assert_eq!(one["races"].as_array().unwrap().len(), 1);
     assert_eq!(one["incomplete_reason"], "max-races");
@@ -121,7 +144,14 @@ fn preemption_bound_states_the_bound_and_is_exhaustive_when_nothing_is_cut() {
     std::fs::write(d.join("w.ksim"), WRITERS).unwrap();
     let o = ksim_in(
         &d,
-        &["explore", "--exhaustive", "--preemption-bound", "2", "w.ksim", "--no-reports"],
+        &[
+            "explore",
+            "--exhaustive",
+            "--preemption-bound",
+            "2",
+            "w.ksim",
+            "--no-reports",
+        ],
     );
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
@@ -136,14 +166,28 @@ fn preemption_bound_states_the_bound_and_is_exhaustive_when_nothing_is_cut() {
     std::fs::write(d.join("s.ksim"), small).unwrap();
     let j = json(&ksim_in(
         &d,
-        &["explore", "--exhaustive", "--preemption-bound", "10", "s.ksim", "--json"],
+        &[
+            "explore",
+            "--exhaustive",
+            "--preemption-bound",
+            "10",
+            "s.ksim",
+            "--json",
+        ],
     ));
     assert_eq!(j["verdict"], "EXHAUSTIVE");
     assert_eq!(j["executions"]["complete"], 6);
     assert_eq!(j["preemption_bound"], 10);
     let j0 = json(&ksim_in(
         &d,
-        &["explore", "--exhaustive", "--preemption-bound", "0", "s.ksim", "--json"],
+        &[
+            "explore",
+            "--exhaustive",
+            "--preemption-bound",
+            "0",
+            "s.ksim",
+            "--json",
+        ],
     ));
     assert_eq!(j0["executions"]["complete"], 1);
     assert_eq!(j0["incomplete_reason"], "preemption bound");
@@ -179,7 +223,12 @@ fn shrink_shortens_sampled_race_schedules() {
             .sum()
     };
     let (plain, shrunk) = (run(false), run(true));
-    assert!(len(&shrunk) < len(&plain), "{} vs {}", len(&shrunk), len(&plain));
+    assert!(
+        len(&shrunk) < len(&plain),
+        "{} vs {}",
+        len(&shrunk),
+        len(&plain)
+    );
     assert_eq!(shrunk["races"][0]["shortest"], false);
 }
 
@@ -193,7 +242,17 @@ fn reports_of_two_launches_coexist_and_replay_from_anywhere() {
     for n in ["n=4", "n=8"] {
         let o = ksim_in(
             &d,
-            &["explore", "--random", "20", k, "-D", n, "--report-dir", "r", "-q"],
+            &[
+                "explore",
+                "--random",
+                "20",
+                k,
+                "-D",
+                n,
+                "--report-dir",
+                "r",
+                "-q",
+            ],
         );
         assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     }
@@ -230,7 +289,15 @@ fn a_changed_source_is_refused_with_the_difference_unless_forced() {
     std::fs::write(d.join("k.ksim"), &src).unwrap();
     let o = ksim_in(
         &d,
-        &["explore", "--exhaustive", "k.ksim", "-D", "n=4", "--report-dir", "r"],
+        &[
+            "explore",
+            "--exhaustive",
+            "k.ksim",
+            "-D",
+            "n=4",
+            "--report-dir",
+            "r",
+        ],
     );
     assert_eq!(o.status.code(), Some(1));
     let rep = reports_in(&d.join("r")).remove(0);
@@ -262,12 +329,27 @@ fn races_writes_a_replayable_report() {
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let j = json(&o);
-    let rep = j["races"][0]["report"].as_str().expect("a report").to_string();
+    let rep = j["races"][0]["report"]
+        .as_str()
+        .expect("a report")
+        .to_string();
     let rep = d.join(rep);
     let r = rep.to_str().unwrap();
     let o = ksim_in(&d, &["replay", r]);
     assert!(stdout(&o).contains("race reproduced"), "{}", text(&o));
-    let run = ksim_in(&d, &["run", k, "-D", "n=65536", "--schedule", &format!("@{r}"), "--show", "in"]);
+    let run = ksim_in(
+        &d,
+        &[
+            "run",
+            k,
+            "-D",
+            "n=65536",
+            "--schedule",
+            &format!("@{r}"),
+            "--show",
+            "in",
+        ],
+    );
     assert!(
         stdout(&run).contains("the schedule ended after"),
         "{}",
@@ -283,14 +365,27 @@ fn replay_continue_prints_the_final_arrays() {
     let k = root().join("examples/kogge_stone_racy.ksim");
     let o = ksim_in(
         &d,
-        &["explore", "--exhaustive", k.to_str().unwrap(), "-D", "n=4", "--input", "in=iota", "--report-dir", "r"],
+        &[
+            "explore",
+            "--exhaustive",
+            k.to_str().unwrap(),
+            "-D",
+            "n=4",
+            "--input",
+            "in=iota",
+            "--report-dir",
+            "r",
+        ],
     );
     assert_eq!(o.status.code(), Some(1));
     let rep = reports_in(&d.join("r")).remove(0);
     let o = ksim_in(&d, &["replay", "--continue", rep.to_str().unwrap()]);
     let out = stdout(&o);
     assert!(out.contains("race reproduced"), "{out}");
-    assert!(out.contains("steps of the canonical schedule to the end of the kernel"), "{out}");
+    assert!(
+        out.contains("steps of the canonical schedule to the end of the kernel"),
+        "{out}"
+    );
     let finals = out.split("final arrays:").nth(1).expect("final arrays");
     // The 14-step race schedule, then the canonical schedule: a complete run.
     assert!(finals.contains("out = 0 1 3 7"), "{out}");
@@ -305,14 +400,27 @@ fn format_1_reports_still_replay() {
     let k = root().join("examples/kogge_stone_racy.ksim");
     let o = ksim_in(
         &d,
-        &["explore", "--exhaustive", k.to_str().unwrap(), "-D", "n=4", "--report-dir", "r"],
+        &[
+            "explore",
+            "--exhaustive",
+            k.to_str().unwrap(),
+            "-D",
+            "n=4",
+            "--report-dir",
+            "r",
+        ],
     );
     assert_eq!(o.status.code(), Some(1));
     let rep = reports_in(&d.join("r")).remove(0);
     let mut v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap();
     let m = v.as_object_mut().unwrap();
-    for f in ["kernel_path_absolute", "kernel_path_from_report", "source", "launch_hash"] {
+    for f in [
+        "kernel_path_absolute",
+        "kernel_path_from_report",
+        "source",
+        "launch_hash",
+    ] {
         assert!(m.remove(f).is_some(), "format 2 writes {f}");
     }
     m.insert("format_version".into(), 1.into());

@@ -68,7 +68,17 @@ const RACE_THEN_LONG: &str = "kernel racelong(global int a[2]) launch(local_size
 #[test]
 fn a_thread_at_the_step_bound_does_not_hide_a_race() {
     let d = tmp("item1", &[("loop.ksim", SPIN_THEN_RACE)]);
-    let o = ksim_in(&d, &["explore", "loop.ksim", "--exhaustive", "--json", "--max-steps", "100000"]);
+    let o = ksim_in(
+        &d,
+        &[
+            "explore",
+            "loop.ksim",
+            "--exhaustive",
+            "--json",
+            "--max-steps",
+            "100000",
+        ],
+    );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert_eq!(j["races"].as_array().unwrap().len(), 1, "{j}");
@@ -82,7 +92,15 @@ fn extreme_options_are_usage_errors() {
     let d = tmp("item8", &[("loop.ksim", SPIN_THEN_RACE)]);
     let scan = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/kogge_stone.ksim");
     for args in [
-        &["explore", "loop.ksim", "--exhaustive", "--max-steps", "100000", "--timeout", "1e20"][..],
+        &[
+            "explore",
+            "loop.ksim",
+            "--exhaustive",
+            "--max-steps",
+            "100000",
+            "--timeout",
+            "1e20",
+        ][..],
         &["explore", "loop.ksim", "--exhaustive", "--timeout", "0"],
         &["verify-scan", scan, "-D", "n=4", "--timeout", "1e20"],
         &["verify-scan", scan, "-D", "n=4", "--timeout", "0"],
@@ -95,7 +113,16 @@ fn extreme_options_are_usage_errors() {
             "--depth",
             "4294967295",
         ],
-        &["explore", "loop.ksim", "--random", "5", "--max-steps", "100000", "--jobs", "100000"],
+        &[
+            "explore",
+            "loop.ksim",
+            "--random",
+            "5",
+            "--max-steps",
+            "100000",
+            "--jobs",
+            "100000",
+        ],
         &["races", "loop.ksim", "--jobs", "100000"],
         &["run", "loop.ksim", "--engine", "fast", "--jobs", "100000"],
         &[
@@ -182,7 +209,15 @@ fn an_unwritable_report_dir_still_gives_the_summary() {
     // A 300-character kernel name: the report's file name is cut to fit.
     let o = ksim_in(
         &d,
-        &["explore", "long.ksim", "--exhaustive", "--max-steps", "100000", "--report-dir", "r"],
+        &[
+            "explore",
+            "long.ksim",
+            "--exhaustive",
+            "--max-steps",
+            "100000",
+            "--report-dir",
+            "r",
+        ],
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let names: Vec<String> = std::fs::read_dir(d.join("r"))
@@ -239,7 +274,15 @@ fn a_killed_exploration_keeps_the_reports_of_races_found() {
 fn report_of(d: &Path) -> (PathBuf, serde_json::Value) {
     let o = ksim_in(
         d,
-        &["explore", "loop.ksim", "--exhaustive", "--max-steps", "100000", "--report-dir", "r"],
+        &[
+            "explore",
+            "loop.ksim",
+            "--exhaustive",
+            "--max-steps",
+            "100000",
+            "--report-dir",
+            "r",
+        ],
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let path = std::fs::read_dir(d.join("r"))

@@ -4,8 +4,8 @@
 //! machine without OpenCL builds and runs every other command; there the functions here
 //! return [`GpuError::NoPlatform`], whose message tells what to install.
 
-use crate::repr::Bytes;
 use crate::emit::{emit_with, EmitOptions, Emitted};
+use crate::repr::Bytes;
 use interp::{Launch, Memory};
 use lang::ast::Space;
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
@@ -14,11 +14,11 @@ use opencl3::device::{
     Device as ClDevice, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU,
     CL_DEVICE_TYPE_GPU,
 };
+use opencl3::error_codes::{CL_INVALID_WORK_GROUP_SIZE, CL_OUT_OF_RESOURCES};
 use opencl3::kernel::Kernel as ClKernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
 use opencl3::types::{cl_device_id, cl_mem, CL_BLOCKING};
-use opencl3::error_codes::{CL_INVALID_WORK_GROUP_SIZE, CL_OUT_OF_RESOURCES};
 use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;

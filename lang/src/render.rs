@@ -110,15 +110,14 @@ fn fix_section_headers(text: &str, path: &str, source: &str, starts: &[usize]) -
     for (i, line) in lines.iter().enumerate() {
         let plain = strip_ansi(line);
         let is_header = plain.contains("─[ ") && plain.trim_end().ends_with(']');
-        let snippet_line = || lines[i + 1..]
-            .iter()
-            .map(|l| strip_ansi(l))
-            .find_map(|l| {
+        let snippet_line = || {
+            lines[i + 1..].iter().map(|l| strip_ansi(l)).find_map(|l| {
                 let (num, rest) = l.trim_start().split_once(' ')?;
                 (rest.starts_with('│') && !num.is_empty())
                     .then(|| num.parse::<usize>().ok())
                     .flatten()
-            });
+            })
+        };
         let fixed = is_header.then(snippet_line).flatten().and_then(|n| {
             let start = starts
                 .iter()

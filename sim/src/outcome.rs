@@ -268,7 +268,10 @@ impl RunReport {
     /// The text view: a header line and the arrays (only those named in `show`, if any) on
     /// stdout; races, fault, divergences and schedule problems on stderr.
     pub fn text(&self, launch: &Launch, src: SourceText, show: &[String]) -> Text {
-        let seed = self.seed.map(|s| format!(" (seed {s})")).unwrap_or_default();
+        let seed = self
+            .seed
+            .map(|s| format!(" (seed {s})"))
+            .unwrap_or_default();
         let mut out = format!(
             "{}, schedule {}{seed}, {} steps\n",
             crate::explore::model::launch_line(launch),

@@ -434,6 +434,9 @@ mod tests {
         );
         assert!(fa.len() <= 255 && fb.len() <= 255, "{fa}");
         assert_ne!(fa, fb);
-        assert_eq!(report("scan").file_name(3, 4), "race-scan-L3-L4--01234567.json");
+        assert_eq!(
+            report("scan").file_name(3, 4),
+            "race-scan-L3-L4--01234567.json"
+        );
     }
 }

@@ -85,7 +85,9 @@ impl SourceText<'_> {
                 self.location(b.span.start),
                 if a.thread.group == b.thread.group && !launch.kernel.barriers_order_both() {
                     match launch.kernel.arrays[race.array].space {
-                        lang::ast::Space::Local => "with no barrier ordering local memory in between",
+                        lang::ast::Space::Local => {
+                            "with no barrier ordering local memory in between"
+                        }
                         lang::ast::Space::Global => {
                             "with no barrier ordering global memory in between"
                         }
@@ -166,7 +168,11 @@ impl SourceText<'_> {
                     diag = diag.with_note(format!(
                         "{} {} terminated (left the kernel without reaching a barrier)",
                         threads(&side.threads),
-                        if side.threads.len() == 1 { "has" } else { "have" }
+                        if side.threads.len() == 1 {
+                            "has"
+                        } else {
+                            "have"
+                        }
                     ));
                 }
             }

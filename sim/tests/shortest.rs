@@ -38,7 +38,13 @@ fn example(file: &str) -> String {
         .expect("example")
 }
 
-type Remembered = ((usize, usize, usize), (usize, usize), AccessKind, (usize, usize), u64);
+type Remembered = (
+    (usize, usize, usize),
+    (usize, usize),
+    AccessKind,
+    (usize, usize),
+    u64,
+);
 
 /// Per race key, the fewest steps of a schedule that reaches it (brute force).
 fn brute_force_minimum(launch: &Launch, max_depth: usize) -> HashMap<RaceKey, u64> {
@@ -132,7 +138,11 @@ fn check_minimal(launch: &Launch, max_depth: usize) -> Vec<u64> {
 
 #[test]
 fn kogge_stone_racy_n4_race_schedule_is_the_shortest() {
-    let l = launch_of(&example("kogge_stone_racy.ksim"), &[("n", "4")], &[("in", "iota")]);
+    let l = launch_of(
+        &example("kogge_stone_racy.ksim"),
+        &[("n", "4")],
+        &[("in", "iota")],
+    );
     let lens = check_minimal(&l, 30);
     // The hand-written schedule has 14 steps: 0 1 2 3 1×6 2×4.
     assert_eq!(lens, vec![14]);
@@ -165,7 +175,11 @@ fn two_group_data_dependent_race_schedules_are_the_shortest() {
 /// race, is no longer than before, and is not shorter than the minimum.
 #[test]
 fn shrunk_sampled_schedules_reach_the_race_and_are_no_longer() {
-    let l = launch_of(&example("kogge_stone_racy.ksim"), &[("n", "4")], &[("in", "iota")]);
+    let l = launch_of(
+        &example("kogge_stone_racy.ksim"),
+        &[("n", "4")],
+        &[("in", "iota")],
+    );
     let mut s = sim::explore::random(&l, 20, 3, &Config::default(), None);
     let before: Vec<Schedule> = s.races.iter().map(|r| r.schedule.clone()).collect();
     sim::explore::shrink_races(&l, &mut s);
@@ -181,5 +195,9 @@ fn shrunk_sampled_schedules_reach_the_race_and_are_no_longer() {
         assert!(out.races.iter().any(|x| x.key() == r.race.key()));
     }
     // Random schedules interleave the threads; the race needs only a few of them.
-    assert!(s.races.iter().zip(&before).any(|(r, o)| r.schedule.len() < o.len()));
+    assert!(s
+        .races
+        .iter()
+        .zip(&before)
+        .any(|(r, o)| r.schedule.len() < o.len()));
 }

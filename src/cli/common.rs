@@ -186,7 +186,6 @@ impl Source {
             text: &self.text,
         }
     }
-
 }
 
 pub fn use_color() -> bool {
@@ -250,7 +249,9 @@ impl LaunchArgs {
             (Some(_), Some(_)) => {
                 return Err(Failure::usage("give --local or --local-size, not both"))
             }
-            (Some(l), None) => Some(parse_dims(l).map_err(|e| Failure::usage(format!("--local {l}: {e}")))?),
+            (Some(l), None) => {
+                Some(parse_dims(l).map_err(|e| Failure::usage(format!("--local {l}: {e}")))?)
+            }
             (None, l) => l.clone(),
         };
         let (local_size, local_dims) = split(&local);

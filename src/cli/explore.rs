@@ -342,7 +342,10 @@ pub fn write_report(
         Ok(()) => Some(path.display().to_string()),
         Err(e) => {
             if warned.borrow_mut().insert(path.clone()) {
-                eprintln!("warning: cannot write race report `{}`: {e}", path.display());
+                eprintln!(
+                    "warning: cannot write race report `{}`: {e}",
+                    path.display()
+                );
             }
             None
         }

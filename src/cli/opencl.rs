@@ -121,7 +121,10 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
         Some(d) => one_dim(flag, &d.to_string()).map(Some),
         None => Ok(None),
     };
-    let (local_size, groups) = (one("--local-size", &args.local_size)?, one("--groups", &args.groups)?);
+    let (local_size, groups) = (
+        one("--local-size", &args.local_size)?,
+        one("--groups", &args.groups)?,
+    );
     let local = match (&args.local, local_size) {
         (Some(_), Some(_)) => return Err(Failure::usage("give --local or --local-size, not both")),
         (Some(l), None) => Some(one_dim("--local", l)?),

@@ -30,7 +30,11 @@ pub fn races(args: &RacesArgs) -> CmdResult {
     let (src, launch) = args.launch.launch()?;
     let mut report = sim::outcome::check_races(&launch, args.jobs);
     let found: Vec<interp::Race> = report.races.iter().map(|r| r.race.race.clone()).collect();
-    for (r, path) in report.races.iter_mut().zip(write_reports(args, &src, &launch, &found)) {
+    for (r, path) in report
+        .races
+        .iter_mut()
+        .zip(write_reports(args, &src, &launch, &found))
+    {
         r.report = path;
     }
     if args.json {

@@ -58,9 +58,9 @@ use std::time::{Duration, Instant};
 
 pub use bounded::preemption_bounded;
 pub use dpor::exhaustive;
-pub use shrink::shrink_races;
 pub use naive::{enumerate, naive};
 pub use sample::{execution_seed, pct, pct_bound, random};
+pub use shrink::shrink_races;
 
 use crate::schedule::Schedule;
 
@@ -203,11 +203,20 @@ impl std::fmt::Display for Verdict {
 pub enum Mode {
     Exhaustive,
     Naive,
-    Random { n: u64, seed: u64 },
-    Pct { n: u64, depth: u32, seed: u64 },
+    Random {
+        n: u64,
+        seed: u64,
+    },
+    Pct {
+        n: u64,
+        depth: u32,
+        seed: u64,
+    },
     /// Every schedule with at most `bound` preemptions, iteratively deepened (see
     /// [`bounded`]).
-    PreemptionBounded { bound: u32 },
+    PreemptionBounded {
+        bound: u32,
+    },
 }
 
 /// A distinct final array store.

@@ -180,7 +180,11 @@ impl ScanReport {
         let dims = |one: Option<usize>, per_dim: &[usize]| match one {
             Some(n) => Some(n.to_string()),
             None if !per_dim.is_empty() => Some(
-                per_dim.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","),
+                per_dim
+                    .iter()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
             ),
             None => None,
         };
@@ -277,12 +281,11 @@ impl ScanReport {
                     ce.expected,
                     self.what()
                 ));
-                t.out
-                    .push_str(&format!(
-                        "  {out}[{}] = {}\n",
-                        ce.index,
-                        explain(ce, self.in_name(), out)
-                    ));
+                t.out.push_str(&format!(
+                    "  {out}[{}] = {}\n",
+                    ce.index,
+                    explain(ce, self.in_name(), out)
+                ));
                 t.out.push_str(&format!(
                     "  interval test output: {}\n",
                     window(out, &r.output, ce.index)
