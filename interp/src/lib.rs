@@ -7,8 +7,10 @@ pub mod fast;
 pub mod fault;
 pub mod launch;
 pub mod monoid;
+pub mod notation;
 pub mod race;
 pub mod reference;
+pub mod stepper;
 pub mod value;
 
 pub use fault::{Fault, FaultKind, ThreadId};

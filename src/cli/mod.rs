@@ -7,4 +7,5 @@ pub mod gpu;
 pub mod limits;
 pub mod races;
 pub mod run;
+pub mod step;
 pub mod verify;

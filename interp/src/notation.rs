@@ -1,0 +1,79 @@
+//! The paper's notation, for teaching views (`ksim step`, `ksim trace --core`): statements
+//! in the core form of POPL 2014 Figure 4, the one the rules of Figures 6 and 7 are stated
+//! over, and monoid elements as Definition 4.3 writes them.
+//!
+//! The interval monoid's identity 1_I is printed `ε` (the empty summation) rather than `1`,
+//! which reads as the integer one; intervals are `[i,j]` and the non-contiguous sums `⊤`.
+
+use crate::monoid::Interval;
+use crate::reference::Rule;
+use crate::value::Value;
+use lang::ast::Span;
+use lang::core::{Kernel, Stmt, StmtKind};
+use lang::print_core::expr;
+
+/// A value in the paper's notation: as [`Value`]'s `Display`, except the interval
+/// monoid's identity, which is `ε`.
+pub fn value(v: &Value) -> String {
+    match v {
+        Value::Interval(Interval::Id) => "ε".into(),
+        _ => v.to_string(),
+    }
+}
+
+/// A variable's name, with `#slot` where several variables share it (as `check --core`).
+pub fn var_name(k: &Kernel, v: usize) -> String {
+    let name = &k.vars[v].name;
+    if k.vars.iter().filter(|x| &x.name == name).count() > 1 {
+        format!("{name}#{v}")
+    } else {
+        name.clone()
+    }
+}
+
+/// One core statement on one line: `v := e`, `A[e1] := e2`, `if (e) {…} else {…}`,
+/// `while (e) {…}`, `barrier`.
+pub fn stmt(k: &Kernel, s: &Stmt) -> String {
+    match &s.kind {
+        StmtKind::Assign { var, value } => format!("{} := {}", var_name(k, *var), top(k, value)),
+        StmtKind::Store {
+            array,
+            index,
+            value,
+        } => {
+            let idx: String = index.iter().map(|i| format!("[{}]", top(k, i))).collect();
+            format!("{}{idx} := {}", k.arrays[*array].name, top(k, value))
+        }
+        StmtKind::If { cond, .. } => format!("if ({}) {{…}} else {{…}}", top(k, cond)),
+        StmtKind::While { cond, .. } => format!("while ({}) {{…}}", top(k, cond)),
+        StmtKind::Barrier => "barrier".into(),
+    }
+}
+
+/// An expression without its outermost parentheses.
+fn top(k: &Kernel, e: &lang::core::Expr) -> String {
+    let s = expr(k, e);
+    if s.starts_with('(') && s.ends_with(')') && matches!(e.kind, lang::core::ExprKind::Binary(..) | lang::core::ExprKind::Cond(..)) {
+        s[1..s.len() - 1].to_string()
+    } else {
+        s
+    }
+}
+
+/// The core statement a step executed, found from its span and rule: a desugared `for`
+/// gives several core statements one source statement's parts, and the rule tells an
+/// assignment from a store, an `if` from a `while`.
+pub fn find_stmt<'k>(k: &'k Kernel, span: &Span, rule: Rule) -> Option<&'k Stmt> {
+    let kind_fits = |s: &Stmt| match (&s.kind, rule) {
+        (StmtKind::Assign { .. }, Rule::SAssign) => true,
+        (StmtKind::Store { .. }, Rule::SArray) => true,
+        (StmtKind::If { .. }, Rule::SIteT | Rule::SIteF) => true,
+        (StmtKind::While { .. }, Rule::SLoopT | Rule::SLoopF) => true,
+        (StmtKind::Barrier, Rule::KBarrier) => true,
+        _ => false,
+    };
+    k.blocks
+        .iter()
+        .flatten()
+        .find(|s| &s.span == span && kind_fits(s))
+}
