@@ -57,19 +57,21 @@ fn array_line(block: &str, name: &str) -> String {
 #[test]
 fn explicit_choices_reach_the_race_and_report_it_at_once() {
     // Everyone copies `in` to `out` and the first barrier fires; then thread 1 runs its
-    // first round up to its write of out[1] (offset := 1, the loop test, temp's
-    // declaration, the `if` and the read of out[0], the `if` and the write), and thread 2
-    // runs to its read of out[1]: no barrier lies between that write and this read.
-    let script = "barrier\nt1\nt1\nt1\nt1\nt1\nt1\nt1\nt2\nt2\nt2\nt2\nt2\nquit\n";
+    // first round up to its write of out[1] (offset := 1, the loop test, the `if` and the
+    // read of out[0], the `if` and the write), and thread 2 runs to its read of out[1]
+    // (offset := 1, the loop test, the `if`, the read): no barrier lies between that
+    // write and this read.
+    let script = "barrier\nt1\nt1\nt1\nt1\nt1\nt1\nt2\nt2\nt2\nt2\nquit\n";
     let o = step(RACY, script);
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{out}");
-    // The race is reported right after the step that completes it, the 5th step of t2.
+    // The race is reported right after the step that completes it, the 4th step of t2.
     let race_at = out.find("data race on out[1]").expect("race reported");
     let last_t2 = out.rfind("> t2").unwrap();
     assert!(race_at > last_t2, "{out}");
-    assert!(out[last_t2..].contains("t2 S-ASSIGN  temp := out[(tid - offset)]"), "{out}");
+    assert!(out[last_t2..].contains("step 13: t2 S-ASSIGN  temp := out[tid - offset]   temp: 0 -> 2"), "{out}");
     assert!(out.contains("thread 1 writes out[1]") && out.contains("thread 2 reads out[1]"));
+    assert!(out.contains("step 9: t1 S-ARRAY  out[tid] := temp ⊕ out[tid]   out[1]: 1 -> 2"));
     // No race is reported before the last command.
     assert!(!out[..last_t2].contains("data race"), "{out}");
 }

@@ -8,4 +8,5 @@ pub mod limits;
 pub mod races;
 pub mod run;
 pub mod step;
+pub mod trace_view;
 pub mod verify;

@@ -338,14 +338,20 @@ pub struct TraceArgs {
     pub schedule: ScheduleArgs,
     #[arg(long, value_enum, default_value = "text")]
     pub format: TraceFormat,
+    #[command(flatten)]
+    pub view: super::trace_view::TraceView,
 }
 
 pub fn trace(args: &TraceArgs) -> CmdResult {
     let (src, launch) = args.launch.launch()?;
     let scheduler = args.schedule.scheduler(&launch)?;
-    let mut tracer = Tracer::new(&src, &launch, args.format);
+    let racing = super::trace_view::racing_steps(&launch, &scheduler);
+    let mut tracer = Tracer::new(&src, &launch, args.format).with_view(args.view.clone(), racing);
     let (out, infeasible) = sim::run(&launch, &scheduler, &mut tracer);
     if args.format == TraceFormat::Text {
+        if args.view.snapshots {
+            tracer.snapshots.print(&launch, &tracer.shadow);
+        }
         println!("-- {} steps", out.steps);
         print_arrays(&launch, &out, &[]);
         report_findings(&src, &launch, &out, infeasible.as_ref());
@@ -363,21 +369,54 @@ pub struct Tracer<'a> {
     launch: &'a Launch,
     format: TraceFormat,
     step: u64,
+    view: super::trace_view::TraceView,
+    /// Steps taking part in a race, with a note (see `trace_view::racing_steps`).
+    racing: std::collections::BTreeMap<u64, String>,
+    shadow: super::trace_view::Shadow,
+    snapshots: super::trace_view::Snapshots,
+    /// K-BARRIER applications so far: they are numbered B1, B2, ... (step numbers count
+    /// K-STEPs, as schedules and race reports do).
+    barriers: u64,
+    header: bool,
 }
 
 impl<'a> Tracer<'a> {
     pub fn new(src: &'a Source, launch: &'a Launch, format: TraceFormat) -> Self {
-        if format == TraceFormat::Text {
-            println!(
-                "{:>6}  {:<9} {:<10} {:<44} changes",
-                "step", "thread", "rule", "statement"
-            );
-        }
+        let shadow = super::trace_view::Shadow::new(launch);
+        let mut snapshots = super::trace_view::Snapshots::default();
+        snapshots.initial(launch, &shadow);
         Tracer {
             src,
             launch,
             format,
             step: 0,
+            view: Default::default(),
+            racing: Default::default(),
+            shadow,
+            snapshots,
+            barriers: 0,
+            header: false,
+        }
+    }
+
+    /// With the teaching options of `trace` and the racing steps to mark.
+    pub fn with_view(
+        mut self,
+        view: super::trace_view::TraceView,
+        racing: std::collections::BTreeMap<u64, String>,
+    ) -> Self {
+        self.view = view;
+        self.racing = racing;
+        self
+    }
+
+    fn header(&mut self) {
+        if self.format == TraceFormat::Text && !self.header {
+            self.header = true;
+            println!(
+                "{:>6}  {:<9} {:<10} {:<44} changes",
+                "step", "thread", "rule", "statement"
+            );
         }
     }
 }
@@ -385,43 +424,81 @@ impl<'a> Tracer<'a> {
 impl Observer for Tracer<'_> {
     fn step(&mut self, info: &StepInfo) {
         let k = &self.launch.kernel;
+        use interp::notation::value;
         let change = if let Some((v, old, new)) = &info.var_change {
-            format!("{}: {old} -> {new}", k.vars[*v].name)
+            format!("{}: {} -> {}", k.vars[*v].name, value(old), value(new))
         } else if let (Some(e), Some((old, new))) = (&info.write, &info.elem_change) {
             format!(
-                "{}: {old} -> {new}",
-                elem_name(self.launch, e.array, e.instance, &e.index)
+                "{}: {} -> {}",
+                elem_name(self.launch, e.array, e.instance, &e.index),
+                value(old),
+                value(new)
             )
         } else {
             String::new()
         };
+        let global = info.thread.group * self.launch.local_size + info.thread.local;
+        if !self.view.shows_step(self.step, global) {
+            self.shadow.apply(info);
+            self.step += 1;
+            return;
+        }
         let stmt = self.src.statement(&info.span);
+        let core = interp::notation::find_stmt(k, &info.span, info.rule)
+            .map(|s| interp::notation::stmt(k, s))
+            .unwrap_or_else(|| stmt.clone());
+        let reads = if self.view.reads {
+            self.shadow.reads(self.launch, info)
+        } else {
+            String::new()
+        };
+        let race = self.racing.get(&self.step);
+        self.header();
         match self.format {
-            TraceFormat::Text => println!(
-                "{:>6}  g{}.t{:<5} {:<10} {:<44} {}",
-                self.step,
-                info.thread.group,
-                info.thread.local,
-                info.rule.name(),
-                stmt,
-                change
-            ),
+            TraceFormat::Text => {
+                let mut extra = String::new();
+                for part in [&reads, race.unwrap_or(&String::new())] {
+                    if !part.is_empty() {
+                        extra.push_str(if change.is_empty() && extra.is_empty() { "" } else { "; " });
+                        extra.push_str(part);
+                    }
+                }
+                let line = format!(
+                    "{:>6}  g{}.t{:<5} {:<10} {:<44} {change}{extra}",
+                    self.step,
+                    info.thread.group,
+                    info.thread.local,
+                    info.rule.name(),
+                    if self.view.core { &core } else { &stmt },
+                );
+                println!("{}", line.trim_end());
+            }
             TraceFormat::Json => println!(
                 "{}",
                 json!({"event": "step", "step": self.step, "group": info.thread.group,
                     "thread": info.thread.local, "rule": info.rule, "statement": stmt,
+                    "core": core,
                     "line": lang::render::line_col(&self.src.text, info.span.start).0,
-                    "change": change})
+                    "change": change, "race": race,
+                    "reads": self.view.reads.then_some(reads)})
             ),
         }
+        self.shadow.apply(info);
         self.step += 1;
     }
 
     fn barrier(&mut self, info: &BarrierInfo) {
+        self.barriers += 1;
+        self.snapshots
+            .barrier(self.launch, &self.shadow, self.barriers, info);
+        if !self.view.shows_barrier(self.launch, self.step, info.group) {
+            return;
+        }
+        self.header();
         match self.format {
             TraceFormat::Text => println!(
                 "{:>6}  g{:<8} {:<10} epoch {} begins{}",
-                "--",
+                format!("B{}", self.barriers),
                 info.group,
                 "K-BARRIER",
                 info.epoch,
@@ -432,7 +509,7 @@ impl Observer for Tracer<'_> {
             ),
             TraceFormat::Json => println!(
                 "{}",
-                json!({"event": "barrier", "rule": "K-BARRIER", "group": info.group,
+                json!({"event": "barrier", "rule": "K-BARRIER", "number": self.barriers, "group": info.group,
                     "epoch": info.epoch, "divergence": info.divergence})
             ),
         }
