@@ -30,6 +30,9 @@ enum Command {
     /// statement (core form, with the rule that fires), choose the next thread, undo, and
     /// save the schedule for `run --schedule @FILE`. Scripted when stdin is not a terminal.
     Step(cli::step::StepArgs),
+    /// Derive the prefix-sum circuit a scan kernel computes from one execution (POPL 2014,
+    /// Figure 8): depth, size and fanout (Table 2), as text and optionally SVG.
+    Circuit(cli::circuit::CircuitArgs),
     /// Explore the schedules of a launch: exhaustively (state caching + partial-order
     /// reduction), at random, or with PCT; every race is written as a replayable report.
     Explore(cli::explore::ExploreArgs),
@@ -61,6 +64,7 @@ fn main() {
         Command::Run(a) => cli::run::run(a),
         Command::Trace(a) => cli::run::trace(a),
         Command::Step(a) => cli::step::step(a),
+        Command::Circuit(a) => cli::circuit::circuit(a),
         Command::Explore(a) => cli::explore::explore(a),
         Command::Replay(a) => cli::explore::replay(a),
         Command::Races(a) => cli::races::races(a),

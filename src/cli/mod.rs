@@ -1,5 +1,6 @@
 //! The command-line commands, one module per group of commands.
 
+pub mod circuit;
 pub mod common;
 pub mod engine;
 pub mod explore;

@@ -452,12 +452,12 @@ impl Observer for Tracer<'_> {
         } else {
             String::new()
         };
-        let race = self.racing.get(&self.step);
+        let race = self.racing.get(&self.step).cloned();
         self.header();
         match self.format {
             TraceFormat::Text => {
                 let mut extra = String::new();
-                for part in [&reads, race.unwrap_or(&String::new())] {
+                for part in [reads.as_str(), race.as_deref().unwrap_or("")] {
                     if !part.is_empty() {
                         extra.push_str(if change.is_empty() && extra.is_empty() { "" } else { "; " });
                         extra.push_str(part);
