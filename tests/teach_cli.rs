@@ -169,3 +169,51 @@ fn circuit_draws_figure_8_and_refuses_racy_kernels() {
     assert_eq!(racy.status.code(), Some(2));
     assert!(text(&racy).contains("data race"), "{}", text(&racy));
 }
+
+#[test]
+fn graph_of_two_shared_writes_has_the_configurations_counted_by_hand() {
+    // `x[0] = tid;` by two threads: from the initial configuration either thread writes
+    // first (2 configurations, each with one thread done), then the other (2 final
+    // configurations: the last writer's tid is left in x[0], 0 or 1, so they differ).
+    // 1 + 2 + 2 = 5 configurations, 2 + 2 = 4 steps; the two first steps are racy (both
+    // writes are enabled together).
+    let o = ksim(&["graph", "tests/kernels/shared_write.ksim", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let g: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let nodes = g["nodes"].as_array().unwrap();
+    let edges = g["edges"].as_array().unwrap();
+    assert_eq!(nodes.len(), 5);
+    assert_eq!(edges.len(), 4);
+    let finals: Vec<&serde_json::Value> = nodes.iter().filter(|n| n["final"] == true).collect();
+    assert_eq!(finals.len(), 2);
+    let mut last: Vec<i64> = finals.iter().map(|n| n["arrays"]["x"][0][0].as_i64().unwrap()).collect();
+    last.sort();
+    assert_eq!(last, [0, 1]);
+    let racy: Vec<_> = edges.iter().filter(|e| e["racy"] == true).collect();
+    assert_eq!(racy.len(), 2);
+    assert!(racy.iter().all(|e| e["from"] == 0));
+    assert!(edges.iter().all(|e| e["rule"] == "S-ARRAY"));
+}
+
+#[test]
+fn graph_with_a_barrier_and_its_dot_output_parses() {
+    // Each thread writes its x cell, waits, reads the other's into y: 1 initial, 2 with
+    // one thread at the barrier, 1 after the K-BARRIER (fired by the step that brings the
+    // second thread to it), 2 with one thread done, 1 final = 7 configurations; steps
+    // 2 + 2 + 2 + 2 = 8, two of them firing the barrier; none racy.
+    let o = ksim(&["graph", "tests/kernels/swap_halves.ksim", "--format", "dot"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let dot = stdout(&o);
+    let parsed = graphviz_rust::parse(&dot).expect("DOT parses");
+    let graphviz_rust::dot_structures::Graph::DiGraph { stmts, .. } = parsed else {
+        panic!("a digraph")
+    };
+    use graphviz_rust::dot_structures::Stmt;
+    let nodes = stmts.iter().filter(|s| matches!(s, Stmt::Node(_))).count();
+    let edges = stmts.iter().filter(|s| matches!(s, Stmt::Edge(_))).count();
+    assert_eq!((nodes, edges), (7, 8), "{dot}");
+    assert_eq!(dot.matches("+ K-BARRIER").count(), 2, "{dot}");
+    assert_eq!(dot.matches("peripheries=2").count(), 1, "{dot}");
+    assert!(!dot.contains("(race)"), "{dot}");
+    assert!(dot.contains("x = 1 2\\ny = 2 1\\nt0 done  t1 done"), "{dot}");
+}

@@ -2,6 +2,7 @@
 //! their replay, exhaustive and randomised schedule exploration, race reports.
 
 pub mod explore;
+pub mod graph;
 pub mod report;
 pub mod schedule;
 pub mod verify;

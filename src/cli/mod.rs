@@ -5,6 +5,7 @@ pub mod common;
 pub mod engine;
 pub mod explore;
 pub mod gpu;
+pub mod graph;
 pub mod limits;
 pub mod races;
 pub mod run;
