@@ -69,7 +69,10 @@ fn explicit_choices_reach_the_race_and_report_it_at_once() {
     let race_at = out.find("data race on out[1]").expect("race reported");
     let last_t2 = out.rfind("> t2").unwrap();
     assert!(race_at > last_t2, "{out}");
-    assert!(out[last_t2..].contains("step 13: t2 S-ASSIGN  temp := out[tid - offset]   temp: 0 -> 2"), "{out}");
+    assert!(
+        out[last_t2..].contains("step 13: t2 S-ASSIGN  temp := out[tid - offset]   temp: 0 -> 2"),
+        "{out}"
+    );
     assert!(out.contains("thread 1 writes out[1]") && out.contains("thread 2 reads out[1]"));
     assert!(out.contains("step 9: t1 S-ARRAY  out[tid] := temp ⊕ out[tid]   out[1]: 1 -> 2"));
     // No race is reported before the last command.
@@ -158,7 +161,10 @@ fn bad_commands_are_refused_without_ending_the_session() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("there is no thread 9"), "{out}");
     assert!(out.contains("unknown command `frob`"), "{out}");
-    assert!(out.contains("already at the initial configuration"), "{out}");
+    assert!(
+        out.contains("already at the initial configuration"),
+        "{out}"
+    );
     assert!(out.contains("step 0: t0 S-ARRAY"), "{out}");
     assert_eq!(o.status.code(), Some(0), "{out}");
 }

@@ -76,7 +76,10 @@ fn core_form_reads_and_the_racing_steps_are_shown() {
     assert!(line("13").contains("out[1]: 1 -> 2; reads out[1]=1; RACE on out[1] with step 17"));
     assert!(line("17").contains("temp: 0 -> 2; reads out[1]=2; RACE on out[1] with step 13"));
     // K-BARRIER lines are numbered.
-    assert!(t.contains("    B1  g0        K-BARRIER  epoch 1 begins"), "{t}");
+    assert!(
+        t.contains("    B1  g0        K-BARRIER  epoch 1 begins"),
+        "{t}"
+    );
 }
 
 #[test]
@@ -99,8 +102,20 @@ fn thread_and_step_filters() {
         .collect();
     assert!(!steps.is_empty(), "{t}");
     assert!(steps.iter().all(|s| (10..40).contains(s)), "{t}");
-    assert!(t.lines().filter(|l| l.contains(" S-")).all(|l| l.contains("g0.t2")), "{t}");
-    let bad = ksim(&["trace", "examples/kogge_stone.ksim", "-D", "n=4", "--steps", "9..3"]);
+    assert!(
+        t.lines()
+            .filter(|l| l.contains(" S-"))
+            .all(|l| l.contains("g0.t2")),
+        "{t}"
+    );
+    let bad = ksim(&[
+        "trace",
+        "examples/kogge_stone.ksim",
+        "-D",
+        "n=4",
+        "--steps",
+        "9..3",
+    ]);
     assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
 }
 
@@ -120,7 +135,13 @@ fn interval_identity_prints_as_epsilon_in_the_trace() {
 
 /// `ksim circuit` first line: depth, size, fanout.
 fn measures(kernel: &str, n: usize) -> (usize, usize, usize) {
-    let o = ksim(&["circuit", &format!("examples/{kernel}.ksim"), "-D", &format!("n={n}"), "--json"]);
+    let o = ksim(&[
+        "circuit",
+        &format!("examples/{kernel}.ksim"),
+        "-D",
+        &format!("n={n}"),
+        "--json",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let c: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let get = |k: &str| c[k].as_u64().unwrap() as usize;
@@ -132,14 +153,34 @@ fn measures(kernel: &str, n: usize) -> (usize, usize, usize) {
 fn circuits_have_the_measures_of_table_2() {
     for n in [8usize, 16, 32] {
         let lg = n.trailing_zeros() as usize;
-        assert_eq!(measures("kogge_stone", n), (lg, n * lg - n + 1, 2), "Kogge-Stone n={n}");
-        assert_eq!(measures("sklansky", n), (lg, n / 2 * lg, n / 2 + 1), "Sklansky n={n}");
-        assert_eq!(measures("sequential_scan", n), (n - 1, n - 1, 2), "sequential n={n}");
+        assert_eq!(
+            measures("kogge_stone", n),
+            (lg, n * lg - n + 1, 2),
+            "Kogge-Stone n={n}"
+        );
+        assert_eq!(
+            measures("sklansky", n),
+            (lg, n / 2 * lg, n / 2 + 1),
+            "Sklansky n={n}"
+        );
+        assert_eq!(
+            measures("sequential_scan", n),
+            (n - 1, n - 1, 2),
+            "sequential n={n}"
+        );
         // Table 2's formulas; at n = 8 counted by hand on the kernels' circuits (see
         // docs/teaching.md): Brent-Kung has levels up 1,2,3 and down 4,5 with 4+2+1 and
         // 1+3 nodes; Blelloch up 1,2,3 and down 4,5,6 with 4+2+1 and 1+2+4 nodes.
-        assert_eq!(measures("brent_kung", n), (2 * lg - 1, 2 * n - lg - 2, 2), "Brent-Kung n={n}");
-        assert_eq!(measures("blelloch", n), (2 * lg, 2 * (n - 1), 2), "Blelloch n={n}");
+        assert_eq!(
+            measures("brent_kung", n),
+            (2 * lg - 1, 2 * n - lg - 2, 2),
+            "Brent-Kung n={n}"
+        );
+        assert_eq!(
+            measures("blelloch", n),
+            (2 * lg, 2 * (n - 1), 2),
+            "Blelloch n={n}"
+        );
     }
 }
 
@@ -177,7 +218,12 @@ fn graph_of_two_shared_writes_has_the_configurations_counted_by_hand() {
     // configurations: the last writer's tid is left in x[0], 0 or 1, so they differ).
     // 1 + 2 + 2 = 5 configurations, 2 + 2 = 4 steps; the two first steps are racy (both
     // writes are enabled together).
-    let o = ksim(&["graph", "tests/kernels/shared_write.ksim", "--format", "json"]);
+    let o = ksim(&[
+        "graph",
+        "tests/kernels/shared_write.ksim",
+        "--format",
+        "json",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let g: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let nodes = g["nodes"].as_array().unwrap();
@@ -186,7 +232,10 @@ fn graph_of_two_shared_writes_has_the_configurations_counted_by_hand() {
     assert_eq!(edges.len(), 4);
     let finals: Vec<&serde_json::Value> = nodes.iter().filter(|n| n["final"] == true).collect();
     assert_eq!(finals.len(), 2);
-    let mut last: Vec<i64> = finals.iter().map(|n| n["arrays"]["x"][0][0].as_i64().unwrap()).collect();
+    let mut last: Vec<i64> = finals
+        .iter()
+        .map(|n| n["arrays"]["x"][0][0].as_i64().unwrap())
+        .collect();
     last.sort();
     assert_eq!(last, [0, 1]);
     let racy: Vec<_> = edges.iter().filter(|e| e["racy"] == true).collect();
@@ -215,5 +264,8 @@ fn graph_with_a_barrier_and_its_dot_output_parses() {
     assert_eq!(dot.matches("+ K-BARRIER").count(), 2, "{dot}");
     assert_eq!(dot.matches("peripheries=2").count(), 1, "{dot}");
     assert!(!dot.contains("(race)"), "{dot}");
-    assert!(dot.contains("x = 1 2\\ny = 2 1\\nt0 done  t1 done"), "{dot}");
+    assert!(
+        dot.contains("x = 1 2\\ny = 2 1\\nt0 done  t1 done"),
+        "{dot}"
+    );
 }

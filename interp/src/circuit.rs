@@ -84,8 +84,16 @@ pub fn derive(launch: &Launch) -> Result<Circuit, String> {
     let of_t: Vec<ArrayId> = (0..k.arrays.len())
         .filter(|&a| k.arrays[a].elem == Ty::Generic)
         .collect();
-    let inputs: Vec<ArrayId> = of_t.iter().copied().filter(|&a| k.arrays[a].is_const).collect();
-    let outputs: Vec<ArrayId> = of_t.iter().copied().filter(|&a| !k.arrays[a].is_const).collect();
+    let inputs: Vec<ArrayId> = of_t
+        .iter()
+        .copied()
+        .filter(|&a| k.arrays[a].is_const)
+        .collect();
+    let outputs: Vec<ArrayId> = of_t
+        .iter()
+        .copied()
+        .filter(|&a| !k.arrays[a].is_const)
+        .collect();
     let (&[input], &[output]) = (inputs.as_slice(), outputs.as_slice()) else {
         return Err(format!(
             "a circuit needs one `const` input array of T and one output array of T; `{}` has {} and {}",
@@ -100,7 +108,13 @@ pub fn derive(launch: &Launch) -> Result<Circuit, String> {
     let mut arrays: Vec<Vec<Prov>> = (0..k.arrays.len())
         .map(|a| {
             (0..launch.len(a))
-                .map(|i| if a == input { Prov::Input(i) } else { Prov::Identity })
+                .map(|i| {
+                    if a == input {
+                        Prov::Input(i)
+                    } else {
+                        Prov::Identity
+                    }
+                })
                 .collect()
         })
         .collect();
@@ -281,8 +295,11 @@ impl Env for ProvEnv<'_, '_> {
         self.launch.params[p].clone()
     }
     fn builtin(&self, b: Builtin) -> Value {
-        self.launch
-            .builtin(b, self.t / self.launch.local_size, self.t % self.launch.local_size)
+        self.launch.builtin(
+            b,
+            self.t / self.launch.local_size,
+            self.t % self.launch.local_size,
+        )
     }
     fn monoid(&self) -> Monoid {
         self.launch.monoid
@@ -295,7 +312,9 @@ impl Env for ProvEnv<'_, '_> {
             index: idx.to_vec(),
             dims: self.launch.dims[array].clone(),
         })?;
-        let inst = self.launch.instance_of(array, self.t / self.launch.local_size);
+        let inst = self
+            .launch
+            .instance_of(array, self.t / self.launch.local_size);
         Ok(self.stepper.state().memory(self.launch).arrays[array][inst][off].clone())
     }
 }

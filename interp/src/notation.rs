@@ -53,7 +53,13 @@ pub fn stmt(k: &Kernel, s: &Stmt) -> String {
 /// An expression without its outermost parentheses.
 fn top(k: &Kernel, e: &lang::core::Expr) -> String {
     let s = expr(k, e);
-    if s.starts_with('(') && s.ends_with(')') && matches!(e.kind, lang::core::ExprKind::Binary(..) | lang::core::ExprKind::Cond(..)) {
+    if s.starts_with('(')
+        && s.ends_with(')')
+        && matches!(
+            e.kind,
+            lang::core::ExprKind::Binary(..) | lang::core::ExprKind::Cond(..)
+        )
+    {
         s[1..s.len() - 1].to_string()
     } else {
         s

@@ -56,9 +56,13 @@ impl std::fmt::Display for Refusal {
 pub enum Status {
     /// Runnable: K-STEP may choose it. `rule` is the rule its next step applies, or the
     /// fault it would raise.
-    Enabled { rule: Result<Rule, String> },
+    Enabled {
+        rule: Result<Rule, String>,
+    },
     /// Its next statement is the `barrier` at `span`.
-    AtBarrier { span: Span },
+    AtBarrier {
+        span: Span,
+    },
     Done,
 }
 
@@ -95,6 +99,19 @@ pub struct Config {
     pub threads: Vec<ThreadView>,
     pub arrays: Vec<ArrayView>,
     pub is_final: bool,
+}
+
+/// What [`Stepper::run`] did.
+#[derive(Clone, Debug, Default)]
+pub struct Run {
+    /// K-STEPs taken.
+    pub steps: u64,
+    /// The threads chosen, run-length encoded.
+    pub schedule: Schedule,
+    /// The steps that fired a K-BARRIER or completed a race, in order.
+    pub events: Vec<Step>,
+    /// The fault that stopped the run.
+    pub fault: Option<Fault>,
 }
 
 /// Where a run of canonical choices stops.
@@ -268,27 +285,35 @@ impl<'a> Stepper<'a> {
     }
 
     /// Takes canonical steps until `until` holds, the execution ends or a fault stops it.
-    /// Returns the steps taken (and the fault, if one stopped the run).
-    pub fn run(&mut self, until: Until) -> (Vec<Step>, Option<Fault>) {
-        let mut taken = Vec::new();
+    /// Only the steps that fired a barrier or found a race are kept: a run to the end of
+    /// a long execution keeps no more than its schedule.
+    pub fn run(&mut self, until: Until) -> Run {
+        let mut run = Run::default();
         while let Some(t) = self.canonical() {
             match self.step(t) {
                 Ok(Ok(step)) => {
+                    run.steps += 1;
+                    run.schedule.push(t);
                     let stop = match until {
                         Until::Barrier => !step.barriers.is_empty(),
                         Until::Race => !step.races.is_empty(),
                         Until::End => false,
                     };
-                    taken.push(step);
+                    if !step.barriers.is_empty() || !step.races.is_empty() {
+                        run.events.push(step);
+                    }
                     if stop {
                         break;
                     }
                 }
-                Ok(Err(f)) => return (taken, Some(f)),
+                Ok(Err(f)) => {
+                    run.fault = Some(f);
+                    break;
+                }
                 Err(_) => break,
             }
         }
-        (taken, None)
+        run
     }
 
     /// Undoes the last K-STEP (and the barriers it fired); false at the initial
@@ -303,7 +328,8 @@ impl<'a> Stepper<'a> {
         } else {
             self.schedule.prefix(self.steps - 1)
         };
-        *self = Stepper::replay(self.launch, &prefix).expect("a prefix of a taken schedule replays");
+        *self =
+            Stepper::replay(self.launch, &prefix).expect("a prefix of a taken schedule replays");
         true
     }
 
@@ -317,7 +343,10 @@ impl<'a> Stepper<'a> {
             for b in fired {
                 self.tracker.barrier();
                 if b.divergence.is_some()
-                    && !self.divergences.iter().any(|d| d.divergence == b.divergence)
+                    && !self
+                        .divergences
+                        .iter()
+                        .any(|d| d.divergence == b.divergence)
                 {
                     self.divergences.push(b.clone());
                 }
@@ -334,13 +363,21 @@ impl<'a> Stepper<'a> {
         let threads = (0..launch.threads())
             .map(|t| {
                 let vars = (0..k.vars.len())
-                    .map(|v| (crate::notation::var_name(k, v), self.state.var(t, v).clone()))
+                    .map(|v| {
+                        (
+                            crate::notation::var_name(k, v),
+                            self.state.var(t, v).clone(),
+                        )
+                    })
                     .collect();
                 let (status, next) = match self.state.status(launch, t) {
                     ThreadStatus::Terminated => (Status::Done, None),
                     ThreadStatus::AtBarrier => {
                         let span = self.state.next_span(launch, t).expect("at a barrier");
-                        (Status::AtBarrier { span: span.clone() }, Some(("barrier".into(), span)))
+                        (
+                            Status::AtBarrier { span: span.clone() },
+                            Some(("barrier".into(), span)),
+                        )
                     }
                     ThreadStatus::Runnable => {
                         // A dry run of the step tells the rule (S-ITE-T or -F, ...).
@@ -350,7 +387,12 @@ impl<'a> Stepper<'a> {
                                 let text = crate::notation::find_stmt(k, &info.span, info.rule)
                                     .map(|s| crate::notation::stmt(k, s))
                                     .unwrap_or_default();
-                                (Status::Enabled { rule: Ok(info.rule) }, Some((text, span)))
+                                (
+                                    Status::Enabled {
+                                        rule: Ok(info.rule),
+                                    },
+                                    Some((text, span)),
+                                )
                             }
                             Err(f) => (
                                 Status::Enabled {

@@ -132,7 +132,9 @@ fn node(launch: &Launch, state: &State, faults: Vec<Fault>) -> Node {
             ThreadStatus::AtBarrier => {
                 Point::Barrier(state.next_span(launch, t).expect("at a barrier").start)
             }
-            ThreadStatus::Runnable => Point::At(state.next_span(launch, t).expect("runnable").start),
+            ThreadStatus::Runnable => {
+                Point::At(state.next_span(launch, t).expect("runnable").start)
+            }
         })
         .collect();
     Node {
@@ -149,7 +151,10 @@ fn conflict(a: &StepInfo, b: &StepInfo) -> bool {
     let key = |e: &interp::reference::Elem| (e.array, e.instance, e.offset);
     let writes = |x: &StepInfo, y: &StepInfo| {
         x.write.as_ref().is_some_and(|w| {
-            y.reads.iter().chain(y.write.iter()).any(|e| key(e) == key(w))
+            y.reads
+                .iter()
+                .chain(y.write.iter())
+                .any(|e| key(e) == key(w))
         })
     };
     writes(a, b) || writes(b, a)

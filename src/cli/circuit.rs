@@ -64,7 +64,11 @@ fn text_drawing(c: &Circuit) -> String {
     for d in 1..=c.depth {
         let mut row = format!("{:>7} ", format!("depth {d}"));
         for i in 0..c.width {
-            let here = c.nodes.iter().filter(|n| n.depth == d && n.wire == i).count();
+            let here = c
+                .nodes
+                .iter()
+                .filter(|n| n.depth == d && n.wire == i)
+                .count();
             let mark = match here {
                 0 => "│",
                 1 => "●",

@@ -51,9 +51,11 @@ pub fn graph(args: &GraphArgs) -> CmdResult {
                 .iter()
                 .zip(&labels)
                 .enumerate()
-                .map(|(id, (n, l))| json!({"id": id, "label": l, "final": n.is_final,
+                .map(|(id, (n, l))| {
+                    json!({"id": id, "label": l, "final": n.is_final,
                     "points": n.points, "epochs": n.epochs, "faults": n.faults,
-                    "arrays": arrays_json(&launch, n)}))
+                    "arrays": arrays_json(&launch, n)})
+                })
                 .collect();
             let doc = json!({"kernel": launch.kernel.name, "nodes": nodes, "edges": g.edges,
                 "truncated": g.truncated});
@@ -121,7 +123,9 @@ fn label(src: &Source, launch: &Launch, n: &Node) -> String {
 fn quote(s: &str) -> String {
     format!(
         "\"{}\"",
-        s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+        s.replace('\\', "\\\\")
+            .replace('"', "\\\"")
+            .replace('\n', "\\n")
     )
 }
 

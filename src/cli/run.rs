@@ -345,6 +345,11 @@ pub struct TraceArgs {
 pub fn trace(args: &TraceArgs) -> CmdResult {
     let (src, launch) = args.launch.launch()?;
     let scheduler = args.schedule.scheduler(&launch)?;
+    if args.view.snapshots && args.format == TraceFormat::Json {
+        return Err(Failure::usage(
+            "--snapshots prints a text table; use it without --format json",
+        ));
+    }
     let racing = super::trace_view::racing_steps(&launch, &scheduler);
     let mut tracer = Tracer::new(&src, &launch, args.format).with_view(args.view.clone(), racing);
     let (out, infeasible) = sim::run(&launch, &scheduler, &mut tracer);
@@ -459,7 +464,11 @@ impl Observer for Tracer<'_> {
                 let mut extra = String::new();
                 for part in [reads.as_str(), race.as_deref().unwrap_or("")] {
                     if !part.is_empty() {
-                        extra.push_str(if change.is_empty() && extra.is_empty() { "" } else { "; " });
+                        extra.push_str(if change.is_empty() && extra.is_empty() {
+                            ""
+                        } else {
+                            "; "
+                        });
                         extra.push_str(part);
                     }
                 }

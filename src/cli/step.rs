@@ -56,7 +56,10 @@ ksim applies K-BARRIER per work-group, as soon as it is enabled.";
 pub fn step(args: &StepArgs) -> CmdResult {
     let (src, launch) = args.launch.launch()?;
     let mut stepper = Stepper::new(&launch);
-    let mut session = Session { src: &src, launch: &launch };
+    let mut session = Session {
+        src: &src,
+        launch: &launch,
+    };
     println!(
         "kernel {}: {} group(s) of {} threads, monoid {}; `help` lists the commands",
         launch.kernel.name, launch.groups, launch.local_size, launch.monoid
@@ -138,15 +141,16 @@ impl Session<'_> {
                     println!("no thread is enabled: {}", end_reason(st));
                     return Ok(true);
                 }
-                let (steps, fault) = st.run(until);
-                println!("ran {} step(s){}", steps.len(), run_summary(&steps));
-                for s in &steps {
+                let run = st.run(until);
+                println!("ran {} step(s){}", run.steps, run_summary(&run.schedule));
+                for s in &run.events {
                     self.events(s);
                 }
-                if let Some(f) = fault {
-                    print!("{}", render_fault(self.src, self.launch, &f));
+                if let Some(f) = &run.fault {
+                    print!("{}", render_fault(self.src, self.launch, f));
                 }
-                if until == Until::Race && !steps.last().is_some_and(|s| !s.races.is_empty()) {
+                let raced = run.events.last().is_some_and(|s| !s.races.is_empty());
+                if until == Until::Race && !raced {
                     println!("no new race on the canonical path from here");
                 }
                 print!("{}", self.config(&st.config()));
@@ -279,7 +283,11 @@ impl Session<'_> {
             epochs.join("/"),
             if c.is_final { ", final" } else { "" }
         );
-        let names: Vec<String> = c.threads.iter().map(|t| self.thread_name(t.thread)).collect();
+        let names: Vec<String> = c
+            .threads
+            .iter()
+            .map(|t| self.thread_name(t.thread))
+            .collect();
         let width = names.iter().map(|n| n.len()).max().unwrap_or(2);
         for (t, name) in c.threads.iter().zip(&names) {
             let vars: Vec<String> = t
@@ -372,13 +380,17 @@ fn end_reason(st: &Stepper) -> &'static str {
     }
 }
 
-/// ` (t0 ×3, t1 ×2)`: the threads a run stepped, run-length encoded.
-fn run_summary(steps: &[Step]) -> String {
-    let s = interp::exec::Schedule::from_choices(&steps.iter().map(|s| s.thread).collect::<Vec<_>>());
+/// `: t0×3 t1×2`: the threads a run stepped, run-length encoded.
+fn run_summary(s: &interp::exec::Schedule) -> String {
     if s.runs.is_empty() {
         return String::new();
     }
-    let runs: Vec<String> = s.runs.iter().take(12).map(|(t, n)| format!("t{t}×{n}")).collect();
-    let more = if s.runs.len() > 12 { ", ..." } else { "" };
+    let runs: Vec<String> = s
+        .runs
+        .iter()
+        .take(12)
+        .map(|(t, n)| format!("t{t}×{n}"))
+        .collect();
+    let more = if s.runs.len() > 12 { " ..." } else { "" };
     format!(": {}{more}", runs.join(" "))
 }

@@ -68,8 +68,7 @@ impl TraceView {
 
     /// Whether a K-BARRIER of `group` fired after `steps` K-STEPs is shown.
     pub fn shows_barrier(&self, launch: &Launch, steps: u64, group: usize) -> bool {
-        self.thread
-            .is_none_or(|t| t / launch.local_size == group)
+        self.thread.is_none_or(|t| t / launch.local_size == group)
             && self
                 .steps
                 .as_ref()
