@@ -269,3 +269,18 @@ fn graph_with_a_barrier_and_its_dot_output_parses() {
         "{dot}"
     );
 }
+
+#[test]
+fn graph_svg_draws_every_configuration_and_step() {
+    let o = ksim(&["graph", "tests/kernels/shared_write.ksim", "--format", "svg"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let s = stdout(&o);
+    assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"), "{s}");
+    // 5 boxes, plus an inner border for each of the 2 final configurations, plus the
+    // background; 4 edges, 2 of them red.
+    assert_eq!(s.matches("<rect").count(), 1 + 5 + 2, "{s}");
+    assert_eq!(s.matches("<line").count(), 4, "{s}");
+    assert_eq!(s.matches(r#"<line x1"#).count(), 4);
+    assert_eq!(s.matches(r#"stroke="red""#).count(), 2, "{s}");
+    assert!(s.contains("t0 done  t1 done"), "{s}");
+}

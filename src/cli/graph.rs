@@ -12,6 +12,8 @@ use std::fmt::Write as _;
 pub enum GraphFormat {
     /// Graphviz: `ksim graph ... | dot -Tsvg > graph.svg`.
     Dot,
+    /// Laid out by ksim (one row per number of steps taken), no Graphviz needed.
+    Svg,
     Json,
 }
 
@@ -45,6 +47,7 @@ pub fn graph(args: &GraphArgs) -> CmdResult {
     let labels: Vec<String> = g.nodes.iter().map(|n| label(&src, &launch, n)).collect();
     match args.format {
         GraphFormat::Dot => print!("{}", dot(&launch, &g, &labels)),
+        GraphFormat::Svg => print!("{}", svg(&g, &labels)),
         GraphFormat::Json => {
             let nodes: Vec<_> = g
                 .nodes
@@ -159,5 +162,121 @@ fn dot(launch: &Launch, g: &Graph, labels: &[String]) -> String {
         );
     }
     s.push_str("}\n");
+    s
+}
+
+/// Escapes text for SVG.
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A layered drawing: a configuration's row is the number of K-STEPs from the initial
+/// one (breadth-first depth), boxes in discovery order within a row, edges as straight
+/// lines from the bottom of one box to the top of the next, labelled halfway.
+fn svg(g: &Graph, labels: &[String]) -> String {
+    const CHAR: f64 = 7.5;
+    const LINE: f64 = 15.0;
+    const GAP_X: f64 = 30.0;
+    const GAP_Y: f64 = 70.0;
+    let mut level = vec![usize::MAX; g.nodes.len()];
+    if !level.is_empty() {
+        level[0] = 0;
+    }
+    // Edges are recorded in breadth-first order of their source.
+    for e in &g.edges {
+        if level[e.to] == usize::MAX {
+            level[e.to] = level[e.from] + 1;
+        }
+    }
+    let rows = level
+        .iter()
+        .filter(|&&l| l != usize::MAX)
+        .max()
+        .map_or(0, |m| m + 1);
+    let size = |l: &str| {
+        let w = l.lines().map(|x| x.chars().count()).max().unwrap_or(0) as f64 * CHAR + 16.0;
+        let h = l.lines().count() as f64 * LINE + 10.0;
+        (w, h)
+    };
+    let box_w = labels.iter().map(|l| size(l).0).fold(0.0, f64::max);
+    let box_h = labels.iter().map(|l| size(l).1).fold(0.0, f64::max);
+    let mut in_row: Vec<Vec<usize>> = vec![Vec::new(); rows];
+    for (n, &l) in level.iter().enumerate() {
+        if l != usize::MAX {
+            in_row[l].push(n);
+        }
+    }
+    let widest = in_row.iter().map(Vec::len).max().unwrap_or(1) as f64;
+    let width = widest * (box_w + GAP_X) + GAP_X;
+    let height = rows as f64 * (box_h + GAP_Y) + GAP_Y / 2.0;
+    let mut pos = vec![(0.0, 0.0); g.nodes.len()];
+    for (r, nodes) in in_row.iter().enumerate() {
+        let row_w = nodes.len() as f64 * (box_w + GAP_X) - GAP_X;
+        for (i, &n) in nodes.iter().enumerate() {
+            let x = (width - row_w) / 2.0 + i as f64 * (box_w + GAP_X);
+            let y = GAP_Y / 2.0 + r as f64 * (box_h + GAP_Y);
+            pos[n] = (x, y);
+        }
+    }
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    for e in &g.edges {
+        let (fx, fy) = pos[e.from];
+        let (tx, ty) = pos[e.to];
+        let (x1, y1, x2, y2) = (fx + box_w / 2.0, fy + box_h, tx + box_w / 2.0, ty);
+        let color = if e.racy { "red" } else { "black" };
+        let stroke = if e.barriers.is_empty() { 1.2 } else { 3.0 };
+        let mut label = format!("t{} {}", e.thread, e.rule);
+        if !e.barriers.is_empty() {
+            label.push_str(" + K-BARRIER");
+        }
+        if e.racy {
+            label.push_str(" (race)");
+        }
+        let _ = writeln!(
+            s,
+            r#"<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{color}" stroke-width="{stroke}"/><circle cx="{x2}" cy="{y2}" r="3" fill="{color}"/><text x="{}" y="{}" fill="{color}" text-anchor="middle" font-size="10">{}</text>"#,
+            (x1 + x2) / 2.0,
+            (y1 + y2) / 2.0,
+            xml(&label)
+        );
+    }
+    for (n, node) in g.nodes.iter().enumerate() {
+        if level[n] == usize::MAX {
+            continue;
+        }
+        let (x, y) = pos[n];
+        let _ = writeln!(
+            s,
+            r#"<rect x="{x}" y="{y}" width="{box_w}" height="{box_h}" fill="white" stroke="black"/>"#
+        );
+        if node.is_final {
+            let _ = writeln!(
+                s,
+                r#"<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="black"/>"#,
+                x + 3.0,
+                y + 3.0,
+                box_w - 6.0,
+                box_h - 6.0
+            );
+        }
+        for (i, line) in labels[n].lines().enumerate() {
+            let _ = writeln!(
+                s,
+                r#"<text x="{}" y="{}">{}</text>"#,
+                x + 8.0,
+                y + 5.0 + LINE * (i as f64 + 0.8),
+                xml(line)
+            );
+        }
+    }
+    s.push_str("</svg>\n");
     s
 }
