@@ -117,6 +117,16 @@ fn thread_and_step_filters() {
         "9..3",
     ]);
     assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
+    let bad = ksim(&[
+        "trace",
+        "examples/kogge_stone.ksim",
+        "-D",
+        "n=4",
+        "--thread",
+        "4",
+    ]);
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
+    assert!(text(&bad).contains("--thread 4: the launch has threads 0..4"));
 }
 
 #[test]
@@ -272,10 +282,18 @@ fn graph_with_a_barrier_and_its_dot_output_parses() {
 
 #[test]
 fn graph_svg_draws_every_configuration_and_step() {
-    let o = ksim(&["graph", "tests/kernels/shared_write.ksim", "--format", "svg"]);
+    let o = ksim(&[
+        "graph",
+        "tests/kernels/shared_write.ksim",
+        "--format",
+        "svg",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let s = stdout(&o);
-    assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"), "{s}");
+    assert!(
+        s.starts_with("<svg") && s.trim_end().ends_with("</svg>"),
+        "{s}"
+    );
     // 5 boxes, plus an inner border for each of the 2 final configurations, plus the
     // background; 4 edges, 2 of them red.
     assert_eq!(s.matches("<rect").count(), 1 + 5 + 2, "{s}");

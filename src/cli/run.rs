@@ -345,6 +345,12 @@ pub struct TraceArgs {
 pub fn trace(args: &TraceArgs) -> CmdResult {
     let (src, launch) = args.launch.launch()?;
     let scheduler = args.schedule.scheduler(&launch)?;
+    if let Some(t) = args.view.thread.filter(|&t| t >= launch.threads()) {
+        return Err(Failure::usage(format!(
+            "--thread {t}: the launch has threads 0..{}",
+            launch.threads()
+        )));
+    }
     if args.view.snapshots && args.format == TraceFormat::Json {
         return Err(Failure::usage(
             "--snapshots prints a text table; use it without --format json",
