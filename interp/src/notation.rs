@@ -66,17 +66,20 @@ fn top(k: &Kernel, e: &lang::core::Expr) -> String {
     }
 }
 
-/// The core statement a step executed, found from its span and rule: a desugared `for`
-/// gives several core statements one source statement's parts, and the rule tells an
-/// assignment from a store, an `if` from a `while`.
+/// The core statement a step executed, found from its span and rule: the core statements
+/// of a desugared `for` have the spans of its parts, and the rule tells an assignment from
+/// a store, an `if` from a `while`. (Two core statements of the same kind with the same
+/// span would be told apart by neither; the desugaring makes none in ksim's examples.)
 pub fn find_stmt<'k>(k: &'k Kernel, span: &Span, rule: Rule) -> Option<&'k Stmt> {
-    let kind_fits = |s: &Stmt| match (&s.kind, rule) {
-        (StmtKind::Assign { .. }, Rule::SAssign) => true,
-        (StmtKind::Store { .. }, Rule::SArray) => true,
-        (StmtKind::If { .. }, Rule::SIteT | Rule::SIteF) => true,
-        (StmtKind::While { .. }, Rule::SLoopT | Rule::SLoopF) => true,
-        (StmtKind::Barrier, Rule::KBarrier) => true,
-        _ => false,
+    let kind_fits = |s: &Stmt| {
+        matches!(
+            (&s.kind, rule),
+            (StmtKind::Assign { .. }, Rule::SAssign)
+                | (StmtKind::Store { .. }, Rule::SArray)
+                | (StmtKind::If { .. }, Rule::SIteT | Rule::SIteF)
+                | (StmtKind::While { .. }, Rule::SLoopT | Rule::SLoopF)
+                | (StmtKind::Barrier, Rule::KBarrier)
+        )
     };
     k.blocks
         .iter()
