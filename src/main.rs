@@ -26,6 +26,16 @@ enum Command {
     Run(cli::run::RunArgs),
     /// Run a kernel and print every step with the rule that fired.
     Trace(cli::run::TraceArgs),
+    /// Step through an execution interactively: see every thread's variables and next
+    /// statement (core form, with the rule that fires), choose the next thread, undo, and
+    /// save the schedule for `run --schedule @FILE`. Scripted when stdin is not a terminal.
+    Step(cli::step::StepArgs),
+    /// Derive the prefix-sum circuit a scan kernel computes from one execution (POPL 2014,
+    /// Figure 8): depth, size and fanout (Table 2), as text and optionally SVG.
+    Circuit(cli::circuit::CircuitArgs),
+    /// The reachable configurations of a tiny launch (2-3 threads) as a graph: nodes are
+    /// configurations, edges K-STEPs labelled with thread and rule; DOT or JSON.
+    Graph(cli::graph::GraphArgs),
     /// Explore the schedules of a launch: exhaustively (state caching + partial-order
     /// reduction), at random, or with PCT; every race is written as a replayable report.
     Explore(cli::explore::ExploreArgs),
@@ -57,6 +67,9 @@ fn main() {
         Command::Check(a) => cli::run::check(a),
         Command::Run(a) => cli::run::run(a),
         Command::Trace(a) => cli::run::trace(a),
+        Command::Step(a) => cli::step::step(a),
+        Command::Circuit(a) => cli::circuit::circuit(a),
+        Command::Graph(a) => cli::graph::graph(a),
         Command::Explore(a) => cli::explore::explore(a),
         Command::Replay(a) => cli::explore::replay(a),
         Command::Races(a) => cli::races::races(a),

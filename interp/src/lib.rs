@@ -2,6 +2,7 @@
 //! POPL 2014 Figures 6 and 7 on persistent stores, and data races (Definition 5.2).
 
 pub mod canonical;
+pub mod circuit;
 pub mod codec;
 pub mod eval;
 pub mod exec;
@@ -9,8 +10,10 @@ pub mod fast;
 pub mod fault;
 pub mod launch;
 pub mod monoid;
+pub mod notation;
 pub mod race;
 pub mod reference;
+pub mod stepper;
 pub mod value;
 
 pub use fault::{Fault, FaultKind, ThreadId};

@@ -2,11 +2,14 @@
 //! their replay, exhaustive and randomised schedule exploration, race reports.
 
 pub mod explore;
+pub mod graph;
 pub mod outcome;
+pub mod page;
 pub mod replay;
 pub mod report;
 pub mod schedule;
 pub mod text;
+pub mod timeline;
 pub mod trace;
 pub mod verify;
 

@@ -209,7 +209,7 @@ pub fn thread_name(launch: &Launch, t: ThreadId) -> String {
     }
 }
 
-fn verb(kind: AccessKind) -> &'static str {
+pub(crate) fn verb(kind: AccessKind) -> &'static str {
     match kind {
         AccessKind::Read => "reads",
         AccessKind::Write => "writes",

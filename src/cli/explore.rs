@@ -95,6 +95,8 @@ pub struct ExploreArgs {
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub views: super::race_views::RaceViewArgs,
 }
 
 /// Set by Ctrl-C; the explorers look at it inside executions too (`Config::interrupt`).
@@ -217,6 +219,8 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
         .iter()
         .map(|r| reports.as_ref().and_then(|w| w.write(r)))
         .collect();
+    let first = summary.races.first().map(|r| (&r.race, &r.schedule));
+    args.views.write(&src, &launch, first)?;
     let code = if summary.is_clean() {
         EXIT_OK
     } else {
@@ -366,6 +370,9 @@ pub struct ReplayArgs {
     /// the final arrays.
     #[arg(long = "continue")]
     pub continue_run: bool,
+    /// Write the reproduced race as an SVG timeline for slides (as `explore --timeline`).
+    #[arg(long, value_name = "FILE.svg")]
+    pub timeline: Option<PathBuf>,
 }
 
 pub fn replay(args: &ReplayArgs) -> CmdResult {
@@ -415,7 +422,13 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
         .check(launch.threads())
         .map_err(|e| Failure::usage(format!("{}: invalid schedule: {e}", args.report.display())))?;
     let result = if args.trace {
-        let mut tracer = Tracer::new(&src, &launch, TraceFormat::Text);
+        let mut tracer = Tracer::new(
+            &src,
+            &launch,
+            TraceFormat::Text,
+            Default::default(),
+            Default::default(),
+        );
         sim::replay::replay(&launch, &rep, args.continue_run, &mut tracer)
     } else {
         sim::replay::replay(&launch, &rep, args.continue_run, &mut Quiet)
@@ -424,6 +437,15 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
     if let Some(f) = &out.fault {
         eprint!("{}", render_fault(&src, &launch, f));
     }
+    let views = super::race_views::RaceViewArgs {
+        timeline: args.timeline.clone(),
+        html: None,
+    };
+    views.write(
+        &src,
+        &launch,
+        result.reproduced.as_ref().map(|r| (r, &rep.schedule)),
+    )?;
     match &result.reproduced {
         Some(r) => eprint!(
             "{}",

@@ -1,11 +1,16 @@
 //! The command-line commands, one module per group of commands.
 
+pub mod circuit;
 pub mod common;
 pub mod engine;
 pub mod explore;
 pub mod gpu;
+pub mod graph;
 pub mod limits;
 pub mod opencl;
+pub mod race_views;
 pub mod races;
 pub mod run;
+pub mod step;
+pub mod trace_view;
 pub mod verify;

@@ -221,24 +221,52 @@ pub struct TraceArgs {
     pub schedule: ScheduleArgs,
     #[arg(long, value_enum, default_value = "text")]
     pub format: TraceFormat,
+    #[command(flatten)]
+    pub view: super::trace_view::TraceOptions,
+    /// Also write the execution as one self-contained HTML page for the lecture hall
+    /// (docs/teaching.md): source, configuration at every step, timeline, snapshots.
+    #[arg(long, value_name = "FILE.html")]
+    pub html: Option<PathBuf>,
 }
 
 pub fn trace(args: &TraceArgs) -> CmdResult {
     let (src, launch) = args.launch.launch()?;
     let scheduler = args.schedule.scheduler(&launch)?;
-    let mut tracer = Tracer::new(&src, &launch, args.format);
+    if let Some(t) = args.view.thread.filter(|&t| t >= launch.threads()) {
+        return Err(Failure::usage(format!(
+            "--thread {t}: the launch has threads 0..{}",
+            launch.threads()
+        )));
+    }
+    if args.view.snapshots && args.format == TraceFormat::Json {
+        return Err(Failure::usage(
+            "--snapshots prints a text table; use it without --format json",
+        ));
+    }
+    let racing = sim::trace::racing_steps(&launch, &scheduler);
+    let mut tracer = Tracer::new(&src, &launch, args.format, (&args.view).into(), racing);
     let (out, infeasible) = sim::run(&launch, &scheduler, &mut tracer);
+    if let Some(path) = &args.html {
+        super::race_views::write_page(path, &src, &launch, &out.schedule)?;
+    }
     let report =
         sim::outcome::RunReport::of_outcome(&launch, &args.schedule.schedule, out, infeasible);
     match args.format {
-        TraceFormat::Text => print_text(&sim::text::Text {
-            out: format!(
-                "-- {} steps\n{}",
-                report.steps,
-                report.arrays_text(&launch, &[])
-            ),
-            err: report.findings_text(&launch, src.view()),
-        }),
+        TraceFormat::Text => {
+            let table = if args.view.snapshots {
+                tracer.view.snapshot_table()
+            } else {
+                String::new()
+            };
+            print_text(&sim::text::Text {
+                out: format!(
+                    "{table}-- {} steps\n{}",
+                    report.steps,
+                    report.arrays_text(&launch, &[])
+                ),
+                err: report.findings_text(&launch, src.view()),
+            })
+        }
         TraceFormat::Json => println!("{}", report.end_event()),
     }
     Ok(exit_code(report.clean))
@@ -250,8 +278,15 @@ pub struct Tracer<'a> {
 }
 
 impl<'a> Tracer<'a> {
-    pub fn new(src: &'a Source, launch: &'a Launch, format: TraceFormat) -> Self {
-        let view = sim::trace::TraceView::new(src.view(), launch, format == TraceFormat::Json);
+    pub fn new(
+        src: &'a Source,
+        launch: &'a Launch,
+        format: TraceFormat,
+        opts: sim::trace::Options,
+        racing: std::collections::BTreeMap<u64, String>,
+    ) -> Self {
+        let view = sim::trace::TraceView::new(src.view(), launch, format == TraceFormat::Json)
+            .with_options(opts, racing);
         if let Some(h) = view.header() {
             println!("{h}");
         }
@@ -261,10 +296,14 @@ impl<'a> Tracer<'a> {
 
 impl Observer for Tracer<'_> {
     fn step(&mut self, info: &StepInfo) {
-        println!("{}", self.view.step(info));
+        if let Some(line) = self.view.step(info) {
+            println!("{line}");
+        }
     }
 
     fn barrier(&mut self, info: &BarrierInfo) {
-        println!("{}", self.view.barrier(info));
+        if let Some(line) = self.view.barrier(info) {
+            println!("{line}");
+        }
     }
 }

@@ -1,0 +1,290 @@
+//! The HTML trace page for the lecture hall (issue 12, `ksim trace --html`, `ksim explore
+//! --html`): one self-contained file — the page template (`page.html`, kept as a file),
+//! the execution as embedded JSON, script and CSS inline, no network.
+//!
+//! The execution is followed with [`interp::stepper::Stepper`], the state machine of `ksim
+//! step`, so that the configuration after every step (each thread's variables, next
+//! statement in core form and status; the arrays with the cells the step wrote) is the
+//! one `ksim step` shows; the step records are those of `ksim trace --format json`
+//! ([`crate::trace::TraceView`]) and the lanes are the race timeline ([`crate::timeline`]).
+
+use crate::text::{elem_name, SourceText};
+use crate::timeline::{esc, Timeline};
+use crate::trace::{race_marks, snapshot_row, Options, TraceView};
+use crate::Schedule;
+use interp::stepper::{Config, Status, Step, Stepper};
+use interp::{notation, Fault, Launch};
+use serde::Serialize;
+
+/// The page's template: HTML, CSS and script, with `{{TITLE}}`, `{{TIMELINE}}` and
+/// `{{DATA}}` to fill in.
+const TEMPLATE: &str = include_str!("page.html");
+
+/// The most values (variables and array elements, summed over every configuration) a page
+/// embeds: the page holds the configuration after every step, so its size grows with steps
+/// × (variables + elements); past this a browser would struggle.
+pub const MAX_VALUES: u64 = 4_000_000;
+
+#[derive(Serialize)]
+struct Data {
+    kernel: String,
+    path: String,
+    source: Vec<String>,
+    threads: usize,
+    groups: usize,
+    steps: Vec<serde_json::Value>,
+    /// Indexed by the number of steps taken: `configs[k]` is the configuration after k
+    /// K-STEPs (and the K-BARRIERs they enabled).
+    configs: Vec<PageConfig>,
+    races: Vec<PageRace>,
+    snapshots: Snapshots,
+    /// The fault that ended the execution, if any.
+    fault: Option<String>,
+}
+
+#[derive(Serialize)]
+struct PageConfig {
+    threads: Vec<PageThread>,
+    arrays: Vec<PageArray>,
+    epochs: Vec<u64>,
+}
+
+#[derive(Serialize)]
+struct PageThread {
+    label: String,
+    status: String,
+    next: String,
+    /// Source line of the next statement (0: none).
+    line: usize,
+    vars: Vec<(String, String)>,
+}
+
+#[derive(Serialize)]
+struct PageArray {
+    name: String,
+    /// Each element's name as traces print it (`out[1]`).
+    elems: Vec<String>,
+    values: Vec<String>,
+    changed: Vec<usize>,
+}
+
+#[derive(Serialize)]
+struct PageAccess {
+    step: u64,
+    thread: usize,
+    line: usize,
+    what: String,
+}
+
+#[derive(Serialize)]
+struct PageRace {
+    elem: String,
+    first: PageAccess,
+    second: PageAccess,
+}
+
+#[derive(Serialize)]
+struct Snapshots {
+    names: Vec<String>,
+    /// `(label, epoch, cells per array, after how many steps)`.
+    rows: Vec<(String, String, Vec<String>, u64)>,
+}
+
+/// The page of the execution that follows `schedule` from the initial configuration.
+/// Errors: the schedule does not fit the launch, or the page would be too large
+/// ([`MAX_VALUES`]).
+pub fn render(src: SourceText<'_>, launch: &Launch, schedule: &Schedule) -> Result<String, String> {
+    let k = &launch.kernel;
+    let per_config = (launch.threads() * (k.vars.len() + 1)) as u64
+        + (0..k.arrays.len())
+            .map(|a| (launch.len(a) * launch.instances(a)) as u64)
+            .sum::<u64>();
+    let total = per_config.saturating_mul(schedule.len() + 1);
+    if total > MAX_VALUES {
+        return Err(format!(
+            "the page would hold {total} values ({} steps × {per_config} variables and \
+             elements; at most {MAX_VALUES}): use a smaller launch or a shorter schedule",
+            schedule.len()
+        ));
+    }
+    let mut stepper = Stepper::new(launch);
+    let mut configs = vec![page_config(src, launch, &stepper.config())];
+    let initial = launch.initial_memory();
+    let mut rows = vec![(
+        "initial".to_string(),
+        String::new(),
+        snapshot_row(launch, &initial, 0),
+        0,
+    )];
+    let mut barriers = 0;
+    let mut snapshot = |b: &interp::reference::BarrierInfo, memory: &interp::Memory, after: u64| {
+        barriers += 1;
+        let group = if launch.groups > 1 {
+            format!("g{} ", b.group)
+        } else {
+            String::new()
+        };
+        rows.push((
+            format!("B{barriers}"),
+            format!("{group}{}", b.epoch),
+            snapshot_row(launch, memory, b.group),
+            after,
+        ));
+        serde_json::json!({"number": barriers, "group": b.group, "epoch": b.epoch})
+    };
+    let memory = stepper.state().memory(launch);
+    for b in stepper.initial_barriers() {
+        snapshot(b, &memory, 0);
+    }
+    let mut steps: Vec<(Step, Vec<serde_json::Value>)> = Vec::new();
+    let mut fault: Option<Fault> = None;
+    for (i, t) in schedule.choices().enumerate() {
+        match stepper.step(t) {
+            Ok(Ok(step)) => {
+                let memory = stepper.state().memory(launch);
+                let fired = (step.barriers.iter())
+                    .map(|b| snapshot(b, &memory, step.index + 1))
+                    .collect();
+                steps.push((step, fired));
+            }
+            Ok(Err(f)) => {
+                fault = Some(f);
+                break;
+            }
+            Err(why) => return Err(format!("step {i} of the schedule (thread {t}): {why}")),
+        }
+        configs.push(page_config(src, launch, &stepper.config()));
+    }
+    rows.push((
+        "end".into(),
+        String::new(),
+        snapshot_row(launch, &stepper.state().memory(launch), 0),
+        steps.len() as u64,
+    ));
+    // The step records of `trace --format json` (with reads), each with the K-BARRIERs
+    // its step enabled.
+    let mut view = TraceView::new(src, launch, true).with_options(
+        Options {
+            reads: true,
+            ..Options::default()
+        },
+        race_marks(launch, stepper.races()),
+    );
+    let records = (steps.iter())
+        .map(|(s, fired)| {
+            let line = view.step(&s.info).expect("no filter");
+            let mut rec: serde_json::Value = serde_json::from_str(&line).expect("a trace record");
+            rec["barriers"] = fired.clone().into();
+            rec
+        })
+        .collect();
+    let races = stepper
+        .races()
+        .iter()
+        .map(|r| {
+            let access = |a: &interp::race::Access| PageAccess {
+                step: a.step,
+                thread: a.thread.group * launch.local_size + a.thread.local,
+                line: lang::render::line_col(src.text, a.span.start).0,
+                what: format!(
+                    "{} {} at {}",
+                    crate::text::thread_name(launch, a.thread),
+                    crate::text::verb(a.kind),
+                    src.location(a.span.start)
+                ),
+            };
+            PageRace {
+                elem: elem_name(launch, r.array, r.instance, &r.index),
+                first: access(&r.first),
+                second: access(&r.second),
+            }
+        })
+        .collect();
+    let data = Data {
+        kernel: k.name.clone(),
+        path: src.path.to_string(),
+        source: src.text.lines().map(str::to_string).collect(),
+        threads: launch.threads(),
+        groups: launch.groups,
+        steps: records,
+        configs,
+        races,
+        snapshots: Snapshots {
+            names: (k.arrays.iter())
+                .filter(|a| !a.is_const)
+                .map(|a| a.name.clone())
+                .collect(),
+            rows,
+        },
+        fault: fault
+            .or_else(|| stepper.fault().cloned())
+            .map(|f| f.kind.to_string()),
+    };
+    let timeline = Timeline::of_schedule(src, launch, schedule, stepper.races().first());
+    // `</` inside the embedded JSON would end its script element.
+    let json = serde_json::to_string(&data)
+        .expect("JSON")
+        .replace("</", "<\\/");
+    Ok(TEMPLATE
+        .replace("{{TITLE}}", &esc(&format!("{} — ksim trace", k.name)))
+        .replace("{{TIMELINE}}", &timeline.svg(src, launch))
+        .replace("{{DATA}}", &json))
+}
+
+fn page_config(src: SourceText<'_>, launch: &Launch, c: &Config) -> PageConfig {
+    let line = |span: &lang::ast::Span| lang::render::line_col(src.text, span.start).0;
+    let threads = (c.threads.iter())
+        .map(|t| PageThread {
+            label: if launch.groups > 1 {
+                format!("g{}.t{}", t.group, t.local)
+            } else {
+                format!("t{}", t.thread)
+            },
+            status: match &t.status {
+                Status::Enabled { rule: Ok(r) } => format!("enabled ({})", r.name()),
+                Status::Enabled { rule: Err(f) } => format!("enabled (faults: {f})"),
+                Status::AtBarrier { span } => format!("at barrier (line {})", line(span)),
+                Status::Done => "done".into(),
+            },
+            next: t.next.as_ref().map(|n| n.0.clone()).unwrap_or_default(),
+            line: t.next.as_ref().map(|n| line(&n.1)).unwrap_or(0),
+            vars: (t.vars.iter())
+                .map(|(n, v)| (n.clone(), notation::value(v)))
+                .collect(),
+        })
+        .collect();
+    let arrays = (c.arrays.iter())
+        .map(|a| {
+            let decl = &launch.kernel.arrays[a.array];
+            let name = if launch.instances(a.array) > 1 {
+                format!("{} (group {})", decl.name, a.instance)
+            } else {
+                decl.name.clone()
+            };
+            let dims = &launch.dims[a.array];
+            PageArray {
+                name,
+                elems: (0..a.values.len())
+                    .map(|o| elem_name(launch, a.array, a.instance, &unflatten(o, dims)))
+                    .collect(),
+                values: a.values.iter().map(notation::value).collect(),
+                changed: a.changed.clone(),
+            }
+        })
+        .collect();
+    PageConfig {
+        threads,
+        arrays,
+        epochs: c.epochs.clone(),
+    }
+}
+
+/// A row-major offset as one index per dimension.
+fn unflatten(mut offset: usize, dims: &[usize]) -> Vec<usize> {
+    let mut index = vec![0; dims.len()];
+    for (i, d) in dims.iter().enumerate().rev() {
+        index[i] = offset % d.max(&1);
+        offset /= d.max(&1);
+    }
+    index
+}
