@@ -14,9 +14,9 @@ out=docs/figures
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-shot() { # shot URL PNG WIDTH HEIGHT
+shot() { # shot URL PNG WIDTH HEIGHT [SCALE]
     "$chromium" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
-        --user-data-dir="$work/profile" --virtual-time-budget=3000 \
+        --user-data-dir="$work/profile" --virtual-time-budget=3000 --force-device-scale-factor="${5:-1}" \
         --window-size="$3,$4" --screenshot="$2" "$1" 2>/dev/null
 }
 
@@ -34,5 +34,5 @@ shot "file://$work/race.html#step=18" "$out/trace-page-race.png" 1600 1500
 printf '<html><body style="margin:0;background:#fff">%s</body></html>' "$(cat "$work/graph.svg")" > "$work/graph.html"
 size=$(sed -n 's/.*<svg[^>]* width="\([0-9.]*\)" height="\([0-9.]*\)".*/\1 \2/p' "$work/graph.svg" | head -1)
 read -r w h <<<"${size:-800 600}"
-shot "file://$work/graph.html" "$out/shared-write-graph.png" "${w%.*}" "${h%.*}"
+shot "file://$work/graph.html" "$out/shared-write-graph.png" "${w%.*}" "${h%.*}" 2
 echo "teaching-figures: wrote $out/trace-page-race.png $out/race-timeline.svg $out/shared-write-graph.png"

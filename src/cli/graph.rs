@@ -175,7 +175,7 @@ fn xml(s: &str) -> String {
 
 /// A layered drawing: a configuration's row is the number of K-STEPs from the initial
 /// one (breadth-first depth), boxes in discovery order within a row, edges as straight
-/// lines from the bottom of one box to the top of the next, labelled halfway.
+/// lines from the bottom of one box to the top of the next, labelled two thirds down.
 fn svg(g: &Graph, labels: &[String]) -> String {
     const CHAR: f64 = 7.5;
     const LINE: f64 = 15.0;
@@ -243,8 +243,10 @@ fn svg(g: &Graph, labels: &[String]) -> String {
         let _ = writeln!(
             s,
             r#"<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{color}" stroke-width="{stroke}"/><circle cx="{x2}" cy="{y2}" r="3" fill="{color}"/><text x="{}" y="{}" fill="{color}" text-anchor="middle" font-size="10">{}</text>"#,
-            (x1 + x2) / 2.0,
-            (y1 + y2) / 2.0,
+            // Two thirds of the way down: edges leaving one box diverge, so their labels
+            // do not overlap there as they would at the common start.
+            x1 + (x2 - x1) * 2.0 / 3.0,
+            y1 + (y2 - y1) * 2.0 / 3.0,
             xml(&label)
         );
     }
