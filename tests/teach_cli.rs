@@ -302,3 +302,40 @@ fn graph_svg_draws_every_configuration_and_step() {
     assert_eq!(s.matches(r#"stroke="red""#).count(), 2, "{s}");
     assert!(s.contains("t0 done  t1 done"), "{s}");
 }
+
+#[test]
+fn graph_never_calls_two_atomic_accesses_racy() {
+    let graph = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["graph"];
+        all.extend_from_slice(args);
+        all.extend(["--format", "json"]);
+        let o = ksim(&all);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let racy = |g: &serde_json::Value| -> Vec<serde_json::Value> {
+        (g["edges"].as_array().unwrap().iter())
+            .filter(|e| e["racy"] == true)
+            .cloned()
+            .collect()
+    };
+    // Two tickets taken with atomic_inc, then written to distinct cells: no race at all.
+    let g = graph(&[
+        "tests/kernels/atomic_counter.ksim",
+        "-D",
+        "n=2",
+        "-D",
+        "g=1",
+    ]);
+    assert!(g["edges"].as_array().unwrap().len() > 2);
+    assert_eq!(racy(&g), Vec::<serde_json::Value>::new());
+    // Both threads' first steps are atomic_add on c[0]: not racy with each other; thread
+    // 0's later plain read of c[0] races with thread 1's atomic_add.
+    let g = graph(&["tests/kernels/atomic_plain_race.ksim", "-D", "n=2"]);
+    let racy = racy(&g);
+    assert!(
+        !racy.is_empty(),
+        "the plain read and the atomic update race"
+    );
+    assert!(racy.iter().all(|e| e["from"] != 0), "{racy:?}");
+}
