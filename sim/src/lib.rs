@@ -3,6 +3,7 @@
 
 pub mod explore;
 pub mod graph;
+pub mod graph_view;
 pub mod outcome;
 pub mod page;
 pub mod replay;

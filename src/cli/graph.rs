@@ -1,12 +1,9 @@
 //! `ksim graph`: the reachable configurations of one launch as a graph ([`sim::graph`]),
-//! written as DOT (for Graphviz) or JSON.
+//! written as DOT (for Graphviz), SVG or JSON ([`sim::graph_view`]).
 
 use super::common::*;
 use clap::{Args, ValueEnum};
-use interp::Launch;
-use serde_json::json;
-use sim::graph::{Graph, Node, Point};
-use std::fmt::Write as _;
+use sim::graph_view;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum GraphFormat {
@@ -44,24 +41,14 @@ pub fn graph(args: &GraphArgs) -> CmdResult {
         return Err(Failure::usage("--max-states must be at least 1"));
     }
     let g = sim::graph::reachable(&launch, args.max_states);
-    let labels: Vec<String> = g.nodes.iter().map(|n| label(&src, &launch, n)).collect();
+    let labels: Vec<String> = (g.nodes.iter())
+        .map(|n| graph_view::label(src.view(), &launch, n))
+        .collect();
     match args.format {
-        GraphFormat::Dot => print!("{}", dot(&launch, &g, &labels)),
-        GraphFormat::Svg => print!("{}", svg(&g, &labels)),
+        GraphFormat::Dot => print!("{}", graph_view::dot(&launch, &g, &labels)),
+        GraphFormat::Svg => print!("{}", graph_view::svg(&g, &labels)),
         GraphFormat::Json => {
-            let nodes: Vec<_> = g
-                .nodes
-                .iter()
-                .zip(&labels)
-                .enumerate()
-                .map(|(id, (n, l))| {
-                    json!({"id": id, "label": l, "final": n.is_final,
-                    "points": n.points, "epochs": n.epochs, "faults": n.faults,
-                    "arrays": arrays_json(&launch, n)})
-                })
-                .collect();
-            let doc = json!({"kernel": launch.kernel.name, "nodes": nodes, "edges": g.edges,
-                "truncated": g.truncated});
+            let doc = graph_view::json(&launch, &g, &labels);
             println!("{}", serde_json::to_string_pretty(&doc).expect("JSON"));
         }
     }
@@ -79,206 +66,4 @@ pub fn graph(args: &GraphArgs) -> CmdResult {
         g.edges.iter().filter(|e| e.racy).count()
     );
     Ok(EXIT_OK)
-}
-
-fn arrays_json(launch: &Launch, n: &Node) -> serde_json::Value {
-    let m: serde_json::Map<String, serde_json::Value> = launch
-        .kernel
-        .arrays
-        .iter()
-        .enumerate()
-        .map(|(a, d)| (d.name.clone(), json!(n.memory.arrays[a])))
-        .collect();
-    serde_json::Value::Object(m)
-}
-
-/// `x = 0 1` per array instance, then `t0 @3  t1 barrier@5  t2 done` (source lines).
-fn label(src: &Source, launch: &Launch, n: &Node) -> String {
-    let mut lines = Vec::new();
-    for (a, instances) in n.memory.arrays.iter().enumerate() {
-        for (inst, values) in instances.iter().enumerate() {
-            let cells: Vec<String> = values.iter().map(interp::notation::value).collect();
-            lines.push(format!(
-                "{} = {}",
-                sim::text::elem_name(launch, a, inst, &[]),
-                cells.join(" ")
-            ));
-        }
-    }
-    let line = |off: usize| lang::render::line_col(&src.text, off).0;
-    let points: Vec<String> = n
-        .points
-        .iter()
-        .enumerate()
-        .map(|(t, p)| match p {
-            Point::At(off) => format!("t{t} @{}", line(*off)),
-            Point::Barrier(off) => format!("t{t} barrier@{}", line(*off)),
-            Point::Done => format!("t{t} done"),
-        })
-        .collect();
-    lines.push(points.join("  "));
-    for f in &n.faults {
-        lines.push(format!("fault: {}", f.kind));
-    }
-    lines.join("\n")
-}
-
-fn quote(s: &str) -> String {
-    format!(
-        "\"{}\"",
-        s.replace('\\', "\\\\")
-            .replace('"', "\\\"")
-            .replace('\n', "\\n")
-    )
-}
-
-/// Final configurations are double-bordered, racy steps red, steps that fired a
-/// K-BARRIER bold with the rule in their label.
-fn dot(launch: &Launch, g: &Graph, labels: &[String]) -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "digraph {} {{", quote(&launch.kernel.name));
-    let _ = writeln!(s, "  node [shape=box, fontname=\"monospace\"];");
-    for (id, (n, l)) in g.nodes.iter().zip(labels).enumerate() {
-        let extra = if n.is_final { ", peripheries=2" } else { "" };
-        let _ = writeln!(s, "  n{id} [label={}{extra}];", quote(l));
-    }
-    for e in &g.edges {
-        let mut label = format!("t{} {}", e.thread, e.rule);
-        let mut attrs = String::new();
-        if !e.barriers.is_empty() {
-            label.push_str(" + K-BARRIER");
-            attrs.push_str(", style=bold");
-        }
-        if e.racy {
-            label.push_str(" (race)");
-            attrs.push_str(", color=red, fontcolor=red");
-        }
-        let _ = writeln!(
-            s,
-            "  n{} -> n{} [label={}{attrs}];",
-            e.from,
-            e.to,
-            quote(&label)
-        );
-    }
-    s.push_str("}\n");
-    s
-}
-
-/// Escapes text for SVG.
-fn xml(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// A layered drawing: a configuration's row is the number of K-STEPs from the initial
-/// one (breadth-first depth), boxes in discovery order within a row, edges as straight
-/// lines from the bottom of one box to the top of the next, labelled two thirds down.
-fn svg(g: &Graph, labels: &[String]) -> String {
-    const CHAR: f64 = 7.5;
-    const LINE: f64 = 15.0;
-    const GAP_X: f64 = 30.0;
-    const GAP_Y: f64 = 70.0;
-    let mut level = vec![usize::MAX; g.nodes.len()];
-    if !level.is_empty() {
-        level[0] = 0;
-    }
-    // Edges are recorded in breadth-first order of their source.
-    for e in &g.edges {
-        if level[e.to] == usize::MAX {
-            level[e.to] = level[e.from] + 1;
-        }
-    }
-    let rows = level
-        .iter()
-        .filter(|&&l| l != usize::MAX)
-        .max()
-        .map_or(0, |m| m + 1);
-    let size = |l: &str| {
-        let w = l.lines().map(|x| x.chars().count()).max().unwrap_or(0) as f64 * CHAR + 16.0;
-        let h = l.lines().count() as f64 * LINE + 10.0;
-        (w, h)
-    };
-    let box_w = labels.iter().map(|l| size(l).0).fold(0.0, f64::max);
-    let box_h = labels.iter().map(|l| size(l).1).fold(0.0, f64::max);
-    let mut in_row: Vec<Vec<usize>> = vec![Vec::new(); rows];
-    for (n, &l) in level.iter().enumerate() {
-        if l != usize::MAX {
-            in_row[l].push(n);
-        }
-    }
-    let widest = in_row.iter().map(Vec::len).max().unwrap_or(1) as f64;
-    let width = widest * (box_w + GAP_X) + GAP_X;
-    let height = rows as f64 * (box_h + GAP_Y) + GAP_Y / 2.0;
-    let mut pos = vec![(0.0, 0.0); g.nodes.len()];
-    for (r, nodes) in in_row.iter().enumerate() {
-        let row_w = nodes.len() as f64 * (box_w + GAP_X) - GAP_X;
-        for (i, &n) in nodes.iter().enumerate() {
-            let x = (width - row_w) / 2.0 + i as f64 * (box_w + GAP_X);
-            let y = GAP_Y / 2.0 + r as f64 * (box_h + GAP_Y);
-            pos[n] = (x, y);
-        }
-    }
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="12">"#
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    for e in &g.edges {
-        let (fx, fy) = pos[e.from];
-        let (tx, ty) = pos[e.to];
-        let (x1, y1, x2, y2) = (fx + box_w / 2.0, fy + box_h, tx + box_w / 2.0, ty);
-        let color = if e.racy { "red" } else { "black" };
-        let stroke = if e.barriers.is_empty() { 1.2 } else { 3.0 };
-        let mut label = format!("t{} {}", e.thread, e.rule);
-        if !e.barriers.is_empty() {
-            label.push_str(" + K-BARRIER");
-        }
-        if e.racy {
-            label.push_str(" (race)");
-        }
-        let _ = writeln!(
-            s,
-            r#"<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{color}" stroke-width="{stroke}"/><circle cx="{x2}" cy="{y2}" r="3" fill="{color}"/><text x="{}" y="{}" fill="{color}" text-anchor="middle" font-size="10">{}</text>"#,
-            // Two thirds of the way down: edges leaving one box diverge, so their labels
-            // do not overlap there as they would at the common start.
-            x1 + (x2 - x1) * 2.0 / 3.0,
-            y1 + (y2 - y1) * 2.0 / 3.0,
-            xml(&label)
-        );
-    }
-    for (n, node) in g.nodes.iter().enumerate() {
-        if level[n] == usize::MAX {
-            continue;
-        }
-        let (x, y) = pos[n];
-        let _ = writeln!(
-            s,
-            r#"<rect x="{x}" y="{y}" width="{box_w}" height="{box_h}" fill="white" stroke="black"/>"#
-        );
-        if node.is_final {
-            let _ = writeln!(
-                s,
-                r#"<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="black"/>"#,
-                x + 3.0,
-                y + 3.0,
-                box_w - 6.0,
-                box_h - 6.0
-            );
-        }
-        for (i, line) in labels[n].lines().enumerate() {
-            let _ = writeln!(
-                s,
-                r#"<text x="{}" y="{}">{}</text>"#,
-                x + 8.0,
-                y + 5.0 + LINE * (i as f64 + 0.8),
-                xml(line)
-            );
-        }
-    }
-    s.push_str("</svg>\n");
-    s
 }
