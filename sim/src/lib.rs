@@ -1,6 +1,7 @@
 //! ksim's schedules and exploration: single runs under a scheduler, recorded schedules and
 //! their replay, exhaustive and randomised schedule exploration, race reports.
 
+pub mod circuit_view;
 pub mod explore;
 pub mod graph;
 pub mod graph_view;

@@ -1,11 +1,10 @@
 //! `ksim circuit`: the prefix-sum circuit of a kernel (POPL 2014, Figure 8), with its
-//! depth, size and fanout (Table 2). The derivation is [`interp::circuit`]; this module
-//! prints it and draws it as SVG.
+//! depth, size and fanout (Table 2). The derivation is [`interp::circuit`], the
+//! drawings [`sim::circuit_view`]; this module wires them.
 
 use super::common::*;
 use clap::Args;
-use interp::circuit::{Circuit, Prov};
-use std::fmt::Write as _;
+use sim::circuit_view::{svg, text_drawing};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -41,129 +40,4 @@ pub fn circuit(args: &CircuitArgs) -> CmdResult {
         }
     }
     Ok(EXIT_OK)
-}
-
-fn prov_name(c: &Circuit, p: Prov) -> String {
-    match p {
-        Prov::Input(i) => format!("{}[{i}]", c.input),
-        Prov::Identity => "ε".into(),
-        Prov::Node(n) => format!("#{n}"),
-    }
-}
-
-/// One row per depth, one column per wire (`●` a node, `│` a wire), then every node with
-/// its operands.
-fn text_drawing(c: &Circuit) -> String {
-    let mut out = String::new();
-    let w = c.width.to_string().len().max(1) + 1;
-    let mut header = format!("{:>7} ", "wire");
-    for i in 0..c.width {
-        let _ = write!(header, "{i:>w$}");
-    }
-    let _ = writeln!(out, "{}", header.trim_end());
-    for d in 1..=c.depth {
-        let mut row = format!("{:>7} ", format!("depth {d}"));
-        for i in 0..c.width {
-            let here = c
-                .nodes
-                .iter()
-                .filter(|n| n.depth == d && n.wire == i)
-                .count();
-            let mark = match here {
-                0 => "│",
-                1 => "●",
-                _ => "◉", // more than one node drawn at the same place
-            };
-            let _ = write!(row, "{mark:>w$}");
-        }
-        let _ = writeln!(out, "{}", row.trim_end());
-    }
-    let _ = writeln!(out, "nodes (#k: wire, depth = left ⊕ right):");
-    for (k, n) in c.nodes.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "  #{k}: {}[{}], depth {} = {} ⊕ {}",
-            c.output,
-            n.wire,
-            n.depth,
-            prov_name(c, n.left),
-            prov_name(c, n.right)
-        );
-    }
-    let outs: Vec<String> = c.outputs.iter().map(|&p| prov_name(c, p)).collect();
-    let _ = writeln!(out, "{} = {}", c.output, outs.join(" "));
-    out
-}
-
-/// Figure 8 style: vertical wires, a dot per node at (wire, depth), a line from each
-/// operand to the node (diagonal when the operand comes from another wire).
-fn svg(c: &Circuit) -> String {
-    const GAP: f64 = 48.0;
-    const TOP: f64 = 40.0;
-    let x = |wire: usize| 40.0 + wire as f64 * GAP;
-    let y = |depth: usize| TOP + depth as f64 * GAP;
-    let bottom = y(c.depth + 1);
-    let width = x(c.width) + 10.0;
-    let height = bottom + 30.0;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    for i in 0..c.width {
-        let _ = writeln!(
-            s,
-            r#"<line x1="{0}" y1="{1}" x2="{0}" y2="{bottom}" stroke="gray" stroke-width="1.5"/><text x="{0}" y="{2}" text-anchor="middle">{3}[{i}]</text>"#,
-            x(i),
-            TOP - 8.0,
-            TOP - 14.0,
-            c.input
-        );
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="{}" text-anchor="middle">{}[{i}]</text>"#,
-            x(i),
-            bottom + 16.0,
-            c.output
-        );
-    }
-    let pos = |p: Prov| -> Option<(f64, f64)> {
-        match p {
-            Prov::Input(i) => Some((x(i), TOP - 8.0)),
-            Prov::Identity => None,
-            Prov::Node(n) => Some((x(c.nodes[n].wire), y(c.nodes[n].depth))),
-        }
-    };
-    for n in &c.nodes {
-        let (nx, ny) = (x(n.wire), y(n.depth));
-        for p in [n.left, n.right] {
-            if let Some((px, py)) = pos(p) {
-                if (px - nx).abs() > f64::EPSILON {
-                    let _ = writeln!(
-                        s,
-                        r#"<line x1="{px}" y1="{py}" x2="{nx}" y2="{ny}" stroke="black" stroke-width="1.5"/>"#
-                    );
-                }
-            }
-        }
-    }
-    for n in &c.nodes {
-        let _ = writeln!(
-            s,
-            r#"<circle cx="{}" cy="{}" r="6" fill="black"/>"#,
-            x(n.wire),
-            y(n.depth)
-        );
-    }
-    let _ = writeln!(
-        s,
-        r#"<text x="8" y="{}">depth {}, size {}, fanout {}</text>"#,
-        height - 6.0,
-        c.depth,
-        c.size,
-        c.fanout
-    );
-    s.push_str("</svg>\n");
-    s
 }
