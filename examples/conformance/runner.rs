@@ -12,6 +12,10 @@
 //! - **Scalars**: the header's `--kernel-args` values, else the scaled work-group size
 //!   (`1.0` for floats, `true` for bools).
 //! - **Inputs**: two runs, all-zero buffers and `random:1`; a step bound of 10^6.
+//! - **Race policy**: GPUVerify tolerates benign races (a write of the value the element
+//!   holds, or of the same value as the write it races with) unless the header passes
+//!   `--no-benign-tolerance`: ksim judges with `--race-policy same-value` then, and with
+//!   `strict` under that flag; benign pairs are not findings.
 //! - **Verdict**: the fast race check of each run (one canonical execution decides races
 //!   for every schedule): a race, barrier divergence or fault in either run is "found",
 //!   matching `xfail:NOT_ALL_VERIFIED`; none matches `pass`. A kernel that ksim rejects
@@ -22,7 +26,7 @@
 
 use interp::fast::{self, FastOptions};
 use interp::launch::{Launch, LaunchOptions};
-use interp::FaultKind;
+use interp::{FaultKind, RacePolicy};
 use lang::ast::TypeName;
 use lang::cl::{ClOptions, SourceMap};
 use std::collections::BTreeMap;
@@ -383,9 +387,14 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
             max_steps: Some(MAX_STEPS),
             ..LaunchOptions::default()
         };
-        let launch = match Launch::new(Arc::new(c.kernel.clone()), &lo) {
+        let mut launch = match Launch::new(Arc::new(c.kernel.clone()), &lo) {
             Ok(l) => l,
             Err(e) => return Outcome::NoLaunch(e.0),
+        };
+        launch.race_policy = if h.flags.iter().any(|f| f == "--no-benign-tolerance") {
+            RacePolicy::Strict
+        } else {
+            RacePolicy::SameValue
         };
         let (races, fault, divergences) = match fast::run(
             &launch,
@@ -405,7 +414,7 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
             }
         };
         let mut here = Vec::new();
-        for r in races.iter().take(1) {
+        for r in races.iter().filter(|r| !r.benign()).take(1) {
             let name = &launch.kernel.arrays[r.array].name;
             here.push(format!("race on {name}"));
         }

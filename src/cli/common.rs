@@ -86,6 +86,12 @@ pub struct LaunchArgs {
     /// Report non-termination after this many thread steps (default: 10^7 + 1000 per thread).
     #[arg(long)]
     pub max_steps: Option<u64>,
+    /// Which data races are errors: `strict` (Definition 5.2, every conflicting pair) or
+    /// `same-value` (GPUVerify's and Oclgrind's tolerance: a pair whose writes store the
+    /// value the element held, or the same value as the other write, is benign: listed as
+    /// a warning, exit code 0 when nothing else was found). Race reports keep it for replay.
+    #[arg(long, default_value = "strict", value_name = "POLICY", value_parser = interp::RacePolicy::parse)]
+    pub race_policy: interp::RacePolicy,
 }
 
 fn parse_define(s: &str) -> Result<(String, String), String> {
@@ -300,7 +306,8 @@ impl LaunchArgs {
     pub fn launch(&self) -> Result<(Source, Launch), Failure> {
         let (src, kernel, opts, notes) = self.load()?;
         eprint!("{notes}");
-        let launch = Launch::new(kernel, &opts).map_err(|e| Failure::usage(e.0))?;
+        let mut launch = Launch::new(kernel, &opts).map_err(|e| Failure::usage(e.0))?;
+        launch.race_policy = self.race_policy;
         Ok((src, launch))
     }
 }
