@@ -221,6 +221,21 @@ fn replay_keeps_the_policy_of_the_report() {
     assert!(t.contains("reproduced"), "{t}");
 }
 
+/// verify-scan's theorems (POPL 2014 Theorem 4.5 with Lemma 5.4) need race-freedom as
+/// Definition 5.2 has it: it takes no other policy.
+#[test]
+fn verify_scan_takes_no_race_policy() {
+    let o = ksim(&[
+        "verify-scan",
+        "examples/kogge_stone.ksim",
+        "-D",
+        "n=8",
+        "--race-policy",
+        "same-value",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
 #[test]
 fn a_bad_policy_is_a_usage_error() {
     let o = ksim(&["races", WRITE_ZERO, "--race-policy", "lenient"]);

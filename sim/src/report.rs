@@ -434,6 +434,7 @@ mod tests {
                 monoid: "int-add".into(),
                 inputs: Vec::new(),
                 max_steps: 1,
+                race_policy: RacePolicy::Strict,
             },
             resolved: serde_json::Value::Null,
             race: serde_json::Value::Null,

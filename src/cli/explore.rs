@@ -41,6 +41,8 @@ use std::time::Duration;
 pub struct ExploreArgs {
     #[command(flatten)]
     pub launch: LaunchArgs,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
     /// Every execution up to equivalence (state caching + partial-order reduction).
     #[arg(long)]
     pub exhaustive: bool,
@@ -114,7 +116,7 @@ fn catch_ctrl_c() {
 }
 
 pub fn explore(args: &ExploreArgs) -> CmdResult {
-    let (src, launch) = args.launch.launch()?;
+    let (src, launch) = args.policy.launch(&args.launch)?;
     if args.jobs == 0 {
         return Err(Failure::usage("--jobs must be at least 1"));
     }
