@@ -137,11 +137,56 @@ fn fast_and_reference_engines_give_the_same_model_for_divergence_faults_and_step
     }
 }
 
+/// `--race-policy same-value` (issue 10 item 4): both engines record what each write
+/// stored and classify the same pairs as benign, on every example and on kernels whose
+/// races are benign, harmful, or both.
+#[test]
+fn fast_and_reference_engines_give_the_same_model_under_the_same_value_policy() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let policy = ["--race-policy", "same-value"];
+    for path in examples() {
+        let file = path.to_str().unwrap().to_string();
+        let src = std::fs::read_to_string(&path).unwrap();
+        let input = if src.contains(" in[") {
+            "in=random:5"
+        } else {
+            "array=iota"
+        };
+        let args: Vec<String> = [file.as_str(), "-D", "n=8", "--input", input]
+            .into_iter()
+            .chain(policy)
+            .map(|s| s.to_string())
+            .collect();
+        same_model(&root, &args).unwrap_or_else(|e| panic!("{e}"));
+    }
+    for (file, code) in [
+        ("tests/kernels/write_zero.ksim", 0),
+        ("tests/kernels/write_back.ksim", 0),
+        ("tests/kernels/write_tid.ksim", 1),
+        ("tests/kernels/write_half.ksim", 1),
+    ] {
+        for n in ["n=4", "n=300"] {
+            let args: Vec<String> = [file, "-D", n]
+                .into_iter()
+                .chain(policy)
+                .map(|s| s.to_string())
+                .collect();
+            let got = same_model(&root, &args).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(got, code, "{args:?}");
+        }
+    }
+}
+
 fn check_kernel(k: &GenKernel) -> Result<(), TestCaseError> {
+    check_kernel_with(k, &[])
+}
+
+fn check_kernel_with(k: &GenKernel, extra: &[&str]) -> Result<(), TestCaseError> {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("k.ksim"), k.source()).unwrap();
     let mut args = vec!["k.ksim".to_string()];
     args.extend(k.launch_args());
+    args.extend(extra.iter().map(|s| s.to_string()));
     same_model(dir.path(), &args)
         .map(|_| ())
         .map_err(TestCaseError::fail)
@@ -158,6 +203,24 @@ fn fast_and_reference_engines_give_the_same_model_for_generated_kernels() {
         |k| {
             format!(
                 "--- k.ksim ---\n{}--- launch ---\n{}",
+                k.source(),
+                k.launch_args().join(" ")
+            )
+        },
+    );
+}
+
+#[test]
+fn fast_and_reference_engines_give_the_same_model_for_generated_kernels_under_same_value() {
+    let cases = support::cases("KSIM_ENGINE_CASES", 32);
+    check_property(
+        "fast_and_reference_engines_give_the_same_model_for_generated_kernels_under_same_value",
+        gen::kernel(),
+        cases,
+        |k| check_kernel_with(&k, &["--race-policy", "same-value"]),
+        |k| {
+            format!(
+                "--- k.ksim ---\n{}--- launch ---\n{} --race-policy same-value",
                 k.source(),
                 k.launch_args().join(" ")
             )

@@ -82,9 +82,10 @@ pub struct Execution {
 }
 
 impl Execution {
-    /// No race, no fault, no divergence.
+    /// No harmful race (benign ones under the race policy do not count), no fault, no
+    /// divergence.
     pub fn is_clean(&self) -> bool {
-        self.races.is_empty() && self.fault.is_none() && self.divergences.is_empty()
+        crate::race::all_benign(&self.races) && self.fault.is_none() && self.divergences.is_empty()
     }
 
     /// The final contents of instance 0 of array `a`.

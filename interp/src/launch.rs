@@ -146,6 +146,9 @@ pub struct Launch {
     /// array starts with these contents.
     pub initial: Vec<Vec<Value>>,
     pub max_steps: u64,
+    /// Which conflicting pairs are errors ([`crate::policy`]); `strict` unless the caller
+    /// sets another after building the launch.
+    pub race_policy: crate::policy::RacePolicy,
 }
 
 /// The array store at the end of an execution: `arrays[a][instance][element]`, where a
@@ -304,6 +307,7 @@ impl Launch {
             max_steps: opts
                 .max_steps
                 .unwrap_or_else(|| default_max_steps(groups * local_size)),
+            race_policy: Default::default(),
         };
         launch.initial = (0..kernel.arrays.len())
             .map(|a| vec![Value::default_of(kernel.arrays[a].elem, opts.monoid); launch.len(a)])

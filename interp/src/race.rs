@@ -10,6 +10,7 @@
 //! with another atomic access.
 
 use crate::fault::ThreadId;
+use crate::policy::{benign, Stored};
 use lang::ast::{Space, Span};
 use lang::core::{ArrayId, Fence};
 use serde::Serialize;
@@ -72,6 +73,10 @@ pub struct Access {
     /// The number of barriers the thread's work-group had passed that order the accessed
     /// array's memory space (its barrier epoch for that space, see [`Epochs`]).
     pub epoch: u64,
+    /// What a plain write stored, recorded under the `same-value` race policy only
+    /// ([`crate::policy`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored: Option<Stored>,
 }
 
 /// A data race on one element.
@@ -89,12 +94,20 @@ pub struct Race {
 }
 
 /// Two races are the same for reporting when they join the same pair of statements with
-/// the same access kinds (Definition 5.2 does not care which threads or element).
-pub type RaceKey = (Span, AccessKind, Span, AccessKind);
+/// the same access kinds (Definition 5.2 does not care which threads or element) and are
+/// both benign or both harmful under the race policy ([`crate::policy`]; the last field,
+/// always false under `strict`).
+pub type RaceKey = (Span, AccessKind, Span, AccessKind, bool);
 
 impl Race {
     pub fn key(&self) -> RaceKey {
         race_key(&self.first, &self.second)
+    }
+
+    /// Whether the race policy tolerates this pair ([`crate::policy::benign`]): it is
+    /// reported as a warning, not an error.
+    pub fn benign(&self) -> bool {
+        benign(&self.first, &self.second)
     }
 }
 
@@ -107,7 +120,12 @@ fn race_key(first: &Access, second: &Access) -> RaceKey {
     } else {
         (b, a)
     };
-    (a.0, a.1, b.0, b.1)
+    (a.0, a.1, b.0, b.1, benign(first, second))
+}
+
+/// Whether every race of a list is benign: the races leave a check clean.
+pub fn all_benign(races: &[Race]) -> bool {
+    races.iter().all(Race::benign)
 }
 
 /// Whether two accesses to the same element conflict under Definition 5.2 (with atomic
@@ -197,14 +215,19 @@ impl<K: Copy + Eq> Class<K> {
     }
 }
 
+/// What identifies a class within a kind: the statement, and under the `same-value`
+/// policy what the write stored (whether a pair is benign depends on it, so each stored
+/// value keeps its own earliest entries).
+type ClassId = (Span, Option<Stored>);
+
 /// The classes of one kind, indexed by owner.
 #[derive(Clone, Debug)]
 struct Bucket<K> {
-    classes: HashMap<Span, Class<K>>,
+    classes: HashMap<ClassId, Class<K>>,
     /// Classes with two owners: they conflict with any accessor.
-    shared: Vec<Span>,
+    shared: Vec<ClassId>,
     /// Classes with one owner, by owner.
-    solo: HashMap<K, HashSet<Span>>,
+    solo: HashMap<K, HashSet<ClassId>>,
 }
 
 impl<K> Default for Bucket<K> {
@@ -220,23 +243,23 @@ impl<K> Default for Bucket<K> {
 impl<K: Copy + Eq + std::hash::Hash> Bucket<K> {
     /// Calls `f` with every class that has an entry of an owner other than `owner`, and
     /// that entry.
-    fn conflicting(&self, owner: K, mut f: impl FnMut(&Span, &Entry)) {
-        let spans = self.shared.iter().chain(
+    fn conflicting(&self, owner: K, mut f: impl FnMut(&ClassId, &Entry)) {
+        let ids = self.shared.iter().chain(
             self.solo
                 .iter()
                 .filter(|(o, _)| **o != owner)
                 .flat_map(|(_, v)| v.iter()),
         );
-        for span in spans {
-            let class = &self.classes[span];
+        for id in ids {
+            let class = &self.classes[id];
             if let Some(e) = class.other_than(owner) {
-                f(span, e);
+                f(id, e);
             }
         }
     }
 
     fn record(&mut self, owner: K, entry: &Entry) {
-        let span = &entry.1.span;
+        let span = &(entry.1.span.clone(), entry.1.stored.clone());
         match self.classes.get_mut(span) {
             None => {
                 self.classes.insert(
@@ -286,7 +309,7 @@ impl<K: Copy + Eq + std::hash::Hash> Classes<K> {
         &self,
         owner: K,
         kind: AccessKind,
-        mut f: impl FnMut(AccessKind, &Span, &Entry),
+        mut f: impl FnMut(AccessKind, &ClassId, &Entry),
     ) {
         for (bucket, k) in [
             (&self.writes, AccessKind::Write),
@@ -338,10 +361,10 @@ impl RaceTracker {
             // The group passed a barrier: its older accesses never race with it again.
             *same = (access.epoch, Classes::default());
         }
-        // Per class (kind, statement) with a key not reported yet: its conflicting entries.
+        // Per class with a key not reported yet: its conflicting entries.
         let reported = &self.reported;
-        let mut candidates: Vec<(AccessKind, Span, Entry)> = Vec::new();
-        let mut push = |kind: AccessKind, span: &Span, e: &Entry| {
+        let mut candidates: Vec<(AccessKind, ClassId, Entry)> = Vec::new();
+        let mut push = |kind: AccessKind, span: &ClassId, e: &Entry| {
             let key = race_key(&e.1, &access);
             if !reported.contains(&key) {
                 candidates.push((kind, span.clone(), e.clone()));
@@ -351,8 +374,10 @@ impl RaceTracker {
         if cross_group {
             elem.cross.conflicting(group, access.kind, &mut push);
         }
-        // The earliest entry per class, then in entry order.
-        candidates.sort_by_key(|(kind, span, e)| (*kind, span.start, span.end, e.0));
+        // The earliest entry per class (kind, statement, stored value), then in entry order.
+        candidates.sort_by(|(k1, c1, e1), (k2, c2, e2)| {
+            (k1, c1.0.start, c1.0.end, &c1.1, e1.0).cmp(&(k2, c2.0.start, c2.0.end, &c2.1, e2.0))
+        });
         candidates.dedup_by(|b, a| a.0 == b.0 && a.1 == b.1);
         candidates.sort_by_key(|c| c.2 .0);
         let entry = (self.clock, access);
@@ -366,8 +391,8 @@ impl RaceTracker {
             .into_iter()
             .filter_map(|(_, _, (_, first))| {
                 let race = Race::between(array, instance, index, &first, &entry.1)?;
-                self.reported.insert(race.key());
-                Some(race)
+                // Two stored values of one statement can give the same key: the earliest.
+                self.reported.insert(race.key()).then_some(race)
             })
             .collect()
     }

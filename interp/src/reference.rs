@@ -112,6 +112,13 @@ pub struct StepInfo {
 }
 
 impl StepInfo {
+    /// What the step's plain write stored, as the launch's race policy records it
+    /// ([`crate::policy`]): `None` under `strict`, for S-ATOMIC and without a write.
+    pub fn stored(&self, launch: &Launch) -> Option<crate::policy::Stored> {
+        let (old, new) = self.elem_change.as_ref().filter(|_| !self.atomic)?;
+        launch.race_policy.stored(old, new)
+    }
+
     /// The step's accesses (reads, then the write) as Definition 5.2 sees them, for a step
     /// taken at position `step` of the execution when its group's barrier epochs were
     /// `epochs` (each access gets the epoch of its array's memory space).
@@ -135,6 +142,9 @@ impl StepInfo {
                 span: self.span.clone(),
                 step,
                 epoch: epochs.of(launch.kernel.arrays[e.array].space),
+                stored: (kind == AccessKind::Write)
+                    .then(|| self.stored(launch))
+                    .flatten(),
             };
             (e, access)
         })

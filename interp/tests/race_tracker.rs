@@ -1,12 +1,15 @@
 //! The race tracker against a straightforward oracle: the scan over every remembered access
 //! that `RaceTracker` used before it kept per-element summaries. On random access sequences
 //! (several elements of both memory spaces, groups, threads, statements, reads, writes and
-//! atomics, barriers of every fence) the tracker must
+//! atomics, barriers of every fence, writes with and without the stored values of the
+//! same-value race policy, so benign and harmful pairs of one statement pair) the tracker must
 //! report exactly the first race of every key, in the order the oracle finds them, with the
 //! same earlier and later accesses.
 
 use interp::fault::ThreadId;
+use interp::policy::Stored;
 use interp::race::{conflict, Access, AccessKind, Epochs, Race, RaceKey, RaceTracker};
+use interp::Value;
 use lang::ast::Space;
 use lang::core::Fence;
 use proptest::prelude::*;
@@ -29,6 +32,7 @@ impl Oracle {
                     r.first.thread == earlier.thread
                         && r.first.kind == earlier.kind
                         && r.first.span == earlier.span
+                        && r.first.stored == earlier.stored
                 })
             {
                 races.push(Race {
@@ -45,6 +49,7 @@ impl Oracle {
                 && e.kind == access.kind
                 && e.span == access.span
                 && e.epoch == access.epoch
+                && e.stored == access.stored
         }) {
             entry.push(access);
         }
@@ -60,8 +65,9 @@ impl Oracle {
 
 #[derive(Clone, Debug)]
 enum Op {
-    /// (element, group, local thread, kind, statement); odd elements are `local`.
-    Access(usize, usize, usize, AccessKind, usize),
+    /// (element, group, local thread, kind, statement, what a write stored under the
+    /// same-value race policy); odd elements are `local`.
+    Access(usize, usize, usize, AccessKind, usize, Option<Stored>),
     Barrier(usize, Fence),
 }
 
@@ -71,10 +77,18 @@ fn op(groups: usize) -> impl Strategy<Value = Op> {
         Just(AccessKind::Write),
         Just(AccessKind::Atomic)
     ];
+    let stored = prop::option::of((0..2i32, any::<bool>())).prop_map(|v| {
+        v.map(|(v, silent)| Stored {
+            value: Value::Int(v),
+            silent,
+        })
+    });
     let fence = prop_oneof![Just(Fence::BOTH), Just(Fence::LOCAL), Just(Fence::GLOBAL)];
     prop_oneof![
-        8 => (0..4usize, 0..groups, 0..3usize, kind, 0..5usize)
-            .prop_map(|(e, g, l, k, s)| Op::Access(e, g, l, k, s)),
+        8 => (0..4usize, 0..groups, 0..3usize, kind, 0..5usize, stored)
+            .prop_map(|(e, g, l, k, s, v)| {
+                Op::Access(e, g, l, k, s, v.filter(|_| k == AccessKind::Write))
+            }),
         1 => (0..groups, fence).prop_map(|(g, f)| Op::Barrier(g, f)),
     ]
 }
@@ -95,7 +109,7 @@ proptest! {
         let mut got = Vec::new();
         for (step, op) in ops.iter().enumerate() {
             match *op {
-                Op::Access(e, group, local, kind, s) => {
+                Op::Access(e, group, local, kind, s, ref stored) => {
                     let space = if e % 2 == 1 { Space::Local } else { Space::Global };
                     let access = Access {
                         thread: ThreadId { group, local },
@@ -103,6 +117,7 @@ proptest! {
                         span: s * 10..s * 10 + 5,
                         step: step as u64,
                         epoch: epochs[group].of(space),
+                        stored: stored.clone(),
                     };
                     for r in oracle.access(e, access.clone()) {
                         if keys.insert(r.key()) {

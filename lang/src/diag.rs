@@ -10,6 +10,9 @@ pub struct Diagnostic {
     /// Secondary spans with their own text (e.g. "declared here").
     pub labels: Vec<(Span, String)>,
     pub notes: Vec<String>,
+    /// Rendered as a warning (`Warning:`), not an error: something reported that does not
+    /// fail the check (a race the race policy judged benign).
+    pub warning: bool,
 }
 
 impl Diagnostic {
@@ -19,7 +22,13 @@ impl Diagnostic {
             span,
             labels: Vec::new(),
             notes: Vec::new(),
+            warning: false,
         }
+    }
+
+    pub fn as_warning(mut self) -> Self {
+        self.warning = true;
+        self
     }
 
     pub fn with_label(mut self, span: Span, text: impl Into<String>) -> Self {

@@ -51,9 +51,14 @@ pub fn render(diags: &[Diagnostic], path: &str, source: &str, color: bool) -> St
         .with_color(color);
     for d in diags {
         let span = clamp(source, &d.span);
-        let primary_color = if color { Color::Red } else { Color::Primary };
+        let (kind, kind_name, red) = if d.warning {
+            (ReportKind::Warning, "Warning", Color::Yellow)
+        } else {
+            (ReportKind::Error, "Error", Color::Red)
+        };
+        let primary_color = if color { red } else { Color::Primary };
         let secondary_color = if color { Color::Blue } else { Color::Primary };
-        let mut report = Report::build(ReportKind::Error, (path, span.clone()))
+        let mut report = Report::build(kind, (path, span.clone()))
             .with_config(config)
             .with_message(&d.message)
             .with_label(
@@ -86,7 +91,7 @@ pub fn render(diags: &[Diagnostic], path: &str, source: &str, color: bool) -> St
         if written.is_err() || !text.contains(&location) {
             // Ariadne could not show the source (it should always be able to); fall back to a
             // plain header so that the location is never lost.
-            out.push_str(&format!("Error: {}\n   --> {location}\n", d.message));
+            out.push_str(&format!("{kind_name}: {}\n   --> {location}\n", d.message));
             for n in &d.notes {
                 out.push_str(&format!("   Note: {n}\n"));
             }

@@ -29,6 +29,8 @@ pub struct LaunchInfo {
     /// Each parameter's bound value, by name.
     pub params: BTreeMap<String, Value>,
     pub max_steps: u64,
+    /// `--race-policy`: which conflicting pairs are errors (`strict`, `same-value`).
+    pub race_policy: &'static str,
 }
 
 impl LaunchInfo {
@@ -45,6 +47,7 @@ impl LaunchInfo {
                 .map(|(p, v)| (p.name.clone(), v.clone()))
                 .collect(),
             max_steps: launch.max_steps,
+            race_policy: launch.race_policy.name(),
         }
     }
 }
@@ -99,6 +102,7 @@ impl Serialize for RaceView {
             index: &'a [usize],
             first: AccessJson,
             second: AccessJson,
+            benign: bool,
         }
         RaceJson {
             array: &self.array,
@@ -106,6 +110,7 @@ impl Serialize for RaceView {
             index: &self.race.index,
             first: (&self.race.first).into(),
             second: (&self.race.second).into(),
+            benign: self.race.benign(),
         }
         .serialize(s)
     }
@@ -316,9 +321,15 @@ impl RunReport {
         if let Some(i) = &self.infeasible {
             s.push_str(&format!("schedule not followed: {}\n", i.reason));
         }
-        if self.clean {
+        let benign = self.races.iter().filter(|r| r.race.benign()).count();
+        if self.clean && benign == 0 {
             s.push_str("no race, fault or divergence in this execution\n");
+        } else if self.clean {
+            s.push_str(&format!(
+                "no harmful race, fault or divergence in this execution: {benign} benign race(s)\n"
+            ));
         }
+        s.push_str(&format!("race policy: {}\n", launch.race_policy.name()));
         s
     }
 }
@@ -428,7 +439,9 @@ impl RacesReport {
     /// No race, fault or divergence in the canonical execution (exit code 0; with atomics
     /// `race_free` stays false, since other schedules may take other paths).
     pub fn is_clean(&self) -> bool {
-        self.races.is_empty() && self.fault.is_none() && self.divergences.is_empty()
+        self.races.iter().all(|r| r.race.race.benign())
+            && self.fault.is_none()
+            && self.divergences.is_empty()
     }
 
     /// The text view: each race, the fault and the divergences on stderr, the verdict
@@ -464,10 +477,20 @@ impl RacesReport {
             .map(|k| format!(", {k} barrier interval{}", if k == 1 { "" } else { "s" }))
             .unwrap_or_default();
         let summary = format!(
-            "{} threads{intervals}, {} steps, checked in {:.3} s",
-            self.threads, self.steps, self.seconds
+            "{} threads{intervals}, {} steps, checked in {:.3} s, race policy {}",
+            self.threads,
+            self.steps,
+            self.seconds,
+            launch.race_policy.name()
         );
-        let out = match (&self.fault, self.races.len(), self.divergences.len()) {
+        let benign = self.races.iter().filter(|r| r.race.race.benign()).count();
+        let harmful = self.races.len() - benign;
+        let summary = if benign > 0 {
+            format!("{summary}; {benign} benign race(s) listed above as warnings")
+        } else {
+            summary
+        };
+        let out = match (&self.fault, harmful, self.divergences.len()) {
             (Some(f), _, _) if matches!(f.kind, interp::fault::FaultKind::StepBound { .. }) => {
                 format!("no verdict: non-terminating (no end within the step bound; {summary})")
             }
@@ -476,6 +499,7 @@ impl RacesReport {
                 "no race in the canonical execution; the kernel uses atomics, so other schedules \
                  may take other paths: `ksim explore --exhaustive` checks them all ({summary})"
             ),
+            (None, 0, 0) if benign > 0 => format!("no harmful race for this input ({summary})"),
             (None, 0, 0) => format!("race-free for this input ({summary})"),
             (None, 0, d) => {
                 format!("no race, but {d} divergent barrier(s): undefined on a device ({summary})")

@@ -116,7 +116,7 @@ impl Replay {
     /// The summary lines of `ksim replay` (stdout).
     pub fn text(&self, report: &str, launch: &Launch) -> String {
         let mut o = format!(
-            "replay of {report}: kernel {}, {} steps of {} recorded{}\n",
+            "replay of {report}: kernel {}, {} steps of {} recorded{}, race policy {}\n",
             launch.kernel.name,
             self.outcome.steps.min(self.recorded),
             self.recorded,
@@ -127,7 +127,8 @@ impl Replay {
                 )
             } else {
                 String::new()
-            }
+            },
+            launch.race_policy.name()
         );
         if let Some(i) = &self.infeasible {
             o += &format!(

@@ -38,7 +38,7 @@ use crate::explore::model::{LaunchModel, RaceModel, SourceRef};
 use crate::explore::FoundRace;
 use crate::schedule::Schedule;
 use interp::race::{AccessKind, Race, RaceKey};
-use interp::{Launch, LaunchOptions, Monoid};
+use interp::{Launch, LaunchOptions, Monoid, RacePolicy};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -131,10 +131,19 @@ pub struct LaunchSpec {
     pub monoid: String,
     pub inputs: Vec<(String, String)>,
     pub max_steps: u64,
+    /// The race policy the race was judged under (absent: `strict`).
+    #[serde(default, skip_serializing_if = "is_strict")]
+    pub race_policy: RacePolicy,
+}
+
+fn is_strict(p: &RacePolicy) -> bool {
+    *p == RacePolicy::Strict
 }
 
 impl LaunchSpec {
-    pub fn from_options(o: &LaunchOptions, max_steps: u64) -> LaunchSpec {
+    /// The spec of a launch built from `o` (with `max_steps` resolved), judged under the
+    /// race policy `race_policy`.
+    pub fn from_options(o: &LaunchOptions, max_steps: u64, race_policy: RacePolicy) -> LaunchSpec {
         LaunchSpec {
             defines: o.defines.clone(),
             groups: o.groups,
@@ -144,6 +153,7 @@ impl LaunchSpec {
             monoid: o.monoid.name().to_string(),
             inputs: o.inputs.clone(),
             max_steps,
+            race_policy,
         }
     }
 
@@ -175,6 +185,9 @@ pub struct KeySide {
 pub struct KeySpec {
     pub first: KeySide,
     pub second: KeySide,
+    /// The race policy judged the pair benign ([`interp::policy`]); absent when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub benign: bool,
 }
 
 fn kind_name(k: AccessKind) -> &'static str {
@@ -196,6 +209,7 @@ impl KeySpec {
                 span: (k.2.start, k.2.end),
                 kind: kind_name(k.3).into(),
             },
+            benign: k.4,
         }
     }
 
@@ -212,6 +226,7 @@ impl KeySpec {
             kind(&self.first.kind),
             self.second.span.0..self.second.span.1,
             kind(&self.second.kind),
+            self.benign,
         )
     }
 
@@ -226,6 +241,8 @@ impl KeySpec {
             self.second.span.1,
             self.second.kind
         );
+        // A benign pair of the same statements as a harmful one gets its own file.
+        let text = if self.benign { text + "-benign" } else { text };
         format!("{:08x}", fnv1a64(text.as_bytes()) as u32)
     }
 }
@@ -417,6 +434,7 @@ mod tests {
                 monoid: "int-add".into(),
                 inputs: Vec::new(),
                 max_steps: 1,
+                race_policy: RacePolicy::Strict,
             },
             resolved: serde_json::Value::Null,
             race: serde_json::Value::Null,

@@ -67,7 +67,13 @@ impl SourceText<'_> {
     pub fn race(&self, launch: &Launch, race: &Race, extra: &[String]) -> String {
         let elem = elem_name(launch, race.array, race.instance, &race.index);
         let (a, b) = (&race.first, &race.second);
-        let mut d = Diagnostic::new(format!("data race on {elem}"), b.span.clone())
+        let benign = race.benign();
+        let message = if benign {
+            format!("benign data race on {elem} (tolerated by the same-value race policy)")
+        } else {
+            format!("data race on {elem}")
+        };
+        let mut d = Diagnostic::new(message, b.span.clone())
             .with_label(
                 b.span.clone(),
                 format!("{} {} {elem}", thread_name(launch, b.thread), verb(b.kind)),
@@ -103,6 +109,9 @@ impl SourceText<'_> {
                 a.span.clone(),
                 format!("{} {} {elem}", thread_name(launch, a.thread), verb(a.kind)),
             );
+        }
+        if benign {
+            d = d.with_note(benign_reason(a, b)).as_warning();
         }
         for e in extra {
             d = d.with_note(e.clone());
@@ -222,4 +231,18 @@ pub(crate) fn verb(kind: AccessKind) -> &'static str {
 pub struct Text {
     pub out: String,
     pub err: String,
+}
+
+/// Why the same-value race policy tolerates a pair ([`interp::policy::benign`]).
+fn benign_reason(a: &interp::Access, b: &interp::Access) -> String {
+    let stored = |x: &interp::Access| x.stored.as_ref().map(|s| (s.value.to_string(), s.silent));
+    match (stored(a), stored(b)) {
+        (Some((v, _)), Some((w, _))) if v == w => {
+            format!("both writes store {v}: the order does not matter")
+        }
+        (Some((v, true)), _) | (_, Some((v, true))) => {
+            format!("the write stores {v}, the value the element already held")
+        }
+        _ => "the pair is benign under the same-value race policy".into(),
+    }
 }

@@ -88,6 +88,27 @@ pub struct LaunchArgs {
     pub max_steps: Option<u64>,
 }
 
+/// `--race-policy`, for the commands that judge races of executions (run, trace, explore,
+/// races); `replay` takes the policy of its report.
+#[derive(Args, Clone, Debug)]
+pub struct PolicyArgs {
+    /// Which data races are errors: `strict` (Definition 5.2, every conflicting pair) or
+    /// `same-value` (GPUVerify's and Oclgrind's tolerance: a pair whose writes store the
+    /// value the element held, or the same value as the other write, is benign: listed as
+    /// a warning, exit code 0 when nothing else was found). Race reports keep it for replay.
+    #[arg(long, default_value = "strict", value_name = "POLICY", value_parser = interp::RacePolicy::parse)]
+    pub race_policy: interp::RacePolicy,
+}
+
+impl PolicyArgs {
+    /// Loads the kernel and binds the launch ([`LaunchArgs::launch`]) under this policy.
+    pub fn launch(&self, args: &LaunchArgs) -> Result<(Source, Launch), Failure> {
+        let (src, mut launch) = args.launch()?;
+        launch.race_policy = self.race_policy;
+        Ok((src, launch))
+    }
+}
+
 fn parse_define(s: &str) -> Result<(String, String), String> {
     let (name, value) = s
         .split_once('=')

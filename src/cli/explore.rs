@@ -41,6 +41,8 @@ use std::time::Duration;
 pub struct ExploreArgs {
     #[command(flatten)]
     pub launch: LaunchArgs,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
     /// Every execution up to equivalence (state caching + partial-order reduction).
     #[arg(long)]
     pub exhaustive: bool,
@@ -116,7 +118,7 @@ fn catch_ctrl_c() {
 }
 
 pub fn explore(args: &ExploreArgs) -> CmdResult {
-    let (src, launch) = args.launch.launch()?;
+    let (src, launch) = args.policy.launch(&args.launch)?;
     if args.jobs == 0 {
         return Err(Failure::usage("--jobs must be at least 1"));
     }
@@ -339,7 +341,7 @@ pub fn write_report(
     dir: &std::path::Path,
     warned: &RefCell<HashSet<PathBuf>>,
 ) -> Option<String> {
-    let spec = LaunchSpec::from_options(options, launch.max_steps);
+    let spec = LaunchSpec::from_options(options, launch.max_steps, launch.race_policy);
     let rep = RaceReport::new(src.as_ref(), launch, spec, r, found_by, dir);
     let path = dir.join(rep.file_name_for(src.as_ref()));
     match files::write_atomic(&path, rep.to_json().as_bytes()) {
@@ -416,8 +418,9 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
         .launch
         .options()
         .map_err(|e| Failure::usage(format!("{}: bad launch: {e}", args.report.display())))?;
-    let launch =
+    let mut launch =
         Launch::new(kernel, &opts).map_err(|e| Failure::usage(format!("launch: {}", e.0)))?;
+    launch.race_policy = rep.launch.race_policy;
     rep.schedule
         .check(launch.threads())
         .map_err(|e| Failure::usage(format!("{}: invalid schedule: {e}", args.report.display())))?;

@@ -12,6 +12,8 @@ use std::path::PathBuf;
 pub struct RacesArgs {
     #[command(flatten)]
     pub launch: LaunchArgs,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
     /// Threads for the fast executor (0: all cores).
     #[arg(long, default_value_t = 0, value_parser = super::limits::parse_jobs)]
     pub jobs: usize,
@@ -27,7 +29,7 @@ pub struct RacesArgs {
 }
 
 pub fn races(args: &RacesArgs) -> CmdResult {
-    let (src, launch) = args.launch.launch()?;
+    let (src, launch) = args.policy.launch(&args.launch)?;
     let mut report = sim::outcome::check_races(&launch, args.jobs);
     let found: Vec<interp::Race> = report.races.iter().map(|r| r.race.race.clone()).collect();
     for (r, path) in report

@@ -148,6 +148,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub launch: LaunchArgs,
     #[command(flatten)]
+    pub policy: PolicyArgs,
+    #[command(flatten)]
     pub schedule: ScheduleArgs,
     /// `reference`: the small-step semantics, any schedule. `fast`: the fast executor
     /// (canonical schedule only, not recorded; same memory, races, faults, divergence and
@@ -166,7 +168,7 @@ pub struct RunArgs {
 }
 
 pub fn run(args: &RunArgs) -> CmdResult {
-    let (src, launch) = args.launch.launch()?;
+    let (src, launch) = args.policy.launch(&args.launch)?;
     for name in &args.show {
         if launch.kernel.array(name).is_none() {
             return Err(Failure::usage(format!(
@@ -218,6 +220,8 @@ pub struct TraceArgs {
     #[command(flatten)]
     pub launch: LaunchArgs,
     #[command(flatten)]
+    pub policy: PolicyArgs,
+    #[command(flatten)]
     pub schedule: ScheduleArgs,
     #[arg(long, value_enum, default_value = "text")]
     pub format: TraceFormat,
@@ -230,7 +234,7 @@ pub struct TraceArgs {
 }
 
 pub fn trace(args: &TraceArgs) -> CmdResult {
-    let (src, launch) = args.launch.launch()?;
+    let (src, launch) = args.policy.launch(&args.launch)?;
     let scheduler = args.schedule.scheduler(&launch)?;
     if let Some(t) = args.view.thread.filter(|&t| t >= launch.threads()) {
         return Err(Failure::usage(format!(

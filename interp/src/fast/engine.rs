@@ -214,7 +214,15 @@ impl<'a> Engine<'a> {
                         || unfenced.orders(space)
                 })
                 .collect();
-            self.tracker = Some(Tracker::new(&lens, shape, history, self.prog.spans.clone()));
+            let stored_reprs = (self.launch.race_policy == crate::policy::RacePolicy::SameValue)
+                .then(|| self.prog.arr_repr.clone());
+            self.tracker = Some(Tracker::new(
+                &lens,
+                shape,
+                history,
+                self.prog.spans.clone(),
+                stored_reprs,
+            ));
         }
         self.tracker.as_mut().unwrap()
     }

@@ -4,7 +4,9 @@
 
 use super::compile::Site;
 use super::exec::{ArrView, Policy, Who};
+use crate::codec::Repr;
 use crate::fault::ThreadId;
+use crate::policy::Stored;
 use crate::race::{Access, AccessKind, Epochs, Race, RaceKey};
 use lang::ast::Span;
 use std::collections::HashMap;
@@ -148,6 +150,7 @@ impl Exact<'_> {
         off: usize,
         steps: u64,
         kind: AccessKind,
+        written: Option<u64>,
     ) -> bool {
         if view.is_const {
             return true;
@@ -169,6 +172,10 @@ impl Exact<'_> {
                 } else {
                     self.epochs.global
                 };
+                // Under the same-value policy: the word written and whether it was there.
+                let stored = written
+                    .filter(|_| t.stored_reprs.is_some())
+                    .map(|v| (v, view.mem[off].load(Relaxed) == v));
                 t.access(
                     site.arr,
                     view.abs_base + off,
@@ -177,6 +184,7 @@ impl Exact<'_> {
                     self.who,
                     step,
                     epoch,
+                    stored,
                 );
             }
         }
@@ -188,7 +196,7 @@ impl Policy for Exact<'_> {
     #[inline(always)]
     fn load(&mut self, view: &ArrView, site: &Site, off: usize, steps: u64) -> Result<u64, ()> {
         let v = view.mem[off].load(Relaxed);
-        if self.access(view, site, off, steps, AccessKind::Read) {
+        if self.access(view, site, off, steps, AccessKind::Read, None) {
             Ok(v)
         } else {
             Err(())
@@ -204,7 +212,7 @@ impl Policy for Exact<'_> {
         v: u64,
         steps: u64,
     ) -> Result<(), ()> {
-        if !self.access(view, site, off, steps, AccessKind::Write) {
+        if !self.access(view, site, off, steps, AccessKind::Write, Some(v)) {
             return Err(());
         }
         view.mem[off].store(v, Relaxed);
@@ -220,7 +228,7 @@ impl Policy for Exact<'_> {
         steps: u64,
         new: impl FnOnce(u64) -> u64,
     ) -> Result<u64, ()> {
-        if !self.access(view, site, off, steps, AccessKind::Atomic) {
+        if !self.access(view, site, off, steps, AccessKind::Atomic, None) {
             return Err(());
         }
         let old = view.mem[off].load(Relaxed);
@@ -229,13 +237,17 @@ impl Policy for Exact<'_> {
     }
 }
 
-/// One class of accesses to one element: by one group at one statement with one kind.
+/// One class of accesses to one element: by one group at one statement with one kind
+/// (and, under the same-value race policy, one stored word).
 #[derive(Clone, Debug)]
 struct Entry {
     next: u32,
     stmt: u32,
     kind: AccessKind,
     group: u32,
+    /// The word a plain write stored and whether the element held it already (same-value
+    /// race policy only, see [`crate::policy`]).
+    stored: Option<(u64, bool)>,
     /// The epoch of the instances counted in `cur_*`.
     cur_epoch: u64,
     cur_first: (u32, u64),
@@ -285,6 +297,9 @@ pub(crate) struct Tracker {
     spans: Vec<Span>,
     /// Per array: length of one instance, second dimension (or 0), space is local.
     shape: Vec<(usize, usize, bool)>,
+    /// Per array, the word encoding, when the race policy needs the stored values
+    /// (`same-value`); `None` under `strict`.
+    pub stored_reprs: Option<Vec<Repr>>,
 }
 
 const HIST_BIT: u32 = 1 << 31;
@@ -295,6 +310,7 @@ impl Tracker {
         shape: Vec<(usize, usize, bool)>,
         history: Vec<bool>,
         spans: Vec<Span>,
+        stored_reprs: Option<Vec<Repr>>,
     ) -> Tracker {
         Tracker {
             lists: total_len
@@ -314,6 +330,7 @@ impl Tracker {
             journal_step: u64::MAX,
             spans,
             shape,
+            stored_reprs,
         }
     }
 
@@ -331,6 +348,16 @@ impl Tracker {
         } else {
             &mut self.local[id as usize - 1]
         }
+    }
+
+    /// A stored word of array `a` as the race records it.
+    fn stored(&self, a: usize, stored: Option<(u64, bool)>) -> Option<Stored> {
+        let (word, silent) = stored?;
+        let repr = self.stored_reprs.as_ref()?[a];
+        Some(Stored {
+            value: repr.decode(word),
+            silent,
+        })
     }
 
     /// The interval ended: forget the accesses of elements without history.
@@ -370,6 +397,7 @@ impl Tracker {
         who: Who,
         step: u64,
         epoch: u64,
+        stored: Option<(u64, bool)>,
     ) {
         let a = arr as usize;
         let head = self.lists[a].head[abs];
@@ -378,7 +406,7 @@ impl Tracker {
         let mut id = head;
         while id != 0 {
             let e = self.entry(id);
-            if e.group == who.group && e.stmt == stmt && e.kind == kind {
+            if e.group == who.group && e.stmt == stmt && e.kind == kind && e.stored == stored {
                 if e.cur_epoch == epoch && e.cur_last == who.tid && e.cur_n > 0 {
                     return;
                 }
@@ -422,6 +450,7 @@ impl Tracker {
                 span: self.spans[e.stmt as usize].clone(),
                 step: rep.1,
                 epoch: rep.2,
+                stored: self.stored(a, e.stored),
             };
             let second = Access {
                 thread: ThreadId {
@@ -432,6 +461,7 @@ impl Tracker {
                 span: self.spans[stmt as usize].clone(),
                 step,
                 epoch,
+                stored: self.stored(a, stored),
             };
             let (len, d1, is_local) = self.shape[a];
             let elem = abs % len;
@@ -480,6 +510,7 @@ impl Tracker {
             stmt,
             kind,
             group: who.group,
+            stored,
             cur_epoch: epoch,
             cur_first: (who.tid, step),
             cur_last: who.tid,

@@ -172,6 +172,8 @@ struct Event {
     epochs: Epochs,
     /// Vector clock after the event (segment-local event counts per thread).
     clock: Clock,
+    /// What the event's plain write stored, under the same-value race policy.
+    stored: Option<interp::policy::Stored>,
 }
 
 struct Sleeper {
@@ -755,11 +757,13 @@ impl Dpor<'_, '_> {
                     span: fault.span.clone().unwrap_or(0..0),
                     epochs,
                     clock,
+                    stored: None,
                 });
                 self.col.fault(fault, &self.choices);
                 self.complete(i as u64 + 1, false);
             }
             Ok((mut next, info)) => {
+                let stored = info.stored(launch);
                 let acc = Acc {
                     reads: info.reads,
                     write: info.write.map(Box::new),
@@ -774,6 +778,7 @@ impl Dpor<'_, '_> {
                     span: info.span,
                     epochs,
                     clock: clock.clone(),
+                    stored,
                 };
                 // Races (Definition 5.2) with every dependent event of the segment.
                 let mut races = Vec::new();
@@ -1085,5 +1090,8 @@ fn access(launch: &Launch, ev: &Event, elem: &Elem, kind: AccessKind, step: u64)
         span: ev.span.clone(),
         step,
         epoch: ev.epochs.of(launch.kernel.arrays[elem.array].space),
+        stored: (kind == AccessKind::Write)
+            .then(|| ev.stored.clone())
+            .flatten(),
     }
 }

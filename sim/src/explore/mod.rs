@@ -330,9 +330,10 @@ impl Summary {
         }
     }
 
-    /// No race, fault, divergence or non-termination was found.
+    /// No harmful race (benign ones under the race policy do not count), fault,
+    /// divergence or non-termination was found.
     pub fn is_clean(&self) -> bool {
-        self.races.is_empty()
+        self.races.iter().all(|r| r.race.benign())
             && self.faults.is_empty()
             && self.divergences.is_empty()
             && self.non_terminating == 0

@@ -42,6 +42,8 @@ pub struct LaunchModel {
     pub monoid: String,
     pub params: serde_json::Map<String, serde_json::Value>,
     pub max_steps: u64,
+    /// `--race-policy`: which conflicting pairs are errors (`strict`, `same-value`).
+    pub race_policy: &'static str,
 }
 
 impl LaunchModel {
@@ -58,6 +60,7 @@ impl LaunchModel {
                 .map(|(p, v)| (p.name.clone(), serde_json::to_value(v).expect("JSON")))
                 .collect(),
             max_steps: launch.max_steps,
+            race_policy: launch.race_policy.name(),
         }
     }
 }
@@ -77,6 +80,8 @@ pub struct RaceModel {
     pub statement_second: String,
     pub location_first: String,
     pub location_second: String,
+    /// The race policy tolerates the pair (a warning, not an error).
+    pub benign: bool,
 }
 
 impl RaceModel {
@@ -91,6 +96,7 @@ impl RaceModel {
             statement_second: src.statement(&r.second.span),
             location_first: src.location(r.first.span.start),
             location_second: src.location(r.second.span.start),
+            benign: r.benign(),
         }
     }
 }
@@ -465,10 +471,21 @@ pub fn summary_text(
         let _ = writeln!(w, "reduction: off ({why})");
     }
     final_stores_text(w, launch, s);
+    let policy = launch.race_policy.name();
     if s.races.is_empty() {
-        let _ = writeln!(w, "races: none");
+        let _ = writeln!(w, "races: none (race policy {policy})");
     } else {
-        let _ = writeln!(w, "races: {} distinct", s.races.len());
+        let benign = s.races.iter().filter(|r| r.race.benign()).count();
+        let benign = if benign > 0 {
+            format!(", {benign} of them benign")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            w,
+            "races: {} distinct (race policy {policy}{benign})",
+            s.races.len()
+        );
         let proved = s.shortest_proved();
         for (k, (r, path)) in s.races.iter().zip(reports).enumerate() {
             let pre = s
@@ -478,7 +495,8 @@ pub fn summary_text(
                 .unwrap_or_default();
             let _ = writeln!(
                 w,
-                "  {} at {} `{}` / {} at {} `{}` ({} {} steps{pre}{})",
+                "  {}{} at {} `{}` / {} at {} `{}` ({} {} steps{pre}{})",
+                if r.race.benign() { "benign: " } else { "" },
                 kind(r.race.first.kind),
                 src.location(r.race.first.span.start),
                 src.statement(&r.race.first.span),

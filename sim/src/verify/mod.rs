@@ -311,7 +311,7 @@ pub fn interval_test(base: &Launch, arrays: &ScanArrays, kind: ScanKind) -> Inte
     let engine = run.engine;
     let run = run.execution;
     let output = run.array(arrays.output)[..arrays.n].to_vec();
-    let verdict = if !run.races.is_empty() {
+    let verdict = if !interp::race::all_benign(&run.races) {
         Verdict::Racy(run.races)
     } else if let Some(f) = run.fault {
         Verdict::Fault(f)
