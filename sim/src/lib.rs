@@ -2,6 +2,7 @@
 //! their replay, exhaustive and randomised schedule exploration, race reports.
 
 pub mod explore;
+pub mod fix;
 pub mod outcome;
 pub mod replay;
 pub mod report;

@@ -3,6 +3,7 @@
 pub mod common;
 pub mod engine;
 pub mod explore;
+pub mod fix;
 pub mod gpu;
 pub mod limits;
 pub mod opencl;
