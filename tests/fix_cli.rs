@@ -158,3 +158,60 @@ fn a_kernel_that_faults_is_not_patched() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Issue 11, item 4: `explore` marks the final store the race-free kernel gives.
+#[test]
+fn explore_marks_the_store_of_the_race_free_kernel() {
+    let args = [
+        "explore",
+        "--exhaustive",
+        "examples/kogge_stone_racy.ksim",
+        "-D",
+        "n=4",
+        "--input",
+        "in=iota",
+        "--no-reports",
+    ];
+    let o = ksim(&[&args[..], &["--json"]].concat());
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let stores = j["final_stores"].as_array().unwrap();
+    assert!(stores.len() > 1, "{}", text(&o));
+    let k = j["race_free_store"]["store"]
+        .as_u64()
+        .expect("a marked store") as usize;
+    // The inclusive scan of 0 1 2 3.
+    assert_eq!(
+        stores[k - 1]["arrays"]["out"],
+        serde_json::json!([0, 1, 3, 6])
+    );
+    assert_eq!(
+        j["race_free_store"]["barriers"],
+        serde_json::json!(["after line 33"])
+    );
+    let o = ksim(&args);
+    let out = stdout(&o);
+    assert!(
+        out.contains(&format!(
+            "with a barrier after line 33 (`ksim fix`) the kernel is race-free and ends in store #{k}"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.trim_start().starts_with(&format!("#{k} ("))
+                && l.contains("the race-free store")),
+        "{out}"
+    );
+    // A race-free kernel has nothing to mark.
+    let o = ksim(&[
+        "explore",
+        "--exhaustive",
+        "examples/kogge_stone.ksim",
+        "-D",
+        "n=4",
+        "--json",
+        "--no-reports",
+    ]);
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert!(j["race_free_store"].is_null(), "{}", text(&o));
+}

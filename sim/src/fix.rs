@@ -344,6 +344,48 @@ pub fn fix(text: &str, launches: &[LaunchOptions], jobs: usize) -> Result<FixRep
     Ok(report)
 }
 
+/// The final store of the kernel as [`fix`] patches it, and which of an exploration's
+/// distinct final stores equals it: `ksim explore` marks "the store a race-free run
+/// gives" with it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RaceFreeStore {
+    /// Where the barriers go that make the kernel race-free ([`Proposal::place`]).
+    pub barriers: Vec<String>,
+    /// The 1-based number of the explored final store equal to the race-free kernel's
+    /// (`None`: no explored execution ends in it).
+    pub store: Option<usize>,
+}
+
+/// The store of `text` patched by [`fix`] on the launch `options`, matched against
+/// `finals`; `None` when the races have no verified fix, or the kernel uses atomics (a
+/// race-free kernel with atomics has no single final store to mark). The patched kernel
+/// is race-free, so by Lemma 5.4 every schedule ends in the store of its canonical
+/// execution.
+pub fn race_free_store<'a>(
+    text: &str,
+    options: &LaunchOptions,
+    finals: impl IntoIterator<Item = &'a interp::Memory>,
+) -> Option<RaceFreeStore> {
+    let report = fix(text, std::slice::from_ref(options), 1).ok()?;
+    if !report.is_fixed() || report.atomics {
+        return None;
+    }
+    let kernel = Arc::new(lang::check::compile(report.patched.as_ref()?).ok()?);
+    let launch = Launch::new(kernel, options).ok()?;
+    let run = interp::canonical::run_preferred(
+        &launch,
+        &interp::canonical::Options {
+            jobs: 1,
+            track_races: false,
+        },
+    );
+    let memory = run.execution.memory;
+    Some(RaceFreeStore {
+        barriers: report.proposals.iter().map(Proposal::place).collect(),
+        store: finals.into_iter().position(|m| *m == memory).map(|i| i + 1),
+    })
+}
+
 /// Orders tied gaps: the first gap at or after the end of the last racing statement, then
 /// the nearest before it.
 fn preference(offset: usize, last_end: usize) -> (bool, usize) {

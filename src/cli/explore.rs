@@ -210,6 +210,10 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
     if args.shrink && mode != Mode::Exhaustive {
         explore::shrink_races(&launch, &mut summary);
     }
+    if !summary.races.is_empty() && !super::opencl::is_cl(&args.launch.file) {
+        let finals = summary.finals.iter().map(|f| &f.memory);
+        summary.race_free = sim::fix::race_free_store(&src.text, &args.launch.options()?, finals);
+    }
     // Each report was written when its race was found; now again with the shortest
     // schedule found.
     let reports: Vec<Option<String>> = summary

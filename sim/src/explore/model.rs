@@ -177,6 +177,9 @@ pub struct ExplorationModel {
     pub executions: Executions,
     pub states: u64,
     pub final_stores: Vec<FinalStoreModel>,
+    /// The final store of the kernel made race-free by the barriers `ksim fix` proposes,
+    /// and which of `final_stores` (1-based) equals it; `null` without races or fix.
+    pub race_free_store: Option<crate::fix::RaceFreeStore>,
     pub races: Vec<FoundRaceModel>,
     pub race_changes_result: Option<bool>,
     pub faults: Vec<FaultModel>,
@@ -304,6 +307,7 @@ impl ExplorationModel {
                     arrays: memory_arrays(launch, &f.memory),
                 })
                 .collect(),
+            race_free_store: s.race_free.clone(),
             races: s
                 .races
                 .iter()
@@ -598,6 +602,19 @@ fn final_stores_text(w: &mut String, launch: &Launch, s: &Summary) {
             }
         }
     }
+    let race_free = s.race_free.as_ref();
+    if let Some(r) = race_free {
+        let _ = writeln!(
+            w,
+            "  with a barrier {} (`ksim fix`) the kernel is race-free and ends in {}",
+            r.barriers.join(" and "),
+            match (r.store, s.finals.len()) {
+                (Some(_), 1) => "this store".to_string(),
+                (Some(k), _) => format!("store #{k}"),
+                (None, _) => "a store no explored execution ends in".into(),
+            }
+        );
+    }
     if s.finals.len() == 1 {
         let f = &s.finals[0];
         for &(a, inst) in &common {
@@ -644,9 +661,14 @@ fn final_stores_text(w: &mut String, launch: &Launch, s: &Summary) {
     }
     const SHOWN: usize = 20;
     for (i, f) in s.finals.iter().take(SHOWN).enumerate() {
+        let mark = if race_free.and_then(|r| r.store) == Some(i + 1) {
+            ", the race-free store"
+        } else {
+            ""
+        };
         let _ = writeln!(
             w,
-            "  #{} ({}; schedule {}):",
+            "  #{} ({}; schedule {}{mark}):",
             i + 1,
             plural(f.count, "execution", "executions"),
             short_schedule(&f.schedule, 8)
