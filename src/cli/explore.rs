@@ -227,7 +227,7 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
         EXIT_FOUND
     };
     if args.json {
-        let doc = ExplorationModel::new(src.as_ref(), &launch, &summary, &reports);
+        let doc = ExplorationModel::new(src.view(), &launch, &summary, &reports);
         println!("{}", serde_json::to_string_pretty(&doc).expect("JSON"));
     } else {
         // The diagnostics (stderr) first, then the summary (stdout): on a terminal both
@@ -254,7 +254,7 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
         }
         print!(
             "{}",
-            model::summary_text(src.as_ref(), &launch, &summary, &reports)
+            model::summary_text(src.view(), &launch, &summary, &reports)
         );
     }
     Ok(code)
@@ -340,8 +340,8 @@ pub fn write_report(
     warned: &RefCell<HashSet<PathBuf>>,
 ) -> Option<String> {
     let spec = LaunchSpec::from_options(options, launch.max_steps);
-    let rep = RaceReport::new(src.as_ref(), launch, spec, r, found_by, dir);
-    let path = dir.join(rep.file_name_for(src.as_ref()));
+    let rep = RaceReport::new(src.view(), launch, spec, r, found_by, dir);
+    let path = dir.join(rep.file_name_for(src.view()));
     match files::write_atomic(&path, rep.to_json().as_bytes()) {
         Ok(()) => Some(path.display().to_string()),
         Err(e) => {

@@ -4,35 +4,10 @@
 
 use super::{Mode, Summary, Verdict};
 use crate::schedule::Schedule;
+use crate::text::SourceText;
 use interp::race::{AccessKind, Race};
 use interp::{Launch, Memory, Value};
 use serde::Serialize;
-
-/// A kernel's source text and the path it was read from, for locations and statements.
-#[derive(Clone, Copy, Debug)]
-pub struct SourceRef<'a> {
-    pub path: &'a str,
-    pub text: &'a str,
-}
-
-impl SourceRef<'_> {
-    /// `path:line:col` of a byte offset.
-    pub fn location(&self, offset: usize) -> String {
-        let (line, col) = lang::render::line_col(self.text, offset);
-        format!("{}:{line}:{col}", self.path)
-    }
-
-    /// The first line of a statement's source text.
-    pub fn statement(&self, span: &lang::ast::Span) -> String {
-        let text = self.text.get(span.clone()).unwrap_or("");
-        let first = text.lines().next().unwrap_or("").trim();
-        first.trim_end_matches('{').trim_end().to_string()
-    }
-
-    pub fn line(&self, offset: usize) -> usize {
-        lang::render::line_col(self.text, offset).0
-    }
-}
 
 /// The launch as every `--json` output shows it.
 #[derive(Clone, Debug, Serialize)]
@@ -80,7 +55,7 @@ pub struct RaceModel {
 }
 
 impl RaceModel {
-    pub fn new(src: SourceRef, launch: &Launch, r: &Race) -> RaceModel {
+    pub fn new(src: SourceText, launch: &Launch, r: &Race) -> RaceModel {
         RaceModel {
             array: launch.kernel.arrays[r.array].name.clone(),
             instance: r.instance,
@@ -259,7 +234,7 @@ fn memory_arrays(launch: &Launch, m: &Memory) -> serde_json::Map<String, serde_j
 impl ExplorationModel {
     /// The model of `s`; `reports[k]` is the report file written for race k, if any.
     pub fn new(
-        src: SourceRef,
+        src: SourceText,
         launch: &Launch,
         s: &Summary,
         reports: &[Option<String>],
@@ -441,7 +416,7 @@ pub fn launch_line(launch: &Launch) -> String {
 /// The text summary of `ksim explore` (stdout; the race and fault diagnostics go to
 /// stderr, before it).
 pub fn summary_text(
-    src: SourceRef,
+    src: SourceText,
     launch: &Launch,
     s: &Summary,
     reports: &[Option<String>],
