@@ -228,30 +228,14 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
     };
     if args.json {
         let doc = ExplorationModel::new(src.view(), &launch, &summary, &reports);
-        println!("{}", serde_json::to_string_pretty(&doc).expect("JSON"));
+        println!("{}", sim::outcome::to_json(&doc));
     } else {
         // The diagnostics (stderr) first, then the summary (stdout): on a terminal both
         // streams interleave in the order written.
-        let proved = summary.shortest_proved();
-        for (r, path) in summary.races.iter().zip(&reports) {
-            let mut extra = vec![format!(
-                "{} ({} steps): {}",
-                if proved {
-                    "shortest schedule"
-                } else {
-                    "shortest schedule found"
-                },
-                r.schedule.len(),
-                model::short_schedule(&r.schedule, 12)
-            )];
-            if let Some(p) = path {
-                extra.push(format!("report: {p} (replay: ksim replay {p})"));
-            }
-            eprint!("{}", render_race(&src, &launch, &r.race, &extra));
-        }
-        for f in &summary.faults {
-            eprint!("{}", render_fault(&src, &launch, &f.fault));
-        }
+        eprint!(
+            "{}",
+            model::diagnostics_text(src.view(), &launch, &summary, &reports)
+        );
         print!(
             "{}",
             model::summary_text(src.view(), &launch, &summary, &reports)
@@ -424,38 +408,11 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
     } else {
         sim::replay::replay(&launch, &rep, args.continue_run, &mut Quiet)
     };
-    let out = &result.outcome;
-    if let Some(f) = &out.fault {
-        eprint!("{}", render_fault(&src, &launch, f));
-    }
-    match &result.reproduced {
-        Some(r) => eprint!(
-            "{}",
-            render_race(
-                &src,
-                &launch,
-                r,
-                &[format!(
-                    "reproduced at step {} of the recorded schedule",
-                    r.second.step
-                )]
-            )
-        ),
-        None => {
-            for r in &out.races {
-                eprint!("{}", render_race(&src, &launch, r, &[]));
-            }
-        }
-    }
+    eprint!("{}", result.diagnostics(src.view(), &launch));
     print!(
         "{}",
         result.text(&args.report.display().to_string(), &launch)
     );
-    if args.continue_run {
-        println!("final arrays:");
-        let arrays = sim::outcome::Arrays::of(&launch, out.memory.clone());
-        print!("{}", arrays.text(&launch, &[]));
-    }
     // Reproduced or not (like `ksim run --schedule` with a schedule that does not fit),
     // not a clean run.
     Ok(EXIT_FOUND)

@@ -413,6 +413,38 @@ pub fn launch_line(launch: &Launch) -> String {
     )
 }
 
+/// The diagnostics of `ksim explore` (stderr, before the summary): each race with its
+/// shortest schedule and report file, then each fault.
+pub fn diagnostics_text(
+    src: SourceText,
+    launch: &Launch,
+    s: &Summary,
+    reports: &[Option<String>],
+) -> String {
+    let proved = s.shortest_proved();
+    let mut out = String::new();
+    for (k, r) in s.races.iter().enumerate() {
+        let mut extra = vec![format!(
+            "{} ({} steps): {}",
+            if proved {
+                "shortest schedule"
+            } else {
+                "shortest schedule found"
+            },
+            r.schedule.len(),
+            short_schedule(&r.schedule, 12)
+        )];
+        if let Some(p) = reports.get(k).cloned().flatten() {
+            extra.push(format!("report: {p} (replay: ksim replay {p})"));
+        }
+        out.push_str(&src.race(launch, &r.race, &extra));
+    }
+    for f in &s.faults {
+        out.push_str(&src.fault(launch, &f.fault));
+    }
+    out
+}
+
 /// The text summary of `ksim explore` (stdout; the race and fault diagnostics go to
 /// stderr, before it).
 pub fn summary_text(
