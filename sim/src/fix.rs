@@ -241,9 +241,11 @@ fn verb(k: interp::AccessKind) -> &'static str {
 /// A gap between statements of a block where `barrier();` can go.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Gap {
-    /// The text inserted and where.
+    /// Where `text` is inserted, a byte offset of the original source.
     offset: usize,
+    /// `barrier();` with its indentation and line break (or spaces, inside a line).
     text: String,
+    /// As in [`Proposal`].
     line: usize,
     own_line: bool,
 }
