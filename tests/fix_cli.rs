@@ -215,3 +215,34 @@ fn explore_marks_the_store_of_the_race_free_kernel() {
     let j: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
     assert!(j["race_free_store"].is_null(), "{}", text(&o));
 }
+
+/// Races that need different barriers get one proposal each, together in one diff; an
+/// absolute path heads the diff as it is.
+#[test]
+fn two_missing_barriers_are_two_groups_in_one_diff() {
+    let d = std::env::temp_dir().join(format!("ksim-fix-two-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let f = d.join("two.ksim");
+    std::fs::write(
+        &f,
+        "kernel two(local int A[n], local int B[n]) launch(groups = 1, local_size = n)\n{\n    \
+         A[tid] = tid;\n    B[tid] = A[(tid + 1) % n];\n    A[tid] = B[(tid + 1) % n];\n}\n",
+    )
+    .unwrap();
+    let path = f.to_str().unwrap();
+    let o = ksim(&["fix", path, "-D", "n=4"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("2 races disappear with one barrier after line 4"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1 race disappears with one barrier after line 3"),
+        "{out}"
+    );
+    assert!(out.contains(&format!("--- {path}\n+++ {path}\n")), "{out}");
+    let added = out.lines().filter(|l| *l == "+    barrier();").count();
+    assert_eq!(added, 2, "{out}");
+    let _ = std::fs::remove_dir_all(&d);
+}

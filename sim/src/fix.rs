@@ -111,14 +111,20 @@ impl FixReport {
             && (self.races.is_empty() || self.patched_race_free)
     }
 
-    /// The unified diff from `original` to the patched source, headed with `path`.
+    /// The unified diff from `original` to the patched source, headed with `path` (as
+    /// `git diff` heads a relative path: `a/PATH`, `b/PATH`; an absolute one as it is).
     pub fn diff(&self, original: &str, path: &str) -> Option<String> {
         let patched = self.patched.as_ref()?;
+        let (a, b) = if std::path::Path::new(path).is_absolute() {
+            (path.to_string(), path.to_string())
+        } else {
+            (format!("a/{path}"), format!("b/{path}"))
+        };
         Some(
             similar::TextDiff::from_lines(original, patched.as_str())
                 .unified_diff()
                 .context_radius(3)
-                .header(&format!("a/{path}"), &format!("b/{path}"))
+                .header(&a, &b)
                 .to_string(),
         )
     }
