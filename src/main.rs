@@ -45,6 +45,11 @@ enum Command {
     /// decides it for every schedule; README, "Races at real sizes"); every race is written as a
     /// replayable report.
     Races(cli::races::RacesArgs),
+    /// Propose barrier placements that remove the races of a `.ksim` kernel, each checked by
+    /// re-running the race check on the patched kernel; print them as a unified diff
+    /// (`--write` patches the file, keeping FILE.orig). Exit 0 when every race has a
+    /// verified fix (or there is none), 1 otherwise.
+    Fix(cli::fix::FixArgs),
     /// Run kernels on an OpenCL device: list devices, emit OpenCL C, compare with the
     /// simulator, benchmark and plot.
     Gpu(cli::gpu::GpuArgs),
@@ -73,6 +78,7 @@ fn main() {
         Command::Explore(a) => cli::explore::explore(a),
         Command::Replay(a) => cli::explore::replay(a),
         Command::Races(a) => cli::races::races(a),
+        Command::Fix(a) => cli::fix::fix(a),
         Command::Gpu(a) => cli::gpu::gpu(a),
         Command::Plot(a) => cli::gpu::plot(a),
         Command::VerifyScan(a) => cli::verify::verify_scan(a),

@@ -351,3 +351,26 @@ fn usage_errors_exit_2() {
     let o = ksim(&["replay", "/nonexistent/report.json"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
 }
+
+/// docs/json.md: the keys of every object are in alphabetical order, `explore` included.
+#[test]
+fn explore_json_keys_are_in_alphabetical_order() {
+    let o = ksim(&[
+        "explore",
+        "--exhaustive",
+        "examples/kogge_stone_racy.ksim",
+        "-D",
+        "n=4",
+        "--json",
+        "--no-reports",
+    ]);
+    let out = stdout(&o);
+    let top: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("  \"")?.split('"').next())
+        .collect();
+    assert!(top.len() > 10, "{out}");
+    let mut sorted = top.clone();
+    sorted.sort();
+    assert_eq!(top, sorted);
+}

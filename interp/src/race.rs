@@ -113,8 +113,15 @@ impl Race {
 
 /// The key of a race between two accesses.
 fn race_key(first: &Access, second: &Access) -> RaceKey {
-    let a = (first.span.clone(), first.kind);
-    let b = (second.span.clone(), second.kind);
+    key_of(
+        (first.span.clone(), first.kind),
+        (second.span.clone(), second.kind),
+    )
+}
+
+/// The key of a race between two statements with these access kinds, in either order
+/// (`ksim fix` maps a patched kernel's races back to the original's statements).
+pub fn key_of(a: (Span, AccessKind), b: (Span, AccessKind)) -> RaceKey {
     let (a, b) = if (a.0.start, a.1) <= (b.0.start, b.1) {
         (a, b)
     } else {

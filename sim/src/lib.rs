@@ -3,6 +3,7 @@
 
 pub mod circuit_view;
 pub mod explore;
+pub mod fix;
 pub mod graph;
 pub mod graph_view;
 pub mod outcome;

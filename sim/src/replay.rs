@@ -113,7 +113,32 @@ pub fn replay(
 }
 
 impl Replay {
-    /// The summary lines of `ksim replay` (stdout).
+    /// The diagnostics of `ksim replay` (stderr, before the summary): the fault, then the
+    /// reproduced race (else every race the replay met).
+    pub fn diagnostics(&self, src: crate::text::SourceText, launch: &Launch) -> String {
+        let mut o = String::new();
+        if let Some(f) = &self.outcome.fault {
+            o += &src.fault(launch, f);
+        }
+        match &self.reproduced {
+            Some(r) => {
+                let note = format!(
+                    "reproduced at step {} of the recorded schedule",
+                    r.second.step
+                );
+                o += &src.race(launch, r, &[note]);
+            }
+            None => {
+                for r in &self.outcome.races {
+                    o += &src.race(launch, r, &[]);
+                }
+            }
+        }
+        o
+    }
+
+    /// The summary lines of `ksim replay` (stdout), with the final arrays after
+    /// `--continue`.
     pub fn text(&self, report: &str, launch: &Launch) -> String {
         let mut o = format!(
             "replay of {report}: kernel {}, {} steps of {} recorded{}, race policy {}\n",
@@ -145,6 +170,11 @@ impl Replay {
                 );
             }
             None => o += "the recorded race was NOT reproduced\n",
+        }
+        if self.continued {
+            o += "final arrays:\n";
+            let arrays = crate::outcome::Arrays::of(launch, self.outcome.memory.clone());
+            o += &arrays.text(launch, &[]);
         }
         o
     }

@@ -34,9 +34,10 @@
 //! than `kernel_path`, no source, no launch hash) are still read. Reports are written
 //! atomically (a temporary file, then a rename) by the command line.
 
-use crate::explore::model::{LaunchModel, RaceModel, SourceRef};
+use crate::explore::model::{LaunchModel, RaceModel};
 use crate::explore::FoundRace;
 use crate::schedule::Schedule;
+use crate::text::SourceText;
 use interp::race::{AccessKind, Race, RaceKey};
 use interp::{Launch, LaunchOptions, Monoid, RacePolicy};
 use serde::{Deserialize, Serialize};
@@ -294,7 +295,7 @@ impl RaceReport {
     /// A report of race `found` of `launch` (from `src`, launched with `spec`), to be
     /// written into the folder `dir`.
     pub fn new(
-        src: SourceRef,
+        src: SourceText,
         launch: &Launch,
         spec: LaunchSpec,
         found: &FoundRace,
@@ -345,7 +346,7 @@ impl RaceReport {
     }
 
     /// `race-KERNEL-LINE1-LINE2-TAG-LAUNCH.json` (see [`RaceReport::file_name`]).
-    pub fn file_name_for(&self, src: SourceRef) -> String {
+    pub fn file_name_for(&self, src: SourceText) -> String {
         let lines = self
             .key()
             .map(|k| (src.line(k.0.start), src.line(k.2.start)))

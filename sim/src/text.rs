@@ -54,6 +54,12 @@ impl SourceText<'_> {
         format!("{path}:{line}:{col}")
     }
 
+    /// The line of a byte offset, in the file that holds it.
+    pub fn line(&self, offset: usize) -> usize {
+        let (_, text, base) = self.file_of(offset);
+        lang::render::line_col(text, offset - base).0
+    }
+
     /// The first line of a statement's source text: what traces and summaries show.
     pub fn statement(&self, span: &lang::ast::Span) -> String {
         let (_, text, base) = self.file_of(span.start);

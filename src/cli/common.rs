@@ -199,14 +199,6 @@ impl Source {
     pub fn location(&self, offset: usize) -> String {
         self.view().location(offset)
     }
-
-    /// The path and text, as the library's views take them.
-    pub fn as_ref(&self) -> sim::explore::model::SourceRef<'_> {
-        sim::explore::model::SourceRef {
-            path: &self.path,
-            text: &self.text,
-        }
-    }
 }
 
 pub fn use_color() -> bool {

@@ -214,6 +214,10 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
     if args.shrink && mode != Mode::Exhaustive {
         explore::shrink_races(&launch, &mut summary);
     }
+    if !summary.races.is_empty() && !super::opencl::is_cl(&args.launch.file) {
+        let finals = summary.finals.iter().map(|f| &f.memory);
+        summary.race_free = sim::fix::race_free_store(&src.text, &args.launch.options()?, finals);
+    }
     // Each report was written when its race was found; now again with the shortest
     // schedule found.
     let reports: Vec<Option<String>> = summary
@@ -229,34 +233,18 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
         EXIT_FOUND
     };
     if args.json {
-        let doc = ExplorationModel::new(src.as_ref(), &launch, &summary, &reports);
-        println!("{}", serde_json::to_string_pretty(&doc).expect("JSON"));
+        let doc = ExplorationModel::new(src.view(), &launch, &summary, &reports);
+        println!("{}", sim::outcome::to_json(&doc));
     } else {
         // The diagnostics (stderr) first, then the summary (stdout): on a terminal both
         // streams interleave in the order written.
-        let proved = summary.shortest_proved();
-        for (r, path) in summary.races.iter().zip(&reports) {
-            let mut extra = vec![format!(
-                "{} ({} steps): {}",
-                if proved {
-                    "shortest schedule"
-                } else {
-                    "shortest schedule found"
-                },
-                r.schedule.len(),
-                model::short_schedule(&r.schedule, 12)
-            )];
-            if let Some(p) = path {
-                extra.push(format!("report: {p} (replay: ksim replay {p})"));
-            }
-            eprint!("{}", render_race(&src, &launch, &r.race, &extra));
-        }
-        for f in &summary.faults {
-            eprint!("{}", render_fault(&src, &launch, &f.fault));
-        }
+        eprint!(
+            "{}",
+            model::diagnostics_text(src.view(), &launch, &summary, &reports)
+        );
         print!(
             "{}",
-            model::summary_text(src.as_ref(), &launch, &summary, &reports)
+            model::summary_text(src.view(), &launch, &summary, &reports)
         );
     }
     Ok(code)
@@ -342,8 +330,8 @@ pub fn write_report(
     warned: &RefCell<HashSet<PathBuf>>,
 ) -> Option<String> {
     let spec = LaunchSpec::from_options(options, launch.max_steps, launch.race_policy);
-    let rep = RaceReport::new(src.as_ref(), launch, spec, r, found_by, dir);
-    let path = dir.join(rep.file_name_for(src.as_ref()));
+    let rep = RaceReport::new(src.view(), launch, spec, r, found_by, dir);
+    let path = dir.join(rep.file_name_for(src.view()));
     match files::write_atomic(&path, rep.to_json().as_bytes()) {
         Ok(()) => Some(path.display().to_string()),
         Err(e) => {
@@ -436,10 +424,6 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
     } else {
         sim::replay::replay(&launch, &rep, args.continue_run, &mut Quiet)
     };
-    let out = &result.outcome;
-    if let Some(f) = &out.fault {
-        eprint!("{}", render_fault(&src, &launch, f));
-    }
     let views = super::race_views::RaceViewArgs {
         timeline: args.timeline.clone(),
         html: None,
@@ -449,34 +433,11 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
         &launch,
         result.reproduced.as_ref().map(|r| (r, &rep.schedule)),
     )?;
-    match &result.reproduced {
-        Some(r) => eprint!(
-            "{}",
-            render_race(
-                &src,
-                &launch,
-                r,
-                &[format!(
-                    "reproduced at step {} of the recorded schedule",
-                    r.second.step
-                )]
-            )
-        ),
-        None => {
-            for r in &out.races {
-                eprint!("{}", render_race(&src, &launch, r, &[]));
-            }
-        }
-    }
+    eprint!("{}", result.diagnostics(src.view(), &launch));
     print!(
         "{}",
         result.text(&args.report.display().to_string(), &launch)
     );
-    if args.continue_run {
-        println!("final arrays:");
-        let arrays = sim::outcome::Arrays::of(&launch, out.memory.clone());
-        print!("{}", arrays.text(&launch, &[]));
-    }
     // Reproduced or not (like `ksim run --schedule` with a schedule that does not fit),
     // not a clean run.
     Ok(EXIT_FOUND)

@@ -4,6 +4,7 @@ pub mod circuit;
 pub mod common;
 pub mod engine;
 pub mod explore;
+pub mod fix;
 pub mod gpu;
 pub mod graph;
 pub mod limits;

@@ -301,6 +301,9 @@ pub struct Summary {
     /// Preemption-bounded search: the fewest preemptions of a schedule that reaches each
     /// race, in the order of `races`.
     pub race_preemptions: Vec<u32>,
+    /// Which final store the kernel made race-free by `ksim fix` ends in (set by the
+    /// caller, which has the source text: [`crate::fix::race_free_store`]).
+    pub race_free: Option<crate::fix::RaceFreeStore>,
 }
 
 impl Summary {
@@ -327,6 +330,7 @@ impl Summary {
             caching_off: None,
             reduction_off: None,
             race_preemptions: Vec::new(),
+            race_free: None,
         }
     }
 

@@ -4,35 +4,10 @@
 
 use super::{Mode, Summary, Verdict};
 use crate::schedule::Schedule;
+use crate::text::SourceText;
 use interp::race::{AccessKind, Race};
 use interp::{Launch, Memory, Value};
 use serde::Serialize;
-
-/// A kernel's source text and the path it was read from, for locations and statements.
-#[derive(Clone, Copy, Debug)]
-pub struct SourceRef<'a> {
-    pub path: &'a str,
-    pub text: &'a str,
-}
-
-impl SourceRef<'_> {
-    /// `path:line:col` of a byte offset.
-    pub fn location(&self, offset: usize) -> String {
-        let (line, col) = lang::render::line_col(self.text, offset);
-        format!("{}:{line}:{col}", self.path)
-    }
-
-    /// The first line of a statement's source text.
-    pub fn statement(&self, span: &lang::ast::Span) -> String {
-        let text = self.text.get(span.clone()).unwrap_or("");
-        let first = text.lines().next().unwrap_or("").trim();
-        first.trim_end_matches('{').trim_end().to_string()
-    }
-
-    pub fn line(&self, offset: usize) -> usize {
-        lang::render::line_col(self.text, offset).0
-    }
-}
 
 /// The launch as every `--json` output shows it.
 #[derive(Clone, Debug, Serialize)]
@@ -85,7 +60,7 @@ pub struct RaceModel {
 }
 
 impl RaceModel {
-    pub fn new(src: SourceRef, launch: &Launch, r: &Race) -> RaceModel {
+    pub fn new(src: SourceText, launch: &Launch, r: &Race) -> RaceModel {
         RaceModel {
             array: launch.kernel.arrays[r.array].name.clone(),
             instance: r.instance,
@@ -183,6 +158,9 @@ pub struct ExplorationModel {
     pub executions: Executions,
     pub states: u64,
     pub final_stores: Vec<FinalStoreModel>,
+    /// The final store of the kernel made race-free by the barriers `ksim fix` proposes,
+    /// and which of `final_stores` (1-based) equals it; `null` without races or fix.
+    pub race_free_store: Option<crate::fix::RaceFreeStore>,
     pub races: Vec<FoundRaceModel>,
     pub race_changes_result: Option<bool>,
     pub faults: Vec<FaultModel>,
@@ -262,7 +240,7 @@ fn memory_arrays(launch: &Launch, m: &Memory) -> serde_json::Map<String, serde_j
 impl ExplorationModel {
     /// The model of `s`; `reports[k]` is the report file written for race k, if any.
     pub fn new(
-        src: SourceRef,
+        src: SourceText,
         launch: &Launch,
         s: &Summary,
         reports: &[Option<String>],
@@ -310,6 +288,7 @@ impl ExplorationModel {
                     arrays: memory_arrays(launch, &f.memory),
                 })
                 .collect(),
+            race_free_store: s.race_free.clone(),
             races: s
                 .races
                 .iter()
@@ -440,10 +419,42 @@ pub fn launch_line(launch: &Launch) -> String {
     )
 }
 
+/// The diagnostics of `ksim explore` (stderr, before the summary): each race with its
+/// shortest schedule and report file, then each fault.
+pub fn diagnostics_text(
+    src: SourceText,
+    launch: &Launch,
+    s: &Summary,
+    reports: &[Option<String>],
+) -> String {
+    let proved = s.shortest_proved();
+    let mut out = String::new();
+    for (k, r) in s.races.iter().enumerate() {
+        let mut extra = vec![format!(
+            "{} ({} steps): {}",
+            if proved {
+                "shortest schedule"
+            } else {
+                "shortest schedule found"
+            },
+            r.schedule.len(),
+            short_schedule(&r.schedule, 12)
+        )];
+        if let Some(p) = reports.get(k).cloned().flatten() {
+            extra.push(format!("report: {p} (replay: ksim replay {p})"));
+        }
+        out.push_str(&src.race(launch, &r.race, &extra));
+    }
+    for f in &s.faults {
+        out.push_str(&src.fault(launch, &f.fault));
+    }
+    out
+}
+
 /// The text summary of `ksim explore` (stdout; the race and fault diagnostics go to
 /// stderr, before it).
 pub fn summary_text(
-    src: SourceRef,
+    src: SourceText,
     launch: &Launch,
     s: &Summary,
     reports: &[Option<String>],
@@ -616,6 +627,19 @@ fn final_stores_text(w: &mut String, launch: &Launch, s: &Summary) {
             }
         }
     }
+    let race_free = s.race_free.as_ref();
+    if let Some(r) = race_free {
+        let _ = writeln!(
+            w,
+            "  with a barrier {} (`ksim fix`) the kernel is race-free and ends in {}",
+            r.barriers.join(" and "),
+            match (r.store, s.finals.len()) {
+                (Some(_), 1) => "this store".to_string(),
+                (Some(k), _) => format!("store #{k}"),
+                (None, _) => "a store no explored execution ends in".into(),
+            }
+        );
+    }
     if s.finals.len() == 1 {
         let f = &s.finals[0];
         for &(a, inst) in &common {
@@ -662,9 +686,14 @@ fn final_stores_text(w: &mut String, launch: &Launch, s: &Summary) {
     }
     const SHOWN: usize = 20;
     for (i, f) in s.finals.iter().take(SHOWN).enumerate() {
+        let mark = if race_free.and_then(|r| r.store) == Some(i + 1) {
+            ", the race-free store"
+        } else {
+            ""
+        };
         let _ = writeln!(
             w,
-            "  #{} ({}; schedule {}):",
+            "  #{} ({}; schedule {}{mark}):",
             i + 1,
             plural(f.count, "execution", "executions"),
             short_schedule(&f.schedule, 8)
