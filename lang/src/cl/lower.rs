@@ -26,6 +26,8 @@ use crate::ast::{self as k, BinOp, Space, Span, TypeName, UnOp};
 use crate::diag::Diagnostic;
 use std::collections::{HashMap, HashSet};
 
+#[path = "arrays.rs"]
+mod arrays;
 #[path = "vector.rs"]
 mod vector;
 
@@ -161,6 +163,7 @@ pub fn lower(
         types: HashMap::new(),
         arrays: HashMap::new(),
         vec_arrays: HashMap::new(),
+        flat: HashMap::new(),
         local_arrays: Vec::new(),
         frames: Vec::new(),
         targets: Vec::new(),
@@ -217,6 +220,9 @@ struct Lowerer<'u> {
     arrays: HashMap<String, (TypeName, usize)>,
     /// Arrays of vectors: components per element (see [`vector`]).
     vec_arrays: HashMap<String, u8>,
+    /// Arrays of more than two dimensions, flattened: their dimensions after the second
+    /// (see [`arrays`]).
+    flat: HashMap<String, Vec<k::Expr>>,
     /// `__local` declarations of the body, which become kernel arrays.
     local_arrays: Vec<k::Param>,
     frames: Vec<Frame>,
@@ -971,9 +977,6 @@ impl<'u> Lowerer<'u> {
             Some((t, _)) => t,
             None => self.base(&d.ty.base, &d.ty.span)?,
         };
-        if d.ty.arrays.len() > 2 {
-            return unsupported("arrays of more than two dimensions", &d.ty.span);
-        }
         let mut dims = Vec::new();
         for size in &d.ty.arrays {
             let Some(size) = size else {
@@ -992,6 +995,13 @@ impl<'u> Lowerer<'u> {
             }
             dims.push(e);
         }
+        let logical = dims.len().max(1);
+        let (mut dims, inner) = if dims.len() > 2 {
+            let (d, inner) = arrays::flatten(dims);
+            (d, Some(inner))
+        } else {
+            (dims, None)
+        };
         let cell = dims.is_empty();
         if cell {
             dims.push(ex(
@@ -1021,7 +1031,10 @@ impl<'u> Lowerer<'u> {
         if let Some((_, n)) = shape {
             self.vec_arrays.insert(name.clone(), n);
         }
-        self.arrays.insert(name.clone(), (elem, dims.len()));
+        if let Some(inner) = inner {
+            self.flattened(&name, inner, &d.ty.span);
+        }
+        self.arrays.insert(name.clone(), (elem, logical));
         self.local_arrays.push(k::Param::Array {
             is_const: false,
             space: Space::Local,
@@ -1581,6 +1594,7 @@ impl<'u> Lowerer<'u> {
                 &base.span,
             ));
         }
+        let out = self.flat_index(&array, out)?;
         Ok((ident(&array, &base.span), out))
     }
 
