@@ -4,6 +4,8 @@
 //! more than two dimensions (lang/src/cl/arrays.rs). Each kernel runs on both engines, which
 //! must agree; expected values follow from OpenCL C 1.2 §6.1.5, §6.1.7, §6.2 and §6.3.
 
+mod common;
+
 use interp::fast::{self, FastOptions};
 use interp::launch::{Launch, LaunchOptions};
 use interp::Value;
@@ -259,5 +261,53 @@ fn arrays_of_more_than_two_dimensions_keep_their_layout() {
             .any(|n| n.text.contains("flattened to two")),
         "{:?}",
         c.info.notes
+    );
+}
+
+#[test]
+fn a_vector_kernel_from_the_command_line() {
+    // The input of a float4 buffer lists its components (4 per vector).
+    let launch = [
+        "tests/kernels/float4_scale.cl",
+        "--global",
+        "2",
+        "--local",
+        "2",
+        "--input",
+        "v=iota:8",
+        "--arg",
+        "k=2",
+    ];
+    for engine in ["reference", "fast"] {
+        let mut args = vec!["run"];
+        args.extend(launch);
+        args.extend(["--engine", engine]);
+        let o = common::ksim(&args);
+        assert!(o.status.success(), "{}", common::text(&o));
+        assert!(
+            common::text(&o).contains("v = 4 6 0 2 12 14 8 10"),
+            "{}",
+            common::text(&o)
+        );
+    }
+    let mut args = vec!["races"];
+    args.extend(launch);
+    args.extend(["-D", "RACY"]);
+    let o = common::ksim(&args);
+    assert_eq!(o.status.code(), Some(1), "{}", common::text(&o));
+    assert!(
+        common::text(&o).contains("race on v[1]"),
+        "{}",
+        common::text(&o)
+    );
+    // Without an input the message says what N counts.
+    let o = common::ksim(&[
+        "run", launch[0], "--global", "2", "--local", "2", "--arg", "k=2",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", common::text(&o));
+    assert!(
+        common::text(&o).contains("float4 elements, each 4 float slots: N counts slots"),
+        "{}",
+        common::text(&o)
     );
 }

@@ -31,6 +31,8 @@ mod arrays;
 #[path = "vector.rs"]
 mod vector;
 
+pub use vector::stride as vector_stride;
+
 /// A pointer parameter of the kernel: an array whose length comes from the launch.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Buffer {

@@ -33,7 +33,7 @@ pub(super) struct VecVal {
 }
 
 /// Scalar slots in memory per element of an `n`-vector (§6.1.5).
-pub(super) fn stride(n: u8) -> u8 {
+pub fn stride(n: u8) -> u8 {
     if n == 3 {
         4
     } else {
