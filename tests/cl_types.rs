@@ -311,3 +311,30 @@ fn a_vector_kernel_from_the_command_line() {
         common::text(&o)
     );
 }
+
+#[test]
+fn gpu_compare_matches_on_a_vector_kernel() {
+    // The simulation's float4 layout is the device's: the buffers compare equal.
+    if gpu::device_or_skip("gpu compare of a vector .cl kernel").is_none() {
+        return;
+    }
+    let o = common::ksim(&[
+        "gpu",
+        "compare",
+        "tests/kernels/float4_scale.cl",
+        "--global",
+        "4",
+        "--local",
+        "2",
+        "--input",
+        "v=random:16:3",
+        "--arg",
+        "k=3",
+    ]);
+    assert!(o.status.success(), "{}", common::text(&o));
+    assert!(
+        common::stdout(&o).starts_with("Match ("),
+        "{}",
+        common::text(&o)
+    );
+}
