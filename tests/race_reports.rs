@@ -430,3 +430,23 @@ fn format_1_reports_still_replay() {
     assert!(stdout(&o).contains("race reproduced"), "{}", text(&o));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A report whose race involves an atomic access keeps the access's kind, so replay finds
+/// the same race (the report once read "atomic" back as a read and never reproduced it).
+#[test]
+fn a_race_with_an_atomic_access_replays() {
+    let d = tmp("atomic");
+    let k = root().join("tests/kernels/atomic_plain_race.ksim");
+    let k = k.to_str().unwrap();
+    let o = ksim_in(
+        &d,
+        &["races", k, "-D", "n=2", "--report-dir", "r", "--json"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let rep = d.join(json(&o)["races"][0]["report"].as_str().expect("a report"));
+    let body = std::fs::read_to_string(&rep).unwrap();
+    assert!(body.contains("\"atomic\""), "{body}");
+    let o = ksim_in(&d, &["replay", rep.to_str().unwrap()]);
+    assert!(stdout(&o).contains("race reproduced"), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -215,12 +215,10 @@ impl KeySpec {
     }
 
     pub fn to_key(&self) -> RaceKey {
-        let kind = |s: &str| {
-            if s == "write" {
-                AccessKind::Write
-            } else {
-                AccessKind::Read
-            }
+        let kind = |s: &str| match s {
+            "write" => AccessKind::Write,
+            "atomic" => AccessKind::Atomic,
+            _ => AccessKind::Read,
         };
         (
             self.first.span.0..self.first.span.1,
