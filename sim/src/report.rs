@@ -38,7 +38,7 @@ use crate::explore::model::{LaunchModel, RaceModel, SourceRef};
 use crate::explore::FoundRace;
 use crate::schedule::Schedule;
 use interp::race::{AccessKind, Race, RaceKey};
-use interp::{Launch, LaunchOptions, Monoid, RacePolicy};
+use interp::{Atomicity, Launch, LaunchOptions, Monoid, RacePolicy};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -134,6 +134,13 @@ pub struct LaunchSpec {
     /// The race policy the race was judged under (absent: `strict`).
     #[serde(default, skip_serializing_if = "is_strict")]
     pub race_policy: RacePolicy,
+    /// The atomicity the race was found under (absent: `statement`).
+    #[serde(default, skip_serializing_if = "is_statement")]
+    pub atomicity: Atomicity,
+}
+
+fn is_statement(a: &Atomicity) -> bool {
+    *a == Atomicity::Statement
 }
 
 fn is_strict(p: &RacePolicy) -> bool {
@@ -154,6 +161,7 @@ impl LaunchSpec {
             inputs: o.inputs.clone(),
             max_steps,
             race_policy,
+            atomicity: Atomicity::Statement,
         }
     }
 
@@ -435,6 +443,7 @@ mod tests {
                 inputs: Vec::new(),
                 max_steps: 1,
                 race_policy: RacePolicy::Strict,
+                atomicity: Atomicity::Statement,
             },
             resolved: serde_json::Value::Null,
             race: serde_json::Value::Null,
