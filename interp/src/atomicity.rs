@@ -86,7 +86,10 @@ pub fn is_temporary(kernel: &Kernel, var: VarId) -> bool {
 /// to right). Loads under `&&`, `||` and `?:` stay conditional: they move into an `if` on
 /// the already evaluated operand, so a load the statement would not evaluate is still not
 /// evaluated (and cannot fault). A `while` whose condition is split evaluates the split
-/// prefix before the loop and again at the end of its body.
+/// prefix before the loop and again at the end of its body (the core form has no `break`
+/// or `continue`, so the end of the body is the only way back to the condition). The one
+/// reordering: S-ARRAY bounds-checks its element before evaluating the value, while the
+/// split value's reads come first (docs/semantics.md, "Atomicity").
 pub fn split_accesses(kernel: &Kernel) -> Kernel {
     let mut k = kernel.clone();
     let mut split = Splitter {
