@@ -227,3 +227,68 @@ fn fast_and_reference_engines_give_the_same_model_for_generated_kernels_under_sa
         },
     );
 }
+
+/// `--atomicity access` (issue 10 item 2): both engines run the kernel split into its
+/// shared-memory accesses (`interp::atomicity`) and give the same model, on every example,
+/// on the split kernels of tests/atomicity.rs and on generated kernels.
+#[test]
+fn fast_and_reference_engines_give_the_same_model_under_access_atomicity() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let access = ["--atomicity", "access"];
+    for path in examples() {
+        let file = path.to_str().unwrap().to_string();
+        let src = std::fs::read_to_string(&path).unwrap();
+        let input = if src.contains(" in[") {
+            "in=random:5"
+        } else {
+            "array=iota"
+        };
+        for n in ["n=8", "n=256"] {
+            let args: Vec<String> = [file.as_str(), "-D", n, "--input", input]
+                .into_iter()
+                .chain(access)
+                .map(|s| s.to_string())
+                .collect();
+            same_model(&root, &args).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+    for (args, code) in [
+        (&["tests/kernels/lost_update.ksim"][..], 1),
+        (
+            &[
+                "tests/kernels/split_conditional.ksim",
+                "--input",
+                "a=1,0,2,5",
+            ][..],
+            1,
+        ),
+        (&["tests/kernels/out_of_bounds.ksim", "-D", "n=4"][..], 1),
+    ] {
+        let args: Vec<String> = args
+            .iter()
+            .copied()
+            .chain(access)
+            .map(|s| s.to_string())
+            .collect();
+        let got = same_model(&root, &args).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(got, code, "{args:?}");
+    }
+}
+
+#[test]
+fn fast_and_reference_engines_give_the_same_model_for_generated_kernels_under_access() {
+    let cases = support::cases("KSIM_ENGINE_CASES", 32);
+    check_property(
+        "fast_and_reference_engines_give_the_same_model_for_generated_kernels_under_access",
+        gen::kernel(),
+        cases,
+        |k| check_kernel_with(&k, &["--atomicity", "access"]),
+        |k| {
+            format!(
+                "--- k.ksim ---\n{}--- launch ---\n{} --atomicity access",
+                k.source(),
+                k.launch_args().join(" ")
+            )
+        },
+    );
+}

@@ -149,6 +149,9 @@ pub struct Launch {
     /// Which conflicting pairs are errors ([`crate::policy`]); `strict` unless the caller
     /// sets another after building the launch.
     pub race_policy: crate::policy::RacePolicy,
+    /// What one thread step executes ([`crate::atomicity`]); `statement` unless the caller
+    /// sets another with [`Launch::set_atomicity`].
+    pub atomicity: crate::atomicity::Atomicity,
 }
 
 /// The array store at the end of an execution: `arrays[a][instance][element]`, where a
@@ -308,6 +311,7 @@ impl Launch {
                 .max_steps
                 .unwrap_or_else(|| default_max_steps(groups * local_size)),
             race_policy: Default::default(),
+            atomicity: Default::default(),
         };
         launch.initial = (0..kernel.arrays.len())
             .map(|a| vec![Value::default_of(kernel.arrays[a].elem, opts.monoid); launch.len(a)])

@@ -1,6 +1,7 @@
 //! ksim's semantics: values and monoids, launches, the reference small-step semantics of
 //! POPL 2014 Figures 6 and 7 on persistent stores, and data races (Definition 5.2).
 
+pub mod atomicity;
 pub mod canonical;
 pub mod circuit;
 pub mod codec;
@@ -17,6 +18,7 @@ pub mod reference;
 pub mod stepper;
 pub mod value;
 
+pub use atomicity::Atomicity;
 pub use fault::{Fault, FaultKind, ThreadId};
 pub use launch::{Launch, LaunchError, LaunchOptions, Memory};
 pub use monoid::{Interval, Monoid};

@@ -116,18 +116,20 @@ fn race_key(first: &Access, second: &Access) -> RaceKey {
     key_of(
         (first.span.clone(), first.kind),
         (second.span.clone(), second.kind),
+        benign(first, second),
     )
 }
 
-/// The key of a race between two statements with these access kinds, in either order
-/// (`ksim fix` maps a patched kernel's races back to the original's statements).
-pub fn key_of(a: (Span, AccessKind), b: (Span, AccessKind)) -> RaceKey {
+/// The key of a race between two statements with these access kinds, in either order,
+/// benign or not under the race policy (`ksim fix` maps a patched kernel's races back to
+/// the original's statements).
+pub fn key_of(a: (Span, AccessKind), b: (Span, AccessKind), benign: bool) -> RaceKey {
     let (a, b) = if (a.0.start, a.1) <= (b.0.start, b.1) {
         (a, b)
     } else {
         (b, a)
     };
-    (a.0, a.1, b.0, b.1, benign(first, second))
+    (a.0, a.1, b.0, b.1, benign)
 }
 
 /// Whether every race of a list is benign: the races leave a check clean.

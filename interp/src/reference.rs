@@ -44,6 +44,10 @@ pub enum Rule {
     SAssign,
     #[serde(rename = "S-ARRAY")]
     SArray,
+    /// S-ASSIGN of a load into a temporary of `--atomicity access`: the read half of a
+    /// statement split into its accesses ([`crate::atomicity`]).
+    #[serde(rename = "S-READ")]
+    SRead,
     #[serde(rename = "S-ITE-T")]
     SIteT,
     #[serde(rename = "S-ITE-F")]
@@ -63,6 +67,7 @@ impl Rule {
         match self {
             Rule::SAssign => "S-ASSIGN",
             Rule::SArray => "S-ARRAY",
+            Rule::SRead => "S-READ",
             Rule::SIteT => "S-ITE-T",
             Rule::SIteF => "S-ITE-F",
             Rule::SLoopT => "S-LOOP-T",
@@ -731,7 +736,13 @@ fn s_assign(
 ) -> Result<ArrayUpdate, FaultKind> {
     let v = eval(value, env)?;
     let old = std::mem::replace(&mut thread.vars[var], v.clone());
-    info.rule = Rule::SAssign;
+    info.rule = if crate::atomicity::is_temporary(&env.launch.kernel, var)
+        && matches!(value.kind, lang::core::ExprKind::Load { .. })
+    {
+        Rule::SRead
+    } else {
+        Rule::SAssign
+    };
     info.var_change = Some((var, old, v));
     advance(thread);
     Ok(None)

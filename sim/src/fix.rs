@@ -437,8 +437,8 @@ fn remaining_races(
             return None;
         }
         for c in &r.races {
-            let (a, ak, b, bk) = c.race.race.key();
-            let k = interp::race::key_of((unshift(a, gaps), ak), (unshift(b, gaps), bk));
+            let (a, ak, b, bk, benign) = c.race.race.key();
+            let k = interp::race::key_of((unshift(a, gaps), ak), (unshift(b, gaps), bk), benign);
             left.insert(keys.iter().position(|x| *x == k)?);
         }
     }
@@ -472,7 +472,7 @@ fn candidate_gaps(text: &str, body: &Block, keys: &[RaceKey]) -> Vec<Gap> {
     collect_gaps(text, body, &mut Vec::new(), &mut all);
     all.into_iter()
         .filter(|(gap, loops)| {
-            keys.iter().any(|(a, _, b, _)| {
+            keys.iter().any(|(a, _, b, _, _)| {
                 let (lo, hi) = (a.start.min(b.start), a.end.max(b.end));
                 (lo..=hi).contains(&gap.offset)
                     || loops
@@ -628,6 +628,7 @@ mod tests {
                 src.find("B[tid]").unwrap()..src.find("B[tid]").unwrap() + 14,
                 interp::AccessKind::Read,
             ),
+            false,
         )];
         // (The keys are right: a uniform barrier before both accesses leaves the race.)
         let early = gap(src.find("    if").unwrap(), "    barrier();\n");

@@ -31,6 +31,8 @@ pub struct LaunchInfo {
     pub max_steps: u64,
     /// `--race-policy`: which conflicting pairs are errors (`strict`, `same-value`).
     pub race_policy: &'static str,
+    /// `--atomicity`: what one thread step executes (`statement`, `access`).
+    pub atomicity: &'static str,
 }
 
 impl LaunchInfo {
@@ -48,6 +50,7 @@ impl LaunchInfo {
                 .collect(),
             max_steps: launch.max_steps,
             race_policy: launch.race_policy.name(),
+            atomicity: launch.atomicity.name(),
         }
     }
 }
@@ -330,6 +333,9 @@ impl RunReport {
             ));
         }
         s.push_str(&format!("race policy: {}\n", launch.race_policy.name()));
+        if launch.atomicity != interp::Atomicity::Statement {
+            s.push_str(&format!("atomicity: {}\n", launch.atomicity.name()));
+        }
         s
     }
 }

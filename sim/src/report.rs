@@ -39,7 +39,7 @@ use crate::explore::FoundRace;
 use crate::schedule::Schedule;
 use crate::text::SourceText;
 use interp::race::{AccessKind, Race, RaceKey};
-use interp::{Launch, LaunchOptions, Monoid, RacePolicy};
+use interp::{Atomicity, Launch, LaunchOptions, Monoid, RacePolicy};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -135,6 +135,13 @@ pub struct LaunchSpec {
     /// The race policy the race was judged under (absent: `strict`).
     #[serde(default, skip_serializing_if = "is_strict")]
     pub race_policy: RacePolicy,
+    /// The atomicity the race was found under (absent: `statement`).
+    #[serde(default, skip_serializing_if = "is_statement")]
+    pub atomicity: Atomicity,
+}
+
+fn is_statement(a: &Atomicity) -> bool {
+    *a == Atomicity::Statement
 }
 
 fn is_strict(p: &RacePolicy) -> bool {
@@ -155,6 +162,7 @@ impl LaunchSpec {
             inputs: o.inputs.clone(),
             max_steps,
             race_policy,
+            atomicity: Atomicity::Statement,
         }
     }
 
@@ -434,6 +442,7 @@ mod tests {
                 inputs: Vec::new(),
                 max_steps: 1,
                 race_policy: RacePolicy::Strict,
+                atomicity: Atomicity::Statement,
             },
             resolved: serde_json::Value::Null,
             race: serde_json::Value::Null,

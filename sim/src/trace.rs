@@ -219,13 +219,28 @@ impl<'a> TraceView<'a> {
             )),
             _ => None,
         };
-        let var = info.var_change.as_ref().map(|(v, old, new)| {
-            format!(
-                "{}: {} -> {}",
-                k.vars[*v].name,
-                notation::value(old),
-                notation::value(new)
-            )
+        // A temporary of `--atomicity access` is no variable of the source: an S-READ
+        // shows the element it read and the value, other steps on temporaries nothing.
+        let var = info.var_change.as_ref().and_then(|(v, old, new)| {
+            if !interp::atomicity::is_temporary(k, *v) {
+                Some(format!(
+                    "{}: {} -> {}",
+                    k.vars[*v].name,
+                    notation::value(old),
+                    notation::value(new)
+                ))
+            } else {
+                (info.rule == interp::reference::Rule::SRead)
+                    .then_some(())
+                    .and(info.reads.last())
+                    .map(|e| {
+                        format!(
+                            "read {}: {}",
+                            elem_name(self.launch, e.array, e.instance, &e.index),
+                            notation::value(new)
+                        )
+                    })
+            }
         });
         let change = elem.into_iter().chain(var).collect::<Vec<_>>().join(", ");
         let stmt = self.src.statement(&info.span);

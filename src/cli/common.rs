@@ -88,8 +88,8 @@ pub struct LaunchArgs {
     pub max_steps: Option<u64>,
 }
 
-/// `--race-policy`, for the commands that judge races of executions (run, trace, explore,
-/// races); `replay` takes the policy of its report.
+/// `--race-policy` and `--atomicity`, for the commands that judge races of executions (run,
+/// trace, explore, races); `replay` takes both from its report.
 #[derive(Args, Clone, Debug)]
 pub struct PolicyArgs {
     /// Which data races are errors: `strict` (Definition 5.2, every conflicting pair) or
@@ -98,13 +98,21 @@ pub struct PolicyArgs {
     /// a warning, exit code 0 when nothing else was found). Race reports keep it for replay.
     #[arg(long, default_value = "strict", value_name = "POLICY", value_parser = interp::RacePolicy::parse)]
     pub race_policy: interp::RacePolicy,
+    /// What one thread step executes: `statement` (the paper's rules, one statement per
+    /// step) or `access` (each read and each write of a local or global array is its own
+    /// step, as on hardware: `x[0] = x[0] + 1` by two threads can lose an update). The races
+    /// are the same in both; race reports keep it for replay.
+    #[arg(long, default_value = "statement", value_name = "ATOMICITY", value_parser = interp::Atomicity::parse)]
+    pub atomicity: interp::Atomicity,
 }
 
 impl PolicyArgs {
-    /// Loads the kernel and binds the launch ([`LaunchArgs::launch`]) under this policy.
+    /// Loads the kernel and binds the launch ([`LaunchArgs::launch`]) under this policy and
+    /// atomicity.
     pub fn launch(&self, args: &LaunchArgs) -> Result<(Source, Launch), Failure> {
         let (src, mut launch) = args.launch()?;
         launch.race_policy = self.race_policy;
+        launch.set_atomicity(self.atomicity);
         Ok((src, launch))
     }
 }

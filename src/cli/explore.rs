@@ -329,7 +329,8 @@ pub fn write_report(
     dir: &std::path::Path,
     warned: &RefCell<HashSet<PathBuf>>,
 ) -> Option<String> {
-    let spec = LaunchSpec::from_options(options, launch.max_steps, launch.race_policy);
+    let mut spec = LaunchSpec::from_options(options, launch.max_steps, launch.race_policy);
+    spec.atomicity = launch.atomicity;
     let rep = RaceReport::new(src.view(), launch, spec, r, found_by, dir);
     let path = dir.join(rep.file_name_for(src.view()));
     match files::write_atomic(&path, rep.to_json().as_bytes()) {
@@ -409,6 +410,7 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
     let mut launch =
         Launch::new(kernel, &opts).map_err(|e| Failure::usage(format!("launch: {}", e.0)))?;
     launch.race_policy = rep.launch.race_policy;
+    launch.set_atomicity(rep.launch.atomicity);
     rep.schedule
         .check(launch.threads())
         .map_err(|e| Failure::usage(format!("{}: invalid schedule: {e}", args.report.display())))?;

@@ -19,6 +19,8 @@ pub struct LaunchModel {
     pub max_steps: u64,
     /// `--race-policy`: which conflicting pairs are errors (`strict`, `same-value`).
     pub race_policy: &'static str,
+    /// `--atomicity`: what one thread step executes (`statement`, `access`).
+    pub atomicity: &'static str,
 }
 
 impl LaunchModel {
@@ -36,6 +38,7 @@ impl LaunchModel {
                 .collect(),
             max_steps: launch.max_steps,
             race_policy: launch.race_policy.name(),
+            atomicity: launch.atomicity.name(),
         }
     }
 }
@@ -482,6 +485,9 @@ pub fn summary_text(
         let _ = writeln!(w, "reduction: off ({why})");
     }
     final_stores_text(w, launch, s);
+    if launch.atomicity != interp::Atomicity::Statement {
+        let _ = writeln!(w, "atomicity: {}", launch.atomicity.name());
+    }
     let policy = launch.race_policy.name();
     if s.races.is_empty() {
         let _ = writeln!(w, "races: none (race policy {policy})");
@@ -538,8 +544,9 @@ pub fn summary_text(
             Some(false) => {
                 let _ = writeln!(
                     w,
-                    "  the race{} cannot change the result on this input (every execution ends in the same store); still a data race (Definition 5.2)",
-                    if s.races.len() > 1 { "s" } else { "" }
+                    "  the race{} cannot change the result on this input under {} atomicity (every execution ends in the same store); still a data race (Definition 5.2)",
+                    if s.races.len() > 1 { "s" } else { "" },
+                    launch.atomicity.name()
                 );
             }
             None => {}
