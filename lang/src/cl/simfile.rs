@@ -543,7 +543,7 @@ impl<'a> SimParser<'a> {
                 )
             })?,
         };
-        if size % ty.size() != 0 {
+        if !size.is_multiple_of(ty.size()) {
             return Err(self.err(
                 format!(
                     "initialiser type must exactly divide argument size ({size} bytes of {})",
@@ -914,7 +914,7 @@ pub fn to_flags(
             ));
         };
         let values = |bytes: &[u8], ty: TypeName| -> Res<Vec<String>> {
-            if bytes.len() % dt.size() != 0 {
+            if !bytes.len().is_multiple_of(dt.size()) {
                 return Err(Diagnostic::new(
                     format!(
                         "{} bytes are not a whole number of `{}` elements ({} bytes each)",
@@ -952,7 +952,7 @@ pub fn to_flags(
             }
             ArgKind::Local { size } => {
                 buffer_elem()?;
-                if size % dt.size() != 0 {
+                if !size.is_multiple_of(dt.size()) {
                     return Err(Diagnostic::new(
                         format!(
                             "{size} bytes are not a whole number of `{}` elements",
@@ -1093,7 +1093,7 @@ pub fn c_g(v: f64) -> String {
             s.to_string()
         }
     };
-    if exp < -4 || exp >= P {
+    if !(-4..P).contains(&exp) {
         format!(
             "{}e{}{:02}",
             trim(mant),
