@@ -32,11 +32,8 @@ pub fn load(args: &LaunchArgs) -> Result<(Source, Launch, Program), Failure> {
         )
     } else {
         let mut params = Vec::new();
-        let (src, c, _) = super::opencl::load_cl_unit(
-            &args.file,
-            &args.define,
-            &args.cl.include,
-            &mut |_, unit| {
+        let (src, c, _) =
+            super::opencl::load_cl_unit(&args.file, &args.define, &args.cl.include, &mut |unit| {
                 let names: Vec<String> = lang::cl::lower::kernels(unit)
                     .iter()
                     .map(|f| f.name.name.clone())
@@ -49,8 +46,7 @@ pub fn load(args: &LaunchArgs) -> Result<(Source, Launch, Program), Failure> {
                     params = lang::cl::simfile::kernel_args(unit, name).unwrap_or_default();
                 }
                 Ok(chosen)
-            },
-        )?;
+            })?;
         let opts = super::opencl::launch_options(args, &c.info)?;
         let notes = super::opencl::notes(&src, &c.info);
         let kernel = std::sync::Arc::new(c.kernel);

@@ -22,20 +22,25 @@ pub fn load_cl(
     include: &[PathBuf],
     kernel: Option<&str>,
 ) -> Result<(Source, lang::cl::Compiled), Failure> {
-    load_cl_unit(path, defines, include, &mut |_, _| {
-        Ok(kernel.map(String::from))
-    })
+    load_cl_unit(
+        path,
+        defines,
+        include,
+        &mut |_| Ok(kernel.map(String::from)),
+    )
     .map(|(src, c, _)| (src, c))
 }
 
-/// [`load_cl`] with a look at the parsed unit before lowering: `choose` gets the source
-/// and the unit and names the kernel to lower (or refuses with a failure, e.g. a `.sim`
-/// file naming a kernel the unit lacks).
+/// Names the kernel to lower from a parsed unit (or refuses with a failure, e.g. a `.sim`
+/// file naming a kernel the unit lacks); `None`: the unit's only kernel.
+pub type ChooseKernel<'a> = dyn FnMut(&lang::cl::ast::Unit) -> Result<Option<String>, Failure> + 'a;
+
+/// [`load_cl`] with a look at the parsed unit before lowering, through `choose`.
 pub fn load_cl_unit(
     path: &Path,
     defines: &[(String, Option<String>)],
     include: &[PathBuf],
-    choose: &mut dyn FnMut(&Source, &lang::cl::ast::Unit) -> Result<Option<String>, Failure>,
+    choose: &mut ChooseKernel<'_>,
 ) -> Result<(Source, lang::cl::Compiled, lang::cl::ast::Unit), Failure> {
     let mut src = Source::read(path)?;
     let mut map = SourceMap::new(path, src.text.clone());
@@ -55,7 +60,7 @@ pub fn load_cl_unit(
         .collect();
     let unit = unit.map_err(|diags| Failure::usage(src.render(&diags)))?;
     let opts = ClOptions {
-        kernel: choose(&src, &unit)?,
+        kernel: choose(&unit)?,
         ..opts
     };
     match lang::cl::compile_unit(&unit, &opts) {

@@ -83,7 +83,7 @@ pub fn load(args: &LaunchArgs) -> Result<Loaded, Failure> {
     }
     let mut params = Vec::new();
     let (src, c, _) =
-        super::opencl::load_cl_unit(&program, &args.define, &args.cl.include, &mut |_, unit| {
+        super::opencl::load_cl_unit(&program, &args.define, &args.cl.include, &mut |unit| {
             let name = &header.kernel.text;
             params = simfile::kernel_args(unit, name).ok_or_else(|| {
                 let names: Vec<_> = lang::cl::lower::kernels(unit)
