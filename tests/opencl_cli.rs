@@ -228,9 +228,10 @@ fn scalar_arguments_bind_with_arg() {
     assert!(text(&o).contains("pass --arg a=VALUE"), "{}", text(&o));
 }
 
-/// `gpu compare` on a `.cl` kernel: the device runs the OpenCL C that ksim generates from
-/// the lowered core (the user's own source on the device is issue 9 item 11), and its
-/// buffers match the simulation's.
+/// `gpu compare` on a `.cl` kernel whose buffers are all `__local` with contents from the
+/// launch: a device cannot be given those, so it runs the OpenCL C that ksim generates
+/// from the lowered core, and its buffers match the simulation's (the program as written
+/// on the device: tests/simfile_cli.rs).
 #[test]
 fn gpu_compare_matches_on_a_cl_kernel() {
     if gpu::device_or_skip("gpu compare of a .cl kernel").is_none() {
@@ -243,5 +244,10 @@ fn gpu_compare_matches_on_a_cl_kernel() {
         let o = ksim(&args);
         assert!(o.status.success(), "{}", text(&o));
         assert!(stdout(&o).contains("match"), "{}", text(&o));
+        assert!(
+            text(&o).contains("instead of the program as written"),
+            "{}",
+            text(&o)
+        );
     }
 }

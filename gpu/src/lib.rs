@@ -17,6 +17,8 @@
 //!   times; the series model, its table, its CSV + JSON sidecar and size sweeps.
 //! - [`plot`]: figures for papers (PNG, SVG, PDF) of a series, and the simulated-vs-real
 //!   figure with its fit ([`plot::simreal`]).
+//! - [`native`]: the user's own `.cl` program, as written and with its build options, run
+//!   over the simulator's launch and compared with it (`ksim gpu compare` on `.cl`/`.sim`).
 //! - [`pipeline`]: sequences of launches over shared global arrays, runnable on the
 //!   simulator (any engine, as a closure) and on a device; [`scan`]: the recursive
 //!   multi-work-group scan (1D heap vs 2D level × node tree storage) as a pipeline.
@@ -25,6 +27,7 @@ pub mod bench;
 pub mod builder;
 pub mod compare;
 pub mod emit;
+pub mod native;
 pub mod pipeline;
 pub mod plot;
 pub mod repr;

@@ -136,7 +136,7 @@ impl From<crate::emit::EmitError> for GpuError {
 
 /// `-1001` is `CL_PLATFORM_NOT_FOUND_KHR` (the ICD loader without ICDs); `-2000` is
 /// cl3's "library could not be loaded".
-fn cl_err(call: &'static str) -> impl Fn(opencl3::error_codes::ClError) -> GpuError {
+pub(crate) fn cl_err(call: &'static str) -> impl Fn(opencl3::error_codes::ClError) -> GpuError {
     move |e| match e.0 {
         -1001 | -2000 | -2001 => GpuError::NoPlatform,
         code => GpuError::Cl { call, code },
@@ -182,7 +182,7 @@ impl fmt::Display for DeviceInfo {
 #[derive(Clone, Debug)]
 pub struct Device {
     pub info: DeviceInfo,
-    id: cl_device_id,
+    pub(crate) id: cl_device_id,
 }
 
 impl Device {
@@ -352,7 +352,7 @@ pub fn run_with(
 pub(crate) struct Session<'d> {
     pub device: &'d Device,
     context: Context,
-    queue: CommandQueue,
+    pub(crate) queue: CommandQueue,
     cache: std::cell::RefCell<HashMap<String, Rc<Compiled>>>,
 }
 
@@ -438,9 +438,16 @@ impl<'d> Session<'d> {
 
     /// Builds OpenCL C source for this device; a compiler error carries the build log.
     pub fn build(&self, source: &str) -> Result<Program, GpuError> {
+        self.build_with(source, &[])
+    }
+
+    /// [`Session::build`] with more build options (`-D NAME=VALUE`, `-I DIR`).
+    pub fn build_with(&self, source: &str, options: &[String]) -> Result<Program, GpuError> {
         let mut program = Program::create_from_source(&self.context, source)
             .map_err(cl_err("clCreateProgramWithSource"))?;
-        if let Err(e) = program.build(&[self.device.id], "-cl-std=CL1.2") {
+        let mut opts = vec!["-cl-std=CL1.2".to_string()];
+        opts.extend(options.iter().cloned());
+        if let Err(e) = program.build(&[self.device.id], &opts.join(" ")) {
             let log = program.get_build_log(self.device.id).unwrap_or_default();
             return Err(
                 if e.0 == opencl3::error_codes::CL_BUILD_PROGRAM_FAILURE || !log.trim().is_empty() {

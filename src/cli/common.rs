@@ -47,7 +47,8 @@ pub struct ClArgs {
 /// The kernel file and the launch: shared by run, trace, explore, races, verify-scan.
 #[derive(Args, Clone, Debug)]
 pub struct LaunchArgs {
-    /// The kernel source: `.ksim`, or OpenCL C (`.cl`).
+    /// The kernel source: `.ksim`, OpenCL C (`.cl`), or an Oclgrind simulator file (`.sim`)
+    /// that names a `.cl` kernel and gives its whole launch.
     pub file: PathBuf,
     /// `.ksim`: bind a size or scalar parameter: `-D n=8`. Sizes are checked (no 32-bit
     /// wrap-around); a launch may have 2^28 threads, 2^28 elements per array and need
@@ -111,9 +112,14 @@ impl PolicyArgs {
     /// atomicity.
     pub fn launch(&self, args: &LaunchArgs) -> Result<(Source, Launch), Failure> {
         let (src, mut launch) = args.launch()?;
+        self.apply(&mut launch);
+        Ok((src, launch))
+    }
+
+    /// Sets this policy and atomicity on a launch built elsewhere (a `.sim` file's).
+    pub fn apply(&self, launch: &mut Launch) {
         launch.race_policy = self.race_policy;
         launch.set_atomicity(self.atomicity);
-        Ok((src, launch))
     }
 }
 
@@ -288,12 +294,17 @@ impl LaunchArgs {
         })
     }
 
-    /// Loads the kernel (`.ksim` or `.cl`, by extension), its launch options, and a `.cl`
+    /// Loads the kernel (`.ksim`, `.cl`, or a `.sim` file naming a `.cl` kernel and its
+    /// launch, by extension), its launch options, and a `.cl`
     /// kernel's notes on approximations (see [`super::opencl::notes`]).
     #[allow(clippy::type_complexity)]
     pub fn load(
         &self,
     ) -> Result<(Source, Arc<lang::core::Kernel>, LaunchOptions, String), Failure> {
+        if super::simfile::is_sim(&self.file) {
+            let l = super::simfile::load(self)?;
+            return Ok((l.src, l.kernel, l.opts, l.notes));
+        }
         if super::opencl::is_cl(&self.file) {
             let (src, c) = super::opencl::load_cl(
                 &self.file,

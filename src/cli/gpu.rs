@@ -449,7 +449,14 @@ fn compare(args: &CompareArgs) -> CmdResult {
             &format!("{} launches", p.stages.len()),
         ));
     }
-    let (src, launch) = args.launch.launch()?;
+    // A `.cl` or `.sim` file: the user's program as written runs on the device.
+    let (src, launch, program) = if super::native::applies(&args.launch.file) {
+        let (src, launch, p) = super::native::load(&args.launch)?;
+        (src, launch, Some(p))
+    } else {
+        let (src, launch) = args.launch.launch()?;
+        (src, launch, None)
+    };
     let sim = simulate(&launch, 0);
     for (race, _) in &sim.races {
         let note = "a racy kernel may legitimately differ on the device".to_string();
@@ -470,13 +477,47 @@ fn compare(args: &CompareArgs) -> CmdResult {
         return Ok(EXIT_FOUND);
     }
     let device = open(&args.device)?;
-    let run = gpu::run(&launch, &device, args.repeat).map_err(gpu_failure)?;
-    let cmp = gpu::compare(&sim.memory, &run.memory, &launch, args.limit);
-    let code = report(
-        &cmp,
-        &device,
-        &format!("simulator: {} executor", sim.engine),
-    );
+    let native = match &program {
+        Some(p) => {
+            let native = p.native(&src, &launch, &device)?;
+            match gpu::native::unfaithful(&launch, &native.args) {
+                Some(why) => {
+                    eprintln!(
+                        "note: {why}: the device runs ksim's OpenCL C generated from the \
+                         kernel instead of the program as written"
+                    );
+                    None
+                }
+                None => Some(native),
+            }
+        }
+        None => None,
+    };
+    let (cmp, what) = match native {
+        Some(native) => {
+            let mut run = None;
+            for _ in 0..args.repeat.max(1) {
+                run = Some(gpu::native::run(&launch, &native, &device).map_err(gpu_failure)?);
+            }
+            let run = run.expect("at least one run");
+            let cmp = gpu::native::compare(&sim.memory, &run, &launch, args.limit);
+            (
+                cmp,
+                format!(
+                    "simulator: {} executor; the program as written ({}, built with {})",
+                    sim.engine,
+                    src.path,
+                    native.options.join(" ")
+                ),
+            )
+        }
+        None => {
+            let run = gpu::run(&launch, &device, args.repeat).map_err(gpu_failure)?;
+            let cmp = gpu::compare(&sim.memory, &run.memory, &launch, args.limit);
+            (cmp, format!("simulator: {} executor", sim.engine))
+        }
+    };
+    let code = report(&cmp, &device, &what);
     if sim.races.is_empty() && launch.kernel.has_atomics() && code != EXIT_OK {
         // The device may order the atomics differently from the simulator's canonical
         // schedule: a mismatch is not a defect of either.

@@ -22,6 +22,26 @@ pub fn load_cl(
     include: &[PathBuf],
     kernel: Option<&str>,
 ) -> Result<(Source, lang::cl::Compiled), Failure> {
+    load_cl_unit(
+        path,
+        defines,
+        include,
+        &mut |_| Ok(kernel.map(String::from)),
+    )
+    .map(|(src, c, _)| (src, c))
+}
+
+/// Names the kernel to lower from a parsed unit (or refuses with a failure, e.g. a `.sim`
+/// file naming a kernel the unit lacks); `None`: the unit's only kernel.
+pub type ChooseKernel<'a> = dyn FnMut(&lang::cl::ast::Unit) -> Result<Option<String>, Failure> + 'a;
+
+/// [`load_cl`] with a look at the parsed unit before lowering, through `choose`.
+pub fn load_cl_unit(
+    path: &Path,
+    defines: &[(String, Option<String>)],
+    include: &[PathBuf],
+    choose: &mut ChooseKernel<'_>,
+) -> Result<(Source, lang::cl::Compiled, lang::cl::ast::Unit), Failure> {
     let mut src = Source::read(path)?;
     let mut map = SourceMap::new(path, src.text.clone());
     let opts = ClOptions {
@@ -29,17 +49,22 @@ pub fn load_cl(
             defines: defines.to_vec(),
             include_dirs: include.to_vec(),
         },
-        kernel: kernel.map(String::from),
+        kernel: None,
     };
-    let result = lang::cl::compile(&mut map, &opts, &mut |p: &Path| {
+    let unit = lang::cl::parse_unit(&mut map, &opts, &mut |p: &Path| {
         files::read_to_string(p, files::TEXT_LIMIT).map_err(|e| e.to_string())
     });
     src.includes = map.files[1..]
         .iter()
         .map(|f| (f.path.display().to_string(), f.text.clone(), f.base))
         .collect();
-    match result {
-        Ok(c) => Ok((src, c)),
+    let unit = unit.map_err(|diags| Failure::usage(src.render(&diags)))?;
+    let opts = ClOptions {
+        kernel: choose(&unit)?,
+        ..opts
+    };
+    match lang::cl::compile_unit(&unit, &opts) {
+        Ok(c) => Ok((src, c, unit)),
         Err(diags) => Err(Failure::usage(src.render(&diags))),
     }
 }

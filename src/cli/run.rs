@@ -168,7 +168,17 @@ pub struct RunArgs {
 }
 
 pub fn run(args: &RunArgs) -> CmdResult {
-    let (src, launch) = args.policy.launch(&args.launch)?;
+    // A `.sim` file's `dump` arguments are printed after the run, as Oclgrind prints them.
+    let (src, launch, dumps) = if super::simfile::is_sim(&args.launch.file) {
+        let l = super::simfile::load(&args.launch)?;
+        eprint!("{}", l.notes);
+        let mut launch = Launch::new(l.kernel, &l.opts).map_err(|e| Failure::usage(e.0))?;
+        args.policy.apply(&mut launch);
+        (l.src, launch, Some(l.dumps))
+    } else {
+        let (src, launch) = args.policy.launch(&args.launch)?;
+        (src, launch, None)
+    };
     for name in &args.show {
         if launch.kernel.array(name).is_none() {
             return Err(Failure::usage(format!(
@@ -185,10 +195,23 @@ pub fn run(args: &RunArgs) -> CmdResult {
         args.jobs,
     )
     .map_err(Failure::usage)?;
-    if args.json {
-        println!("{}", sim::outcome::to_json(&report));
-    } else {
-        print_text(&report.text(&launch, src.view(), &args.show));
+    let text = report.text(&launch, src.view(), &args.show);
+    match dumps {
+        _ if args.json => println!("{}", sim::outcome::to_json(&report)),
+        // Standard output is Oclgrind's (the dumps alone), to compare line by line; the
+        // run's own lines go to standard error.
+        Some(dumps) if args.show.is_empty() => {
+            print!("{}", super::simfile::dumps_text(&dumps, &report.arrays));
+            eprint!(
+                "{}",
+                text.out
+                    .lines()
+                    .next()
+                    .map_or(String::new(), |l| format!("{l}\n"))
+            );
+            eprint!("{}", text.err);
+        }
+        _ => print_text(&text),
     }
     Ok(exit_code(report.clean))
 }

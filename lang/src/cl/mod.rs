@@ -13,6 +13,7 @@ pub mod lex;
 pub mod lower;
 pub mod parse;
 pub mod pp;
+pub mod simfile;
 
 use crate::ast::Span;
 use crate::diag::Diagnostic;
@@ -83,9 +84,24 @@ pub fn compile(
     opts: &ClOptions,
     load: &mut pp::Loader<'_>,
 ) -> Result<Compiled, Vec<Diagnostic>> {
+    let unit = parse_unit(map, opts, load)?;
+    compile_unit(&unit, opts)
+}
+
+/// Preprocesses and parses the main file of `map` (the first half of [`compile`]).
+pub fn parse_unit(
+    map: &mut SourceMap,
+    opts: &ClOptions,
+    load: &mut pp::Loader<'_>,
+) -> Result<ast::Unit, Vec<Diagnostic>> {
     let tokens = pp::preprocess(map, &opts.pp, load)?.tokens;
-    let unit = parse::parse(&tokens)?;
-    let (kernel, info) = lower::lower(&unit, opts.kernel.as_deref())?;
+    parse::parse(&tokens)
+}
+
+/// Lowers and type-checks the chosen kernel of a parsed unit (the second half of
+/// [`compile`]).
+pub fn compile_unit(unit: &ast::Unit, opts: &ClOptions) -> Result<Compiled, Vec<Diagnostic>> {
+    let (kernel, info) = lower::lower(unit, opts.kernel.as_deref())?;
     let kernel = crate::check::check(&kernel)?;
     Ok(Compiled { kernel, info })
 }
