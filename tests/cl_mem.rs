@@ -302,3 +302,69 @@ fn a_float_pointer_stores_through_its_offset() {
     let a = r.launch.kernel.array("f").unwrap();
     assert_eq!(r.memory.arrays[a][0][1], Value::Float(2.5f32.to_bits()));
 }
+
+const ATOMIC_2D: &str = "tests/kernels/cl_atomic_2d.cl";
+const ATOMIC_LAUNCH: [&str; 8] = [
+    "--global",
+    "2,4",
+    "--local",
+    "2,2",
+    "--input",
+    "count=zeros:2",
+    "--input",
+    "bits=zeros:2",
+];
+
+#[test]
+fn cli_runs_atomics_on_a_2d_ndrange_race_free() {
+    let mut args = vec!["races", ATOMIC_2D];
+    args.extend(ATOMIC_LAUNCH);
+    let o = ksim(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let mut args = vec!["run", ATOMIC_2D];
+    args.extend(ATOMIC_LAUNCH);
+    let o = ksim(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    // Two groups, tickets 1 + 2 + 3 + 4 each; all four bits of each group's row.
+    assert!(
+        stdout(&o)
+            .lines()
+            .any(|l| l.starts_with("count ") && l.ends_with("= 0 20")),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        stdout(&o)
+            .lines()
+            .any(|l| l.starts_with("bits ") && l.ends_with("= 15 15")),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn gpu_compare_matches_on_pointer_atomic_and_2d_kernels() {
+    if gpu::device_or_skip("gpu compare of .cl kernels with pointers, atomics, 2D").is_none() {
+        return;
+    }
+    let transpose = [
+        "gpu",
+        "compare",
+        TRANSPOSE,
+        "--global",
+        "4,2",
+        "--local",
+        "2,2",
+        "--input",
+        "in=iota:8",
+        "--input",
+        "out=zeros:8",
+    ];
+    let mut atomic = vec!["gpu", "compare", ATOMIC_2D];
+    atomic.extend(ATOMIC_LAUNCH);
+    for args in [transpose.to_vec(), atomic] {
+        let o = ksim(&args);
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(stdout(&o).contains("match"), "{}", text(&o));
+    }
+}
