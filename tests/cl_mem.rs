@@ -110,6 +110,26 @@ fn pointer_variables_follow_their_offset() {
 }
 
 #[test]
+fn pointers_to_private_variables_are_the_variable() {
+    let src = r#"
+        void set(int *v, int x) { *v = x; }
+        kernel void k(__global int *out) {
+            int x = 1, y;
+            int *p;
+            p = &x;
+            *p = *p + 10;                      // x = 11
+            set(&y, 5);                        // y = 5
+            set(p, p[0] + y);                  // x = 16
+            *&y = y * 2;                       // y = 10
+            out[get_global_id(0)] = x * 100 + y;
+        }
+    "#;
+    let r = run(src, &[1], &[2], &[("out", 2, "zeros")]);
+    assert_eq!(r.ints("out"), [1610, 1610]);
+    assert!(r.races.is_empty());
+}
+
+#[test]
 fn a_moved_buffer_parameter_and_a_local_pointer() {
     let src = r#"
         kernel void k(__global int *a) {
@@ -158,8 +178,12 @@ fn pointers_ksim_cannot_model_are_refused_clearly() {
             "a pointer cast that changes the element type",
         ),
         (
-            "kernel void k(__global int *a) { int x = 0; int *p = &x; *p = 1; }",
-            "the address of a private variable",
+            "kernel void k(__global int *a) { int x = 0; int *p = &x; p++; *p = 1; }",
+            "pointer arithmetic on the address of a private variable",
+        ),
+        (
+            "kernel void k(__global int *a) { int x = 0; int *p = &x; a[0] = p[1]; }",
+            "indexing a pointer to a private variable other than with 0",
         ),
         (
             "kernel void k(__global int *a, __global int *b) { a[0] = a == b; }",

@@ -52,7 +52,15 @@ impl<'u> Lowerer<'u> {
             ));
         }
         let p = self.pointer(target, pre)?;
-        let elem = self.arrays[&p.array].0;
+        let Some(&(elem, _)) = self.arrays.get(&p.array) else {
+            return Err(Diagnostic::new(
+                format!(
+                    "`{}` works on `__global` and `__local` memory, not a private variable",
+                    func.name
+                ),
+                target.span.clone(),
+            ));
+        };
         if !matches!(elem, TypeName::Int | TypeName::Uint) {
             return unsupported(
                 format!(

@@ -1447,7 +1447,10 @@ impl<'u> Lowerer<'u> {
                         t,
                     ))
                 }
-                Some(Binding::Ptr(v)) => Ok((k::LValue::Var(ident(&v, &e.span)), TypeName::Int)),
+                Some(Binding::Ptr(v)) => {
+                    self.movable(&v, &e.span)?;
+                    Ok((k::LValue::Var(ident(&v, &e.span)), TypeName::Int))
+                }
                 Some(Binding::Array(_)) => Err(Diagnostic::new(
                     format!("`{n}` is an array: it cannot be assigned"),
                     e.span.clone(),
@@ -1459,6 +1462,11 @@ impl<'u> Lowerer<'u> {
             },
             E::Index(..) | E::Deref(_) => {
                 let (a, indices) = self.element(e, pre)?;
+                if indices.is_empty() {
+                    // Through a pointer to a private variable (see `pointer`).
+                    let t = self.types[&a.name];
+                    return Ok((k::LValue::Var(a), t));
+                }
                 let t = self.arrays[&a.name].0;
                 Ok((k::LValue::Elem { array: a, indices }, t))
             }
@@ -1468,7 +1476,8 @@ impl<'u> Lowerer<'u> {
     }
 
     /// `A[i]`, `A[i][j]`, `*A`, `*(A + i)`, `p[i]`, `*p`: the array and its indices
-    /// (a pointer's offset added to the index, see [`pointer`]).
+    /// (a pointer's offset added to the index, see [`pointer`]); no indices for a pointer
+    /// to a private variable, the variable itself.
     fn element(&mut self, e: &cl::Expr, pre: &mut Vec<k::Stmt>) -> Res<(k::Ident, Vec<k::Expr>)> {
         use cl::ExprKind as E;
         match &e.kind {
@@ -1611,7 +1620,11 @@ impl<'u> Lowerer<'u> {
             },
             E::Index(..) | E::Deref(_) => {
                 let (array, indices) = self.element(e, pre)?;
-                mk(k::ExprKind::Index { array, indices })
+                if indices.is_empty() {
+                    name_expr(&array.name, span)
+                } else {
+                    mk(k::ExprKind::Index { array, indices })
+                }
             }
             E::Call { func, args } => match self.call(func, args, span, pre)? {
                 Some(v) => v,

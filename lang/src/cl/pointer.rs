@@ -8,7 +8,9 @@
 //! - `p[k]` is `A[off + k]`, `*p` is `A[off]`, `*(p + k)` is `A[off + k]`;
 //! - `p++`, `p += k`, `p -= k` move the offset; `&p[k]`, `p + k`, `(T *)p` are pointers again;
 //! - passing `A + k`, `&A[i]` or a pointer variable to a helper binds its parameter likewise;
-//! - `&x` of a `__local` scalar is element 0 of its one-element array.
+//! - `&x` of a `__local` scalar is element 0 of its one-element array;
+//! - `&x` of a private variable points at the variable itself: `*p` and `p[0]` are `x`.
+//!   Such a pointer never moves (arithmetic on it is refused), so its offset is always 0.
 //!
 //! Bounds are checked where the access happens, on the element it reaches (C forbids
 //! arithmetic that leaves the array, but only an access can fault on a device).
@@ -16,8 +18,8 @@
 //! Refused with "not supported yet": a pointer whose target differs between assignments
 //! (`p = x ? A : B`), null pointers, a cast that changes the element type (a `char *` view
 //! of an `int` buffer: that needs byte-range memory, issue 9 item 3), pointers into
-//! two-dimensional arrays, the address of a private variable, and a pointer used as a value
-//! (compared, printed, subtracted).
+//! two-dimensional arrays, arithmetic on the address of a private variable, and a pointer
+//! used as a value (compared, printed, subtracted).
 
 use super::*;
 
@@ -31,6 +33,8 @@ pub(super) struct PtrVar {
 }
 
 /// A pointer value: an array and the offset (in elements) into it; `None` is offset 0.
+/// `array` may instead name a private scalar variable (lowered names are unique), whose
+/// pointers have offset 0.
 pub(super) struct Ptr {
     pub array: String,
     pub offset: Option<k::Expr>,
@@ -137,9 +141,10 @@ impl<'u> Lowerer<'u> {
                         array: a,
                         offset: None,
                     }),
-                    Some(Binding::Scalar(_)) => {
-                        unsupported(format!("the address of a private variable (`&{n}`)"), span)
-                    }
+                    Some(Binding::Scalar(v)) => Ok(Ptr {
+                        array: v,
+                        offset: None,
+                    }),
                     Some(Binding::Ptr(_)) => unsupported("pointers to pointers", span),
                     None => Err(Diagnostic::new(
                         format!("unknown name `{n}`"),
@@ -148,6 +153,12 @@ impl<'u> Lowerer<'u> {
                 },
                 E::Index(..) | E::Deref(_) => {
                     let (array, mut idx) = self.element(inner, pre)?;
+                    if idx.is_empty() {
+                        return Ok(Ptr {
+                            array: array.name,
+                            offset: None,
+                        });
+                    }
                     if idx.len() != 1 {
                         return unsupported("pointers into arrays of two dimensions", span);
                     }
@@ -164,6 +175,7 @@ impl<'u> Lowerer<'u> {
                     return unsupported("pointer differences and sums of pointers", span);
                 }
                 let p = self.pointer(p, pre)?;
+                self.not_private(&p.array, span)?;
                 let i = self.expr(i, pre)?;
                 let i = if *op == BinOp::Sub {
                     ex(k::ExprKind::Unary(UnOp::Neg, Box::new(i)), span)
@@ -221,6 +233,7 @@ impl<'u> Lowerer<'u> {
             }
             E::IncDec(op, a) => {
                 let old = self.pointer(a, pre)?;
+                self.not_private(&old.array, span)?;
                 let v = self.pointer_name(a).expect("is_pointer checked");
                 let dec = matches!(op, cl::IncDec::PreDec | cl::IncDec::PostDec);
                 let step = st(
@@ -259,13 +272,51 @@ impl<'u> Lowerer<'u> {
         }
     }
 
-    /// The element a pointer (plus an index) reaches.
+    /// Whether `target` is a private variable (not an array).
+    fn is_private(&self, target: &str) -> bool {
+        !self.arrays.contains_key(target)
+    }
+
+    /// Refuses arithmetic on a pointer to a private variable: it would leave the variable.
+    fn not_private(&self, target: &str, span: &Span) -> Res<()> {
+        if self.is_private(target) {
+            return unsupported(
+                "pointer arithmetic on the address of a private variable",
+                span,
+            );
+        }
+        Ok(())
+    }
+
+    /// Refuses moving pointer variable `var` when it points at a private variable.
+    pub(super) fn movable(&self, var: &str, span: &Span) -> Res<()> {
+        match &self.pointers[var].target {
+            Some(t) => self.not_private(t, span),
+            None => Ok(()),
+        }
+    }
+
+    /// The element a pointer (plus an index) reaches; no indices for a private variable.
     pub(super) fn pointee(
         &mut self,
         p: Ptr,
         index: Option<k::Expr>,
         span: &Span,
     ) -> Res<(k::Ident, Vec<k::Expr>)> {
+        if self.is_private(&p.array) {
+            // Its offset is 0 (it never moves); only index 0 stays inside the variable.
+            return match index {
+                None
+                | Some(k::Expr {
+                    kind: k::ExprKind::Int { value: 0, .. },
+                    ..
+                }) => Ok((ident(&p.array, span), Vec::new())),
+                Some(_) => unsupported(
+                    "indexing a pointer to a private variable other than with 0",
+                    span,
+                ),
+            };
+        }
         if self.arrays[&p.array].1 != 1 {
             return unsupported(
                 "a row of a two-dimensional array as a pointer (index it as `A[i][j]`)",
@@ -297,7 +348,10 @@ impl<'u> Lowerer<'u> {
 
     /// Refuses a pointer to `elem` into an array of another element type.
     fn same_element(&self, array: &str, elem: TypeName, span: &Span) -> Res<()> {
-        let (have, dims) = self.arrays[array];
+        let (have, dims) = match self.arrays.get(array) {
+            Some(a) => *a,
+            None => (self.types[array], 1),
+        };
         if dims != 1 {
             return unsupported("pointers into arrays of two dimensions", span);
         }
@@ -465,6 +519,7 @@ impl<'u> Lowerer<'u> {
                 })
             }
             Some(op @ (BinOp::Add | BinOp::Sub)) => {
+                self.movable(var, span)?;
                 if self.pointers[var].target.is_none() {
                     return Err(Diagnostic::new(
                         format!(
@@ -516,7 +571,7 @@ impl<'u> Lowerer<'u> {
         let elem = self.pointee_type(&p.ty, &p.ty.span)?;
         let ptr = self.pointer(a, pre)?;
         let pname = p.name.as_ref().map_or("arg", |n| n.name.as_str());
-        if ptr.offset.is_none() && !written.contains(pname) {
+        if ptr.offset.is_none() && !written.contains(pname) && !self.is_private(&ptr.array) {
             let (have, dims) = self.arrays[&ptr.array];
             if dims == 1 {
                 self.same_element(&ptr.array, elem, &a.span)?;
