@@ -2107,6 +2107,7 @@ impl<'u> Lowerer<'u> {
                         )
                     }
                 };
+                self.same_lanes(&p.ty, &array, &a.span)?;
                 if p.name.is_some() {
                     scope.insert(pname.to_string(), Binding::Array(array));
                 }
