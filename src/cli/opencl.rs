@@ -244,8 +244,16 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
                     TypeName::Bool => "bool",
                     _ => "int",
                 };
+                // A vector buffer's input lists its components in memory order.
+                let what = match b.lanes {
+                    1 => format!("{elem} elements"),
+                    n => format!(
+                        "{elem}{n} elements, each {} {elem} slots: N counts slots",
+                        lang::cl::lower::vector_stride(n)
+                    ),
+                };
                 return Err(Failure::usage(format!(
-                    "buffer `{}` ({elem} elements) needs a size and contents: pass --input {}=zeros:N \
+                    "buffer `{}` ({what}) needs a size and contents: pass --input {}=zeros:N \
                      (or ones:N, iota:N, random:N[:SEED], a list, @FILE)",
                     b.name, b.name
                 )));

@@ -23,6 +23,10 @@ pub enum Builtin {
     Atomic(crate::core::AtomicOp),
     /// An integer (or exact) built-in expanded into core operators.
     Exact(Exact),
+    /// `convert_T` and `as_T`: conversions and reinterpretations (scalar or vector).
+    Convert,
+    /// `any` and `all`: tests of the sign bits of a vector's components.
+    VectorTest,
     /// Known, not lowered yet: the category named in the error.
     Unsupported(&'static str),
 }
@@ -156,17 +160,17 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         _ if name.starts_with("vload") || name.starts_with("vstore") => {
             Unsupported("vector loads and stores")
         }
-        _ if name.starts_with("convert_") || name.starts_with("as_") => {
-            Unsupported("vector conversions and reinterpretations")
-        }
+        _ if name.starts_with("convert_") || name.starts_with("as_") => Convert,
+        "any" | "all" => VectorTest,
         _ if name.starts_with("read_image") || name.starts_with("write_image") => {
             Unsupported("images")
         }
         "mad_hi" | "mul_hi" | "rotate" | "popcount" | "clz" | "bitselect" | "upsample" => {
             Unsupported("integer built-ins that need loops or 64-bit arithmetic")
         }
-        "dot" | "cross" | "length" | "normalize" | "distance" | "shuffle" | "shuffle2" | "any"
-        | "all" => Unsupported("vector built-ins"),
+        "dot" | "cross" | "length" | "normalize" | "distance" | "shuffle" | "shuffle2" => {
+            Unsupported("vector built-ins")
+        }
         "printf" => Unsupported("printf"),
         _ if FLOAT_MATH.contains(&name)
             || name.starts_with("native_")

@@ -32,6 +32,13 @@ pub use atomic::op as atomic_op;
 #[path = "pointer.rs"]
 mod pointer;
 
+#[path = "arrays.rs"]
+mod arrays;
+#[path = "vector.rs"]
+mod vector;
+
+pub use vector::stride as vector_stride;
+
 /// A pointer parameter of the kernel: an array whose length comes from the launch.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Buffer {
@@ -39,10 +46,14 @@ pub struct Buffer {
     pub name: String,
     /// The array's name in the lowered kernel.
     pub array: String,
-    /// The size parameter holding its length in elements.
+    /// The size parameter holding its length in elements of `elem`.
     pub size_param: String,
     pub space: Space,
     pub elem: TypeName,
+    /// Components per element for a vector element type (`float4`: 4; 1 for a scalar). The
+    /// array holds the components in memory order, 4 slots per 3-vector, so the launch's
+    /// input for it lists components.
+    pub lanes: u8,
 }
 
 /// A scalar parameter of the kernel.
@@ -159,6 +170,8 @@ pub fn lower(
         scopes: vec![HashMap::new()],
         types: HashMap::new(),
         arrays: HashMap::new(),
+        vec_arrays: HashMap::new(),
+        flat: HashMap::new(),
         local_arrays: Vec::new(),
         frames: Vec::new(),
         targets: Vec::new(),
@@ -184,6 +197,8 @@ enum Binding {
     Cell(String),
     /// A pointer variable, by the lowered name of its offset variable ([`pointer`]).
     Ptr(String),
+    /// A private vector: one scalar variable per component (see [`vector`]).
+    Vector { comps: Vec<String>, elem: TypeName },
 }
 
 struct Frame {
@@ -192,6 +207,8 @@ struct Frame {
     ret_flag: Option<String>,
     /// The variable receiving the returned value.
     result: Option<(String, TypeName)>,
+    /// The variables receiving a returned vector's components.
+    vresult: Option<(Vec<String>, TypeName)>,
 }
 
 /// A segment of a switch body: its labels (`None`: `default`), its statements, its span.
@@ -212,6 +229,11 @@ struct Lowerer<'u> {
     types: HashMap<String, TypeName>,
     /// Element type and number of dimensions of the lowered arrays.
     arrays: HashMap<String, (TypeName, usize)>,
+    /// Arrays of vectors: components per element (see [`vector`]).
+    vec_arrays: HashMap<String, u8>,
+    /// Arrays of more than two dimensions, flattened: their dimensions after the second
+    /// (see [`arrays`]).
+    flat: HashMap<String, Vec<k::Expr>>,
     /// `__local` declarations of the body, which become kernel arrays.
     local_arrays: Vec<k::Param>,
     frames: Vec<Frame>,
@@ -648,13 +670,15 @@ impl<'u> Lowerer<'u> {
                             ))
                         }
                     };
-                    let elem = match self.base(&ty.base, &ty.span) {
-                        Ok(t) => t,
-                        Err(mut d) => {
-                            d.message = format!("{} (as a buffer's element type)", d.message);
-                            return Err(d);
-                        }
-                    };
+                    let shape = self.vec_base(&ty.base, &ty.span)?;
+                    let elem =
+                        match shape.map_or_else(|| self.base(&ty.base, &ty.span), |s| Ok(s.0)) {
+                            Ok(t) => t,
+                            Err(mut d) => {
+                                d.message = format!("{} (as a buffer's element type)", d.message);
+                                return Err(d);
+                            }
+                        };
                     let array = claimed.next().expect("one name per parameter");
                     let size_param = format!("{array}.len");
                     params.push(k::Param::Array {
@@ -666,12 +690,17 @@ impl<'u> Lowerer<'u> {
                         span: p.span.clone(),
                     });
                     self.arrays.insert(array.clone(), (elem, 1));
+                    let lanes = shape.map_or(1, |s| s.1);
+                    if lanes > 1 {
+                        self.vec_arrays.insert(array.clone(), lanes);
+                    }
                     self.info.buffers.push(Buffer {
                         name: name.name.clone(),
                         array: array.clone(),
                         size_param,
                         space,
                         elem,
+                        lanes,
                     });
                     if written.contains(&name.name) {
                         // A pointer parameter the kernel moves: a pointer variable.
@@ -705,6 +734,7 @@ impl<'u> Lowerer<'u> {
             name: f.name.name.clone(),
             ret_flag,
             result: None,
+            vresult: None,
         });
         let mut stmts = prologue;
         self.block(&body.stmts, &mut stmts)?;
@@ -856,6 +886,18 @@ impl<'u> Lowerer<'u> {
                     out.push(set(&f, boolean(true, span), span));
                 }
             }
+            S::Return(Some(e)) if self.frames.last().is_some_and(|f| f.vresult.is_some()) => {
+                let frame = self.frames.last().expect("in a function");
+                let (comps, elem) = frame.vresult.clone().expect("a vector result");
+                let flag = frame.ret_flag.clone();
+                let vals = self.vec_value(e, (elem, comps.len() as u8), out)?;
+                for (c, v) in comps.iter().zip(vals) {
+                    out.push(set(c, v, span));
+                }
+                if let Some(f) = flag {
+                    out.push(set(&f, boolean(true, span), span));
+                }
+            }
             S::Return(e) => {
                 let frame = self.frames.last().expect("in a function");
                 let (result, flag, fname) = (
@@ -863,12 +905,19 @@ impl<'u> Lowerer<'u> {
                     frame.ret_flag.clone(),
                     frame.name.clone(),
                 );
+                let frame_vector = frame.vresult.clone();
                 match (e, result) {
                     (Some(e), Some((r, _))) => {
                         let v = self.expr(e, out)?;
                         out.push(set(&r, v, span));
                     }
-                    (None, None) => {}
+                    (None, None) if frame_vector.is_none() => {}
+                    (None, None) => {
+                        return Err(Diagnostic::new(
+                            format!("`{fname}` must return a value"),
+                            span.clone(),
+                        ))
+                    }
                     (Some(e), None) => {
                         return Err(Diagnostic::new(
                             format!("`{fname}` returns `void` but this `return` has a value"),
@@ -914,6 +963,9 @@ impl<'u> Lowerer<'u> {
         if d.ty.pointers.is_empty() && !d.ty.arrays.is_empty() {
             return unsupported("private arrays", span);
         }
+        if let Some(shape) = self.type_shape(&d.ty)? {
+            return self.vec_decl(d, shape, out);
+        }
         let ty = self.scalar(&d.ty)?;
         let init = match &d.init {
             None => None,
@@ -941,10 +993,11 @@ impl<'u> Lowerer<'u> {
                 d.span.clone(),
             ));
         }
-        let elem = self.base(&d.ty.base, &d.ty.span)?;
-        if d.ty.arrays.len() > 2 {
-            return unsupported("arrays of more than two dimensions", &d.ty.span);
-        }
+        let shape = self.vec_base(&d.ty.base, &d.ty.span)?;
+        let elem = match shape {
+            Some((t, _)) => t,
+            None => self.base(&d.ty.base, &d.ty.span)?,
+        };
         let mut dims = Vec::new();
         for size in &d.ty.arrays {
             let Some(size) = size else {
@@ -963,6 +1016,13 @@ impl<'u> Lowerer<'u> {
             }
             dims.push(e);
         }
+        let logical = dims.len().max(1);
+        let (mut dims, inner) = if dims.len() > 2 {
+            let (d, inner) = arrays::flatten(dims);
+            (d, Some(inner))
+        } else {
+            (dims, None)
+        };
         let cell = dims.is_empty();
         if cell {
             dims.push(ex(
@@ -973,8 +1033,29 @@ impl<'u> Lowerer<'u> {
                 &d.name.span,
             ));
         }
+        if let Some((_, n)) = shape {
+            // Vector elements: `stride(n)` slots each in the last dimension.
+            let last = dims.pop().expect("a dimension");
+            let s = ex(
+                k::ExprKind::Int {
+                    value: vector::stride(n) as u64,
+                    unsigned: false,
+                },
+                &d.name.span,
+            );
+            dims.push(ex(
+                k::ExprKind::Binary(BinOp::Mul, Box::new(last), Box::new(s)),
+                &d.name.span,
+            ));
+        }
         let name = self.fresh(&d.name.name);
-        self.arrays.insert(name.clone(), (elem, dims.len()));
+        if let Some((_, n)) = shape {
+            self.vec_arrays.insert(name.clone(), n);
+        }
+        if let Some(inner) = inner {
+            self.flattened(&name, inner, &d.ty.span);
+        }
+        self.arrays.insert(name.clone(), (elem, logical));
         self.local_arrays.push(k::Param::Array {
             is_const: false,
             space: Space::Local,
@@ -1305,6 +1386,9 @@ impl<'u> Lowerer<'u> {
     fn effect(&mut self, e: &cl::Expr, out: &mut Vec<k::Stmt>) -> Res<()> {
         use cl::ExprKind as E;
         let span = &e.span;
+        if self.vec_shape(e).is_some() {
+            return self.vec_effect(e, out);
+        }
         match &e.kind {
             E::Assign { op, target, value } if self.pointer_name(target).is_some() => {
                 let var = self.pointer_name(target).expect("a pointer variable");
@@ -1455,11 +1539,13 @@ impl<'u> Lowerer<'u> {
                     format!("`{n}` is an array: it cannot be assigned"),
                     e.span.clone(),
                 )),
+                Some(Binding::Vector { .. }) => self.not_scalar(e),
                 None => Err(Diagnostic::new(
                     format!("unknown variable `{n}`"),
                     e.span.clone(),
                 )),
             },
+            E::Index(..) | E::Deref(_) if self.vec_shape(e).is_some() => self.not_scalar(e),
             E::Index(..) | E::Deref(_) => {
                 let (a, indices) = self.element(e, pre)?;
                 if indices.is_empty() {
@@ -1469,6 +1555,9 @@ impl<'u> Lowerer<'u> {
                 }
                 let t = self.arrays[&a.name].0;
                 Ok((k::LValue::Elem { array: a, indices }, t))
+            }
+            E::Member { base, .. } if self.vec_shape(base).is_some() => {
+                self.component_lvalue(e, pre)
             }
             E::Member { .. } => unsupported("struct members and vector components", &e.span),
             _ => unsupported("assigning to this kind of expression", &e.span),
@@ -1480,6 +1569,14 @@ impl<'u> Lowerer<'u> {
     /// to a private variable, the variable itself.
     fn element(&mut self, e: &cl::Expr, pre: &mut Vec<k::Stmt>) -> Res<(k::Ident, Vec<k::Expr>)> {
         use cl::ExprKind as E;
+        if let Some((arr, base, indices)) = self.flattened_chain(e) {
+            let mut out = Vec::new();
+            for i in indices {
+                out.push(self.expr(i, pre)?);
+            }
+            let out = self.flat_index(&arr, out)?;
+            return Ok((ident(&arr, &base.span), out));
+        }
         match &e.kind {
             E::Index(a, j) => {
                 if let E::Index(base, i) = &a.kind {
@@ -1491,7 +1588,9 @@ impl<'u> Lowerer<'u> {
                 }
                 if let E::Name(n) = &a.kind {
                     match self.lookup(n) {
-                        Some(Binding::Cell(_)) | Some(Binding::Scalar(_)) => {
+                        Some(Binding::Cell(_))
+                        | Some(Binding::Scalar(_))
+                        | Some(Binding::Vector { .. }) => {
                             return Err(Diagnostic::new(
                                 format!("`{n}` is not an array or pointer"),
                                 a.span.clone(),
@@ -1586,8 +1685,10 @@ impl<'u> Lowerer<'u> {
                 unsigned: false,
             }),
             E::Str(_) => return unsupported("string literals", span),
+            E::Name(_) if self.vec_shape(e).is_some() => return self.not_scalar(e),
             E::Name(n) => match self.lookup(n).cloned() {
                 Some(Binding::Scalar(v)) => name_expr(&v, span),
+                Some(Binding::Vector { .. }) => return self.not_scalar(e),
                 Some(Binding::Cell(a)) => mk(k::ExprKind::Index {
                     array: ident(&a, span),
                     indices: vec![mk(k::ExprKind::Int {
@@ -1618,6 +1719,7 @@ impl<'u> Lowerer<'u> {
                     }
                 },
             },
+            E::Index(..) | E::Deref(_) if self.vec_shape(e).is_some() => return self.not_scalar(e),
             E::Index(..) | E::Deref(_) => {
                 let (array, indices) = self.element(e, pre)?;
                 if indices.is_empty() {
@@ -1635,6 +1737,7 @@ impl<'u> Lowerer<'u> {
                     ))
                 }
             },
+            E::Member { base, .. } if self.vec_shape(base).is_some() => self.component(e, pre)?,
             E::Member { .. } => return unsupported("struct members and vector components", span),
             E::Unary(op, a) => {
                 let a = self.expr(a, pre)?;
@@ -1743,6 +1846,7 @@ impl<'u> Lowerer<'u> {
                 let a = self.expr(a, pre)?;
                 mk(k::ExprKind::Cast(ty, Box::new(a)))
             }
+            E::VecLit(..) if self.vec_shape(e).is_some() => return self.not_scalar(e),
             E::VecLit(t, _) => {
                 return unsupported(format!("vector literals (`{}`)", t.base.name()), span)
             }
@@ -1757,6 +1861,13 @@ impl<'u> Lowerer<'u> {
                 }),
                 None => return unsupported(format!("sizeof of `{}`", t.base.name()), span),
             },
+            E::SizeofExpr(a) if self.vec_shape(a).is_some() => {
+                let (_, n) = self.vec_shape(a).expect("a vector");
+                mk(k::ExprKind::Int {
+                    value: 4 * vector::stride(n) as u64,
+                    unsigned: true,
+                })
+            }
             E::SizeofExpr(a) => {
                 let mut ignored = Vec::new();
                 let v = self.expr(a, &mut ignored)?;
@@ -1797,6 +1908,33 @@ impl<'u> Lowerer<'u> {
             Builtin::Atomic(op) => self.atomic(op, func, args, true, span, pre),
             Builtin::Unsupported(what) => {
                 unsupported(format!("{what} (`{}`)", func.name), &func.span)
+            }
+            Builtin::Convert | Builtin::VectorTest => {
+                if self
+                    .vec_shape(&cl::Expr {
+                        kind: cl::ExprKind::Call {
+                            func: func.clone(),
+                            args: args.to_vec(),
+                        },
+                        span: span.clone(),
+                    })
+                    .is_some()
+                {
+                    return Err(Diagnostic::new(
+                        format!("`{}` gives a vector where a scalar is needed", func.name),
+                        span.clone(),
+                    ));
+                }
+                self.vector_builtin(func, args, span, pre).map(Some)
+            }
+            Builtin::Exact(_) if args.iter().any(|a| self.vec_shape(a).is_some()) => {
+                Err(Diagnostic::new(
+                    format!(
+                        "`{}` of a vector gives a vector where a scalar is needed",
+                        func.name
+                    ),
+                    span.clone(),
+                ))
             }
             Builtin::Exact(f) => {
                 if args.len() != f.arity() {
@@ -1860,6 +1998,28 @@ impl<'u> Lowerer<'u> {
         span: &Span,
         pre: &mut Vec<k::Stmt>,
     ) -> Res<Option<k::Expr>> {
+        let result = if f.ret.base == cl::Base::Void && f.ret.pointers.is_empty() {
+            None
+        } else {
+            let ty = self.scalar(&f.ret)?;
+            let r = self.temp(&format!("{}_result", f.name.name), ty, None, span, pre);
+            Some((r, ty))
+        };
+        self.inline_with(f, args, span, pre, result.clone(), None)?;
+        Ok(result.map(|(r, _)| name_expr(&r, span)))
+    }
+
+    /// Inlines `f` with its result going to `result` (a scalar) or `vresult` (a vector's
+    /// components), both declared by the caller.
+    fn inline_with(
+        &mut self,
+        f: &'u cl::Function,
+        args: &[cl::Expr],
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+        result: Option<(String, TypeName)>,
+        vresult: Option<(Vec<String>, TypeName)>,
+    ) -> Res<()> {
         if self.frames.iter().any(|fr| fr.name == f.name.name) {
             let chain: Vec<_> = self.frames.iter().map(|fr| fr.name.as_str()).collect();
             return Err(Diagnostic::new(
@@ -1907,6 +2067,24 @@ impl<'u> Lowerer<'u> {
                 }
                 continue;
             }
+            if let Some((elem, n)) = self.type_shape(&p.ty)? {
+                let vals = self.vec_value(a, (elem, n), pre)?;
+                let comps = self.declare_vector(pname, elem, n);
+                for (c, v) in comps.iter().zip(vals) {
+                    stmts.push(st(
+                        k::StmtKind::Decl {
+                            ty: elem,
+                            name: ident(c, &a.span),
+                            init: Some(v),
+                        },
+                        &a.span,
+                    ));
+                }
+                if p.name.is_some() {
+                    scope.insert(pname.to_string(), Binding::Vector { comps, elem });
+                }
+                continue;
+            }
             let ty = self.scalar(&p.ty)?;
             let v = self.expr(a, pre)?;
             let var = self.declare_scalar(pname, ty);
@@ -1922,13 +2100,6 @@ impl<'u> Lowerer<'u> {
                 scope.insert(pname.to_string(), Binding::Scalar(var));
             }
         }
-        let result = if f.ret.base == cl::Base::Void && f.ret.pointers.is_empty() {
-            None
-        } else {
-            let ty = self.scalar(&f.ret)?;
-            let r = self.temp(&format!("{}_result", f.name.name), ty, None, span, pre);
-            Some((r, ty))
-        };
         let ret_flag = needs_ret_flag(body)
             .then(|| self.declare_scalar(&format!("{}_returned", f.name.name), TypeName::Bool));
         if let Some(r) = &ret_flag {
@@ -1947,7 +2118,8 @@ impl<'u> Lowerer<'u> {
         self.frames.push(Frame {
             name: f.name.name.clone(),
             ret_flag,
-            result: result.clone(),
+            result,
+            vresult,
         });
         let r = self.block(&body.stmts, &mut stmts);
         self.frames.pop();
@@ -1955,7 +2127,7 @@ impl<'u> Lowerer<'u> {
         self.targets = saved_targets;
         r?;
         pre.push(block(stmts, span));
-        Ok(result.map(|(r, _)| name_expr(&r, span)))
+        Ok(())
     }
 
     /// The type the checker will give a lowered expression (C's usual conversions), where

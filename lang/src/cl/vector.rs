@@ -1,0 +1,1146 @@
+//! OpenCL C vector types (OpenCL C 1.2 §6.1.2, §6.1.6, §6.1.7, §6.3), scalarised by the
+//! lowering: the core has no vector values, so a vector is its components.
+//!
+//! - A private `int4 v` is four scalar variables `v.x`, `v.y`, `v.z`, `v.w` (`v.s0` ...
+//!   `v.sf` for 8 and 16 components); a by-value vector parameter of a helper and a helper's
+//!   vector result likewise.
+//! - An array of vectors (`__global float4 *G`, `__local int2 t[64]`) is an array of the
+//!   element type, with OpenCL's memory layout: component `j` of element `i` is at
+//!   `s*i + j`, where `s` is the number of components, or 4 for a 3-component vector
+//!   (§6.1.5: a 3-vector takes the room of a 4-vector). A buffer's launch input therefore
+//!   lists scalar components in memory order, `s` per vector. Races and bounds are checked
+//!   per component: a vector store is one access per component, so two work-items writing
+//!   different components of one element do not race (as with byte ranges on a device).
+//! - Component access, swizzles and `.lo/.hi/.even/.odd` pick components; a swizzle with a
+//!   repeated component cannot be assigned to (§6.1.7). Literals `(int4)(a, (int2)(b, c), d)`
+//!   and a single scalar (splat), element-wise operators with a scalar operand widened to
+//!   every component (§6.2.6); relational, equality and logical operators and `!` give -1
+//!   (true) or 0 per component in an `int` vector (§6.3), and a vector condition of `?:`
+//!   selects per component by the condition's most significant bit, like `select` (§6.3.i).
+//! - `convert_T` (default rounding only: as a C cast) and `as_T` between `int` and `uint`
+//!   vectors of one length (the same bits); the element-wise built-ins of
+//!   [`super::builtins::Exact`] component by component; `any`/`all`.
+//!
+//! An assignment of a vector evaluates every component of the value before it stores the
+//! first one, so `v = v.yx` swaps.
+
+use super::*;
+
+/// A vector value: one pure expression per component.
+pub(super) struct VecVal {
+    pub elem: TypeName,
+    pub comps: Vec<k::Expr>,
+}
+
+/// Scalar slots in memory per element of an `n`-vector (§6.1.5).
+pub fn stride(n: u8) -> u8 {
+    if n == 3 {
+        4
+    } else {
+        n
+    }
+}
+
+/// The OpenCL spelling of a scalar type, for messages.
+fn scalar_name(t: TypeName) -> &'static str {
+    match t {
+        TypeName::Uint => "uint",
+        TypeName::Float => "float",
+        TypeName::Bool => "bool",
+        TypeName::Generic => "T",
+        TypeName::Int => "int",
+    }
+}
+
+/// The OpenCL spelling of a vector type, for messages.
+pub(super) fn vec_name(elem: TypeName, n: u8) -> String {
+    format!("{}{n}", scalar_name(elem))
+}
+
+/// The name of component `i` of an `n`-vector variable.
+fn comp_name(i: usize, n: u8) -> String {
+    if n <= 4 {
+        ["x", "y", "z", "w"][i].to_string()
+    } else {
+        format!("s{i:x}")
+    }
+}
+
+/// The components (indices) that `.field` names on an `n`-vector (§6.1.7).
+pub(super) fn swizzle(field: &str, n: u8) -> Result<Vec<usize>, String> {
+    let n = n as usize;
+    let half = n.div_ceil(2);
+    let picked: Vec<usize> = match field {
+        "lo" => (0..half).collect(),
+        "hi" => (half..2 * half).collect(),
+        "even" => (0..half).map(|i| 2 * i).collect(),
+        "odd" => (0..half).map(|i| 2 * i + 1).collect(),
+        _ if field.len() > 1 && (field.starts_with('s') || field.starts_with('S')) => field[1..]
+            .chars()
+            .map(|c| {
+                c.to_digit(16)
+                    .map(|d| d as usize)
+                    .ok_or_else(|| format!("`.{field}` is not a component of a vector"))
+            })
+            .collect::<Result<_, _>>()?,
+        _ => field
+            .chars()
+            .map(|c| {
+                "xyzw"
+                    .find(c)
+                    .ok_or_else(|| format!("`.{field}` is not a component of a vector"))
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    if let Some(&bad) = picked.iter().find(|&&i| i >= n) {
+        return Err(if n == 3 && bad == 3 {
+            format!("`.{field}` of a 3-component vector names its undefined 4th component")
+        } else {
+            format!("`.{field}` names a component a {n}-component vector does not have")
+        });
+    }
+    if ![1, 2, 3, 4, 8, 16].contains(&picked.len()) {
+        return Err(format!(
+            "`.{field}` picks {} components (a vector has 2, 3, 4, 8 or 16)",
+            picked.len()
+        ));
+    }
+    Ok(picked)
+}
+
+/// `int`, `uint`, `float4`, ... as in `convert_T` and `as_T`: element type name and length
+/// (`None` for a scalar).
+fn type_word(w: &str) -> Option<(&str, Option<u8>)> {
+    let digits = w.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    let name = &w[..w.len() - digits.len()];
+    let n = match digits {
+        "" => None,
+        d => Some(
+            d.parse::<u8>()
+                .ok()
+                .filter(|n| [2, 3, 4, 8, 16].contains(n))?,
+        ),
+    };
+    [
+        "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half", "float",
+        "double", "bool",
+    ]
+    .contains(&name)
+    .then_some((name, n))
+}
+
+fn is_relational(op: BinOp) -> bool {
+    use BinOp::*;
+    matches!(op, Lt | Le | Gt | Ge | Eq | Ne | LogAnd | LogOr)
+}
+
+fn int(value: i64, span: &Span) -> k::Expr {
+    if value < 0 {
+        ex(
+            k::ExprKind::Unary(
+                UnOp::Neg,
+                Box::new(ex(
+                    k::ExprKind::Int {
+                        value: value.unsigned_abs(),
+                        unsigned: false,
+                    },
+                    span,
+                )),
+            ),
+            span,
+        )
+    } else {
+        ex(
+            k::ExprKind::Int {
+                value: value as u64,
+                unsigned: false,
+            },
+            span,
+        )
+    }
+}
+
+/// `c ? -1 : 0`: a vector relational result component (§6.3).
+fn mask(c: k::Expr, span: &Span) -> k::Expr {
+    ex(
+        k::ExprKind::Cond(Box::new(c), Box::new(int(-1, span)), Box::new(int(0, span))),
+        span,
+    )
+}
+
+fn bin(op: BinOp, a: k::Expr, b: k::Expr, span: &Span) -> k::Expr {
+    ex(k::ExprKind::Binary(op, Box::new(a), Box::new(b)), span)
+}
+
+fn is_literal(e: &k::Expr) -> bool {
+    matches!(
+        e.kind,
+        k::ExprKind::Int { .. } | k::ExprKind::Float(_) | k::ExprKind::Bool(_)
+    )
+}
+
+/// Whether evaluating `e` may read one of `vars` or (with `memory`) an array element.
+fn reads(e: &k::Expr, vars: &HashSet<String>, memory: bool) -> bool {
+    use k::ExprKind as E;
+    match &e.kind {
+        E::Name(n) => vars.contains(n),
+        E::Index { indices, .. } => memory || indices.iter().any(|i| reads(i, vars, memory)),
+        E::Unary(_, a) | E::Cast(_, a) => reads(a, vars, memory),
+        E::Binary(_, a, b) => reads(a, vars, memory) || reads(b, vars, memory),
+        E::Cond(a, b, c) => [a, b, c].iter().any(|x| reads(x, vars, memory)),
+        E::Call { args, .. } => args.iter().any(|x| reads(x, vars, memory)),
+        E::Int { .. } | E::Float(_) | E::Bool(_) | E::Identity => false,
+    }
+}
+
+/// The name under `A[i]...`, `*A`, `*(A + i)` and the number of subscripts.
+fn subscripted(e: &cl::Expr) -> Option<(&str, usize)> {
+    use cl::ExprKind as E;
+    let mut depth = 0;
+    let mut cur = e;
+    loop {
+        match &cur.kind {
+            E::Index(a, _) => {
+                depth += 1;
+                cur = a;
+            }
+            E::Deref(p) => {
+                depth += 1;
+                cur = match &p.kind {
+                    E::Binary(BinOp::Add, a, _) => a,
+                    _ => p,
+                };
+            }
+            E::Name(n) => return (depth > 0).then_some((n.as_str(), depth)),
+            _ => return None,
+        }
+    }
+}
+
+impl<'u> Lowerer<'u> {
+    /// `(element, n)` of a vector base type; an error if its element type is not modelled.
+    pub(super) fn vec_base(&self, b: &cl::Base, span: &Span) -> Res<Option<(TypeName, u8)>> {
+        let cl::Base::Vector(e, n) = b else {
+            return Ok(None);
+        };
+        let t = self.base(e, span).map_err(|mut d| {
+            d.message = format!("{} (as the element type of `{}`)", d.message, b.name());
+            d
+        })?;
+        if t == TypeName::Bool {
+            return Err(Diagnostic::new(
+                "OpenCL C has no `bool` vectors",
+                span.clone(),
+            ));
+        }
+        Ok(Some((t, *n)))
+    }
+
+    /// The vector shape of a full type: a vector, not a pointer or array of them.
+    pub(super) fn type_shape(&self, t: &cl::Type) -> Res<Option<(TypeName, u8)>> {
+        if !t.pointers.is_empty() || !t.arrays.is_empty() {
+            return Ok(None);
+        }
+        self.vec_base(&t.base, &t.span)
+    }
+
+    /// A helper's pointer parameter of type `param` may name `array` only if both see the
+    /// memory as elements of one length: a `float *` view of a `float4` buffer is a pointer
+    /// cast, not supported yet.
+    pub(super) fn same_lanes(&self, param: &cl::Type, array: &str, span: &Span) -> Res<()> {
+        let want = self.vec_base(&param.base, &param.span)?.map_or(1, |s| s.1);
+        let have = self.vec_arrays.get(array).copied().unwrap_or(1);
+        if want != have {
+            return unsupported(
+                "passing a pointer as one to another element type (pointer casts)",
+                span,
+            );
+        }
+        Ok(())
+    }
+
+    /// The vector type of an OpenCL expression, if it has one (decided before lowering it).
+    pub(super) fn vec_shape(&self, e: &cl::Expr) -> Option<(TypeName, u8)> {
+        use cl::ExprKind as E;
+        match &e.kind {
+            E::Name(n) => match self.lookup(n)? {
+                Binding::Vector { elem, comps } => Some((*elem, comps.len() as u8)),
+                Binding::Cell(a) => self.vec_arrays.get(a).map(|n| (self.arrays[a].0, *n)),
+                _ => None,
+            },
+            E::Index(..) | E::Deref(_) => {
+                let (name, depth) = subscripted(e)?;
+                let Binding::Array(a) = self.lookup(name)? else {
+                    return None;
+                };
+                let (elem, dims) = self.arrays.get(a)?;
+                let n = *self.vec_arrays.get(a)?;
+                (depth == *dims).then_some((*elem, n))
+            }
+            E::Member {
+                base,
+                field,
+                arrow: false,
+            } => {
+                let (t, n) = self.vec_shape(base)?;
+                let len = swizzle(&field.name, n).ok()?.len();
+                (len > 1).then_some((t, len as u8))
+            }
+            E::VecLit(t, _) | E::Cast(t, _) => self.type_shape(t).ok().flatten(),
+            E::Unary(UnOp::Not, a) => self.vec_shape(a).map(|(_, n)| (TypeName::Int, n)),
+            E::Unary(_, a) | E::Plus(a) | E::IncDec(_, a) => self.vec_shape(a),
+            E::Binary(op, a, b) => {
+                let (t, n) = self.vec_shape(a).or_else(|| self.vec_shape(b))?;
+                Some((if is_relational(*op) { TypeName::Int } else { t }, n))
+            }
+            E::Assign { target, .. } => self.vec_shape(target),
+            E::Cond(c, a, b) => self
+                .vec_shape(a)
+                .or_else(|| self.vec_shape(b))
+                .or_else(|| self.vec_shape(c)),
+            E::Comma(_, b) => self.vec_shape(b),
+            E::Call { func, args } => self.call_shape(&func.name, args),
+            _ => None,
+        }
+    }
+
+    fn call_shape(&self, name: &str, args: &[cl::Expr]) -> Option<(TypeName, u8)> {
+        if let Some(f) = self.funcs.get(name) {
+            return self.type_shape(&f.ret).ok().flatten();
+        }
+        match builtins::lookup(name)? {
+            Builtin::Convert => {
+                let word = name.split('_').nth(1)?;
+                let (elem, n) = type_word(word)?;
+                let base = match elem {
+                    "int" => TypeName::Int,
+                    "uint" => TypeName::Uint,
+                    "float" => TypeName::Float,
+                    _ => return None,
+                };
+                Some((base, n?))
+            }
+            Builtin::Exact(builtins::Exact::IsNan) => self
+                .vec_shape(args.first()?)
+                .map(|(_, n)| (TypeName::Int, n)),
+            Builtin::Exact(_) => args.iter().find_map(|a| self.vec_shape(a)),
+            _ => None,
+        }
+    }
+
+    /// The error for a vector where the language needs a scalar.
+    pub(super) fn not_scalar<T>(&self, e: &cl::Expr) -> Res<T> {
+        let what = self.vec_shape(e).map_or("a vector".to_string(), |(t, n)| {
+            format!("a vector (`{}`)", vec_name(t, n))
+        });
+        Err(Diagnostic::new(
+            format!("{what} where a scalar is needed"),
+            e.span.clone(),
+        ))
+    }
+
+    /// `e` itself if evaluating it again is free and reads nothing that can change (a
+    /// name or a literal), else a temporary holding it.
+    fn once(&mut self, e: k::Expr, fallback: TypeName, pre: &mut Vec<k::Stmt>) -> k::Expr {
+        if is_literal(&e) || matches!(e.kind, k::ExprKind::Name(_)) {
+            return e;
+        }
+        let span = e.span.clone();
+        let ty = self.type_of(&e).unwrap_or(fallback);
+        let t = self.temp("v", ty, Some(e), &span, pre);
+        name_expr(&t, &span)
+    }
+
+    /// `e` converted to `to` (C's conversion) unless it already has that type.
+    fn conv(&self, e: k::Expr, to: TypeName) -> k::Expr {
+        if self.type_of(&e) == Some(to) {
+            return e;
+        }
+        let span = e.span.clone();
+        ex(k::ExprKind::Cast(to, Box::new(e)), &span)
+    }
+
+    /// The value of `e` as an `n`-vector of `elem`: a vector of exactly that type, or a
+    /// scalar converted and widened to every component (§6.2.6).
+    pub(super) fn vec_value(
+        &mut self,
+        e: &cl::Expr,
+        (elem, n): (TypeName, u8),
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<Vec<k::Expr>> {
+        if self.vec_shape(e).is_some() {
+            let v = self.vec_expr(e, pre)?;
+            if v.elem != elem || v.comps.len() != n as usize {
+                return Err(Diagnostic::new(
+                    format!(
+                        "a `{}` where a `{}` is needed (vector types convert only with `convert_{}`)",
+                        vec_name(v.elem, v.comps.len() as u8),
+                        vec_name(elem, n),
+                        vec_name(elem, n)
+                    ),
+                    e.span.clone(),
+                ));
+            }
+            return Ok(v.comps);
+        }
+        let x = self.expr(e, pre)?;
+        let x = self.conv(x, elem);
+        let x = self.once(x, elem, pre);
+        Ok(vec![x; n as usize])
+    }
+
+    /// Per-component index lists of element `indices` of vector array `array`.
+    fn slots(
+        &mut self,
+        array: &str,
+        mut indices: Vec<k::Expr>,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Vec<Vec<k::Expr>> {
+        let n = self.vec_arrays[array];
+        let last = indices.pop().expect("an array has a dimension");
+        let span = last.span.clone();
+        let last = self.once(last, TypeName::Int, pre);
+        let base = bin(BinOp::Mul, last, int(stride(n) as i64, &span), &span);
+        (0..n as i64)
+            .map(|c| {
+                let mut idx = indices.clone();
+                idx.push(if c == 0 {
+                    base.clone()
+                } else {
+                    bin(BinOp::Add, base.clone(), int(c, &span), &span)
+                });
+                idx
+            })
+            .collect()
+    }
+
+    /// A vector expression, lowered to its components; side effects go to `pre`.
+    pub(super) fn vec_expr(&mut self, e: &cl::Expr, pre: &mut Vec<k::Stmt>) -> Res<VecVal> {
+        use cl::ExprKind as E;
+        let span = &e.span;
+        let Some((elem, n)) = self.vec_shape(e) else {
+            return Err(Diagnostic::new("a vector is needed here", span.clone()));
+        };
+        let comps = match &e.kind {
+            E::Name(_) | E::Index(..) | E::Deref(_) => {
+                let mut again = Vec::new();
+                let (lvs, _) = self.vec_lvalue(e, &mut again)?;
+                pre.extend(again);
+                lvs.iter().map(|lv| Self::lvalue_expr(lv, span)).collect()
+            }
+            E::Member { base, field, .. } => {
+                let v = self.vec_expr(base, pre)?;
+                let idx = swizzle(&field.name, v.comps.len() as u8)
+                    .map_err(|m| Diagnostic::new(m, field.span.clone()))?;
+                idx.into_iter().map(|i| v.comps[i].clone()).collect()
+            }
+            E::VecLit(_, items) => self.vec_items(items, (elem, n), span, pre)?,
+            E::Cast(_, a) => {
+                if self.vec_shape(a).is_some() {
+                    return Err(Diagnostic::new(
+                        format!(
+                            "a cast between vector types: use `convert_{}`",
+                            vec_name(elem, n)
+                        ),
+                        span.clone(),
+                    ));
+                }
+                self.vec_value(a, (elem, n), pre)?
+            }
+            E::Unary(op, a) => {
+                let v = self.vec_expr(a, pre)?;
+                v.comps
+                    .into_iter()
+                    .map(|c| match op {
+                        UnOp::Not => {
+                            mask(ex(k::ExprKind::Unary(UnOp::Not, Box::new(c)), span), span)
+                        }
+                        _ => ex(k::ExprKind::Unary(*op, Box::new(c)), span),
+                    })
+                    .collect()
+            }
+            E::Plus(a) => self.vec_expr(a, pre)?.comps,
+            E::IncDec(op, target) => {
+                let (lvs, ty) = self.vec_lvalue(target, pre)?;
+                let dec = matches!(op, cl::IncDec::PreDec | cl::IncDec::PostDec);
+                let post = matches!(op, cl::IncDec::PostInc | cl::IncDec::PostDec);
+                let mut vals = Vec::new();
+                for lv in &lvs {
+                    if post {
+                        let old = Self::lvalue_expr(lv, span);
+                        let t = self.temp("old", ty, Some(old), span, pre);
+                        vals.push(name_expr(&t, span));
+                    } else {
+                        vals.push(Self::lvalue_expr(lv, span));
+                    }
+                }
+                for lv in lvs {
+                    pre.push(st(
+                        k::StmtKind::Step {
+                            target: lv,
+                            decrement: dec,
+                        },
+                        span,
+                    ));
+                }
+                vals
+            }
+            E::Binary(op, a, b) => self.vec_binary(*op, a, b, span, pre)?,
+            E::Assign { .. } => {
+                let lvs = self.vec_assign(e, pre)?;
+                lvs.iter().map(|lv| Self::lvalue_expr(lv, span)).collect()
+            }
+            E::Cond(c, a, b) => self.vec_cond(c, a, b, (elem, n), span, pre)?,
+            E::Comma(a, b) => {
+                self.effect(a, pre)?;
+                self.vec_expr(b, pre)?.comps
+            }
+            E::Call { func, args } => self.vec_call(func, args, (elem, n), span, pre)?,
+            _ => return self.not_scalar(e),
+        };
+        Ok(VecVal { elem, comps })
+    }
+
+    /// The components of a vector literal `(T)(items)` (§6.1.6).
+    fn vec_items(
+        &mut self,
+        items: &[cl::Expr],
+        (elem, n): (TypeName, u8),
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<Vec<k::Expr>> {
+        if let [one] = items {
+            if self.vec_shape(one).is_none() {
+                return self.vec_value(one, (elem, n), pre);
+            }
+        }
+        let mut comps = Vec::new();
+        for it in items {
+            if let Some((t, m)) = self.vec_shape(it) {
+                comps.extend(self.vec_value(it, (elem, m), pre).map_err(|_| {
+                    Diagnostic::new(
+                        format!(
+                            "a `{}` in a `{}` literal (its parts must have its element type)",
+                            vec_name(t, m),
+                            vec_name(elem, n)
+                        ),
+                        it.span.clone(),
+                    )
+                })?);
+            } else {
+                let x = self.expr(it, pre)?;
+                comps.push(self.conv(x, elem));
+            }
+        }
+        if comps.len() != n as usize {
+            return Err(Diagnostic::new(
+                format!(
+                    "a `{}` literal needs {n} components; these give {}",
+                    vec_name(elem, n),
+                    comps.len()
+                ),
+                span.clone(),
+            ));
+        }
+        Ok(comps)
+    }
+
+    fn vec_binary(
+        &mut self,
+        op: BinOp,
+        a: &cl::Expr,
+        b: &cl::Expr,
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<Vec<k::Expr>> {
+        let (sa, sb) = (self.vec_shape(a), self.vec_shape(b));
+        let shape = match (sa, sb) {
+            (Some(x), Some(y)) if x != y => {
+                return Err(Diagnostic::new(
+                    format!(
+                        "`{}` between a `{}` and a `{}` (vector operands must have one type)",
+                        op.symbol(),
+                        vec_name(x.0, x.1),
+                        vec_name(y.0, y.1)
+                    ),
+                    span.clone(),
+                ))
+            }
+            (Some(x), _) | (None, Some(x)) => x,
+            (None, None) => unreachable!("a vector operand"),
+        };
+        let va = self.vec_value(a, shape, pre)?;
+        let vb = self.vec_value(b, shape, pre)?;
+        Ok(va
+            .into_iter()
+            .zip(vb)
+            .map(|(x, y)| {
+                let r = bin(op, x, y, span);
+                if is_relational(op) {
+                    mask(r, span)
+                } else {
+                    r
+                }
+            })
+            .collect())
+    }
+
+    /// The most significant bit of an integer component, as a condition.
+    fn msb(&self, c: k::Expr, span: &Span) -> Res<k::Expr> {
+        match self.type_of(&c) {
+            Some(TypeName::Int) => Ok(bin(BinOp::Lt, c, int(0, span), span)),
+            Some(TypeName::Uint) => Ok(bin(
+                BinOp::Ge,
+                c,
+                ex(
+                    k::ExprKind::Int {
+                        value: 0x8000_0000,
+                        unsigned: true,
+                    },
+                    span,
+                ),
+                span,
+            )),
+            _ => Err(Diagnostic::new(
+                "a vector condition must have an integer element type",
+                span.clone(),
+            )),
+        }
+    }
+
+    fn vec_cond(
+        &mut self,
+        c: &cl::Expr,
+        a: &cl::Expr,
+        b: &cl::Expr,
+        shape: (TypeName, u8),
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<Vec<k::Expr>> {
+        if let Some((_, m)) = self.vec_shape(c) {
+            // §6.3.i: `c ? a : b` with a vector `c` is `select(b, a, c)`: every operand is
+            // evaluated and each component chosen by the most significant bit of `c`'s.
+            let vc = self.vec_expr(c, pre)?;
+            if m != shape.1 {
+                return Err(Diagnostic::new(
+                    "the condition and the values of `?:` must have one length",
+                    span.clone(),
+                ));
+            }
+            let va = self.vec_value(a, shape, pre)?;
+            let vb = self.vec_value(b, shape, pre)?;
+            let mut out = Vec::new();
+            for ((x, y), z) in vc.comps.into_iter().zip(va).zip(vb) {
+                let x = self.once(x, TypeName::Int, pre);
+                let t = self.msb(x, span)?;
+                out.push(ex(
+                    k::ExprKind::Cond(Box::new(t), Box::new(y), Box::new(z)),
+                    span,
+                ));
+            }
+            return Ok(out);
+        }
+        let c = self.expr(c, pre)?;
+        let c = self.once(c, TypeName::Bool, pre);
+        let (mut pa, mut pb) = (Vec::new(), Vec::new());
+        let va = self.vec_value(a, shape, &mut pa)?;
+        let vb = self.vec_value(b, shape, &mut pb)?;
+        if pa.is_empty() && pb.is_empty() {
+            return Ok(va
+                .into_iter()
+                .zip(vb)
+                .map(|(x, y)| {
+                    ex(
+                        k::ExprKind::Cond(Box::new(c.clone()), Box::new(x), Box::new(y)),
+                        span,
+                    )
+                })
+                .collect());
+        }
+        let mut out = Vec::new();
+        for (x, y) in va.into_iter().zip(vb) {
+            let t = self.temp("cond", shape.0, None, span, pre);
+            pa.push(set(&t, x, span));
+            pb.push(set(&t, y, span));
+            out.push(name_expr(&t, span));
+        }
+        pre.push(if_then(c, pa, Some(pb), span));
+        Ok(out)
+    }
+
+    /// A call with a vector result: an inlined helper, a conversion, an element-wise
+    /// built-in.
+    fn vec_call(
+        &mut self,
+        func: &cl::Ident,
+        args: &[cl::Expr],
+        (elem, n): (TypeName, u8),
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<Vec<k::Expr>> {
+        if let Some(f) = self.funcs.get(func.name.as_str()).copied() {
+            let comps = self.inline_vec(f, args, (elem, n), span, pre)?;
+            return Ok(comps.iter().map(|c| name_expr(c, span)).collect());
+        }
+        match builtins::lookup(&func.name) {
+            Some(Builtin::Convert) => {
+                let (from, comps) = self.conversion_arg(func, args, Some(n), span, pre)?;
+                self.convert(func, from, elem, comps, span)
+            }
+            Some(Builtin::Exact(f)) => {
+                if args.len() != f.arity() {
+                    return Err(Diagnostic::new(
+                        format!("`{}` takes {} arguments", func.name, f.arity()),
+                        span.clone(),
+                    ));
+                }
+                let shape = args
+                    .iter()
+                    .find_map(|a| self.vec_shape(a))
+                    .expect("a vector argument");
+                let mut lowered = Vec::new();
+                for a in args {
+                    let s = match self.vec_shape(a) {
+                        Some(s) => s,
+                        // A scalar argument keeps its own type (e.g. `clamp(v, 0.0f, 1.0f)`).
+                        None => (shape.0, shape.1),
+                    };
+                    let comps = self.vec_value(a, s, pre)?;
+                    let mut once = Vec::new();
+                    for c in comps {
+                        once.push(self.once(c, s.0, pre));
+                    }
+                    lowered.push(once);
+                }
+                let mut out = Vec::new();
+                for i in 0..shape.1 as usize {
+                    let at: Vec<k::Expr> = lowered.iter().map(|a| a[i].clone()).collect();
+                    out.push(match f {
+                        builtins::Exact::Select => {
+                            let t = self.msb(at[2].clone(), span)?;
+                            ex(
+                                k::ExprKind::Cond(
+                                    Box::new(t),
+                                    Box::new(at[1].clone()),
+                                    Box::new(at[0].clone()),
+                                ),
+                                span,
+                            )
+                        }
+                        builtins::Exact::IsNan => {
+                            let r = builtins::expand(f, at, shape.0, span).map_err(|m| {
+                                Diagnostic::new(format!("not supported yet: {m}"), span.clone())
+                            })?;
+                            mask(r, span)
+                        }
+                        _ => builtins::expand(f, at, shape.0, span).map_err(|m| {
+                            Diagnostic::new(format!("not supported yet: {m}"), span.clone())
+                        })?,
+                    });
+                }
+                Ok(out)
+            }
+            _ => unsupported(format!("vector built-ins (`{}`)", func.name), &func.span),
+        }
+    }
+
+    /// The argument of `convert_T`/`as_T`/`any`/`all`: its element type and components
+    /// (one for a scalar); `want` is the result's length, which the argument must have.
+    fn conversion_arg(
+        &mut self,
+        func: &cl::Ident,
+        args: &[cl::Expr],
+        want: Option<u8>,
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<(TypeName, Vec<k::Expr>)> {
+        let [a] = args else {
+            return Err(Diagnostic::new(
+                format!("`{}` takes one argument", func.name),
+                span.clone(),
+            ));
+        };
+        let (from, comps) = match self.vec_shape(a) {
+            Some(_) => {
+                let v = self.vec_expr(a, pre)?;
+                (v.elem, v.comps)
+            }
+            None => {
+                let x = self.expr(a, pre)?;
+                let t = self.type_of(&x).unwrap_or(TypeName::Int);
+                (t, vec![x])
+            }
+        };
+        if let Some(n) = want {
+            if comps.len() != n as usize {
+                return Err(Diagnostic::new(
+                    format!(
+                        "`{}` needs an argument of {n} components; this one has {}",
+                        func.name,
+                        comps.len()
+                    ),
+                    a.span.clone(),
+                ));
+            }
+        }
+        Ok((from, comps))
+    }
+
+    /// `convert_T(x)` (default rounding: a C cast, §6.2.3) or `as_T(x)` (the same bits,
+    /// §6.2.4.2; only between `int` and `uint`, whose bits ksim's casts keep).
+    fn convert(
+        &mut self,
+        func: &cl::Ident,
+        from: TypeName,
+        to: TypeName,
+        comps: Vec<k::Expr>,
+        span: &Span,
+    ) -> Res<Vec<k::Expr>> {
+        let name = func.name.as_str();
+        let as_bits = name.starts_with("as_");
+        let mut parts = name.splitn(3, '_').skip(1);
+        let word = parts.next().unwrap_or("");
+        if let Some(mode) = parts.next() {
+            return unsupported(format!("conversions with `_{mode}` (`{name}`)"), &func.span);
+        }
+        let Some((base, _)) = type_word(word) else {
+            return Err(Diagnostic::new(
+                format!("unknown function `{name}`"),
+                func.span.clone(),
+            ));
+        };
+        if !["int", "uint", "float"].contains(&base) {
+            return unsupported(format!("the type `{base}` (in `{name}`)"), &func.span);
+        }
+        if as_bits && from != to && (from == TypeName::Float || to == TypeName::Float) {
+            return unsupported(
+                format!("reinterpreting float bits as an integer or back (`{name}`)"),
+                &func.span,
+            );
+        }
+        if from == TypeName::Bool || from == TypeName::Generic {
+            return Err(Diagnostic::new(
+                format!("`{name}` of a `{}`", scalar_name(from)),
+                span.clone(),
+            ));
+        }
+        Ok(comps
+            .into_iter()
+            .map(|c| {
+                if from == to {
+                    c
+                } else {
+                    ex(k::ExprKind::Cast(to, Box::new(c)), span)
+                }
+            })
+            .collect())
+    }
+
+    /// The scalar-valued vector-related built-ins: `convert_T`/`as_T` of a scalar,
+    /// `any`/`all` (1 if the most significant bit of any/every component is set, §6.12.6).
+    pub(super) fn vector_builtin(
+        &mut self,
+        func: &cl::Ident,
+        args: &[cl::Expr],
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<k::Expr> {
+        let name = func.name.as_str();
+        if name == "any" || name == "all" {
+            let (_, comps) = self.conversion_arg(func, args, None, span, pre)?;
+            let mut tests = Vec::new();
+            for c in comps {
+                let c = self.once(c, TypeName::Int, pre);
+                tests.push(self.msb(c, span)?);
+            }
+            let op = if name == "any" {
+                BinOp::LogOr
+            } else {
+                BinOp::LogAnd
+            };
+            let t = tests
+                .into_iter()
+                .reduce(|a, b| bin(op, a, b, span))
+                .expect("one component at least");
+            return Ok(ex(
+                k::ExprKind::Cond(Box::new(t), Box::new(int(1, span)), Box::new(int(0, span))),
+                span,
+            ));
+        }
+        let word = name.split('_').nth(1).unwrap_or("");
+        let to = match type_word(word) {
+            Some(("int", None)) => TypeName::Int,
+            Some(("uint", None)) => TypeName::Uint,
+            Some(("float", None)) => TypeName::Float,
+            Some((_, Some(_))) => {
+                return Err(Diagnostic::new(
+                    format!("`{name}` gives a vector where a scalar is needed"),
+                    span.clone(),
+                ))
+            }
+            Some((base, None)) => {
+                return unsupported(format!("the type `{base}` (in `{name}`)"), &func.span)
+            }
+            None => {
+                return Err(Diagnostic::new(
+                    format!("unknown function `{name}`"),
+                    func.span.clone(),
+                ))
+            }
+        };
+        let (from, comps) = self.conversion_arg(func, args, Some(1), span, pre)?;
+        let mut v = self.convert(func, from, to, comps, span)?;
+        Ok(v.remove(0))
+    }
+
+    /// The slots a vector lvalue names, one per component, and its element type.
+    pub(super) fn vec_lvalue(
+        &mut self,
+        e: &cl::Expr,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<(Vec<k::LValue>, TypeName)> {
+        use cl::ExprKind as E;
+        let span = &e.span;
+        match &e.kind {
+            E::Name(n) => match self.lookup(n).cloned() {
+                Some(Binding::Vector { comps, elem }) => Ok((
+                    comps
+                        .iter()
+                        .map(|c| k::LValue::Var(ident(c, span)))
+                        .collect(),
+                    elem,
+                )),
+                Some(Binding::Cell(a)) if self.vec_arrays.contains_key(&a) => {
+                    let slots = self.slots(&a, vec![int(0, span)], pre);
+                    Ok((
+                        slots
+                            .into_iter()
+                            .map(|indices| k::LValue::Elem {
+                                array: ident(&a, span),
+                                indices,
+                            })
+                            .collect(),
+                        self.arrays[&a].0,
+                    ))
+                }
+                _ => self.not_vector(e),
+            },
+            E::Index(..) | E::Deref(_) if self.vec_shape(e).is_some() => {
+                let (array, indices) = self.element(e, pre)?;
+                let slots = self.slots(&array.name, indices, pre);
+                let elem = self.arrays[&array.name].0;
+                Ok((
+                    slots
+                        .into_iter()
+                        .map(|indices| k::LValue::Elem {
+                            array: array.clone(),
+                            indices,
+                        })
+                        .collect(),
+                    elem,
+                ))
+            }
+            E::Member {
+                base,
+                field,
+                arrow: false,
+            } if self.vec_shape(base).is_some() => {
+                let (lvs, elem) = self.vec_lvalue(base, pre)?;
+                let idx = swizzle(&field.name, lvs.len() as u8)
+                    .map_err(|m| Diagnostic::new(m, field.span.clone()))?;
+                let mut seen = HashSet::new();
+                if !idx.iter().all(|i| seen.insert(*i)) {
+                    return Err(Diagnostic::new(
+                        format!(
+                            "`.{}` repeats a component: it cannot be assigned to",
+                            field.name
+                        ),
+                        field.span.clone(),
+                    ));
+                }
+                Ok((idx.into_iter().map(|i| lvs[i].clone()).collect(), elem))
+            }
+            _ => self.not_vector(e),
+        }
+    }
+
+    fn not_vector<T>(&self, e: &cl::Expr) -> Res<T> {
+        Err(Diagnostic::new(
+            "this cannot be assigned to as a vector",
+            e.span.clone(),
+        ))
+    }
+
+    /// `target = value` / `target op= value` for a vector target; the slots assigned.
+    /// Every component of the value is computed before the first store.
+    pub(super) fn vec_assign(
+        &mut self,
+        e: &cl::Expr,
+        out: &mut Vec<k::Stmt>,
+    ) -> Res<Vec<k::LValue>> {
+        let cl::ExprKind::Assign { op, target, value } = &e.kind else {
+            unreachable!("an assignment")
+        };
+        let span = &e.span;
+        let shape = self.vec_shape(target).expect("a vector target");
+        let vals = self.vec_value(value, shape, out)?;
+        let (lvs, _) = self.vec_lvalue(target, out)?;
+        let mut vars = HashSet::new();
+        let mut memory = false;
+        for lv in &lvs {
+            match lv {
+                k::LValue::Var(v) => {
+                    vars.insert(v.name.clone());
+                }
+                k::LValue::Elem { .. } => memory = true,
+            }
+        }
+        let mut ready = Vec::new();
+        for v in vals {
+            ready.push(if lvs.len() > 1 && reads(&v, &vars, memory) {
+                let ty = self.type_of(&v).unwrap_or(shape.0);
+                let t = self.temp("v", ty, Some(v), span, out);
+                name_expr(&t, span)
+            } else {
+                v
+            });
+        }
+        for (lv, v) in lvs.iter().zip(ready) {
+            out.push(st(
+                k::StmtKind::Assign {
+                    target: lv.clone(),
+                    op: op.map_or(k::AssignOp::Set, k::AssignOp::Compound),
+                    value: v,
+                },
+                span,
+            ));
+        }
+        Ok(lvs)
+    }
+
+    /// A vector expression statement: an assignment, `++`/`--`, or a value dropped.
+    pub(super) fn vec_effect(&mut self, e: &cl::Expr, out: &mut Vec<k::Stmt>) -> Res<()> {
+        match &e.kind {
+            cl::ExprKind::Assign { .. } => {
+                self.vec_assign(e, out)?;
+            }
+            cl::ExprKind::IncDec(op, target) => {
+                let (lvs, _) = self.vec_lvalue(target, out)?;
+                for lv in lvs {
+                    out.push(st(
+                        k::StmtKind::Step {
+                            target: lv,
+                            decrement: matches!(op, cl::IncDec::PreDec | cl::IncDec::PostDec),
+                        },
+                        &e.span,
+                    ));
+                }
+            }
+            _ => {
+                self.vec_expr(e, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One component `v.x` of a vector, as a scalar expression.
+    pub(super) fn component(&mut self, e: &cl::Expr, pre: &mut Vec<k::Stmt>) -> Res<k::Expr> {
+        let cl::ExprKind::Member { base, field, .. } = &e.kind else {
+            unreachable!("a member")
+        };
+        let v = self.vec_expr(base, pre)?;
+        match swizzle(&field.name, v.comps.len() as u8)
+            .map_err(|m| Diagnostic::new(m, field.span.clone()))?
+            .as_slice()
+        {
+            [i] => Ok(v.comps[*i].clone()),
+            _ => self.not_scalar(e),
+        }
+    }
+
+    /// One component `v.x` of a vector as an assignment target.
+    pub(super) fn component_lvalue(
+        &mut self,
+        e: &cl::Expr,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<(k::LValue, TypeName)> {
+        let (lvs, elem) = self.vec_lvalue(e, pre)?;
+        match <[k::LValue; 1]>::try_from(lvs) {
+            Ok([lv]) => Ok((lv, elem)),
+            Err(_) => self.not_scalar(e),
+        }
+    }
+
+    /// `T v = init;` for a vector type: one variable per component.
+    pub(super) fn vec_decl(
+        &mut self,
+        d: &cl::Decl,
+        (elem, n): (TypeName, u8),
+        out: &mut Vec<k::Stmt>,
+    ) -> Res<()> {
+        let span = &d.span;
+        let init = match &d.init {
+            None => None,
+            Some(cl::Init::Expr(e)) => Some(self.vec_value(e, (elem, n), out)?),
+            Some(cl::Init::List(items, s)) => {
+                let mut exprs = Vec::new();
+                for i in items {
+                    match i {
+                        cl::Init::Expr(e) => exprs.push(e.clone()),
+                        cl::Init::List(_, s) => {
+                            return Err(Diagnostic::new(
+                                "a vector's initialiser list holds expressions",
+                                s.clone(),
+                            ))
+                        }
+                    }
+                }
+                Some(self.vec_items(&exprs, (elem, n), s, out)?)
+            }
+        };
+        let comps = self.declare_vector(&d.name.name, elem, n);
+        for (i, c) in comps.iter().enumerate() {
+            out.push(st(
+                k::StmtKind::Decl {
+                    ty: elem,
+                    name: ident(c, &d.name.span),
+                    init: init.as_ref().map(|v| v[i].clone()),
+                },
+                span,
+            ));
+        }
+        self.bind(&d.name.name, Binding::Vector { comps, elem });
+        Ok(())
+    }
+
+    /// Fresh variables for the components of vector `name`.
+    pub(super) fn declare_vector(&mut self, name: &str, elem: TypeName, n: u8) -> Vec<String> {
+        (0..n as usize)
+            .map(|i| self.declare_scalar(&format!("{name}.{}", comp_name(i, n)), elem))
+            .collect()
+    }
+
+    /// Inlines a helper returning a vector; the variables holding its components.
+    fn inline_vec(
+        &mut self,
+        f: &'u cl::Function,
+        args: &[cl::Expr],
+        (elem, n): (TypeName, u8),
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<Vec<String>> {
+        let comps = self.declare_vector(&format!("{}_result", f.name.name), elem, n);
+        for c in &comps {
+            pre.push(st(
+                k::StmtKind::Decl {
+                    ty: elem,
+                    name: ident(c, span),
+                    init: None,
+                },
+                span,
+            ));
+        }
+        self.inline_with(f, args, span, pre, None, Some((comps.clone(), elem)))?;
+        Ok(comps)
+    }
+}
