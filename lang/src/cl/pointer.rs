@@ -146,6 +146,9 @@ impl<'u> Lowerer<'u> {
                         offset: None,
                     }),
                     Some(Binding::Ptr(_)) => unsupported("pointers to pointers", span),
+                    Some(Binding::Vector { .. }) => {
+                        unsupported("the address of a private vector", span)
+                    }
                     None => Err(Diagnostic::new(
                         format!("unknown name `{n}`"),
                         inner.span.clone(),
@@ -372,6 +375,10 @@ impl<'u> Lowerer<'u> {
     fn set_target(&mut self, var: &str, array: &str, span: &Span) -> Res<()> {
         let elem = self.pointers[var].elem;
         self.same_element(array, elem, span)?;
+        if self.vec_arrays.contains_key(array) {
+            // Its slots are components: moving a pointer through them is a pointer cast.
+            return unsupported("pointer variables into arrays of vectors", span);
+        }
         let pv = self.pointers.get_mut(var).expect("a pointer variable");
         match &pv.target {
             Some(t) if t != array => unsupported(
@@ -571,6 +578,9 @@ impl<'u> Lowerer<'u> {
         let elem = self.pointee_type(&p.ty, &p.ty.span)?;
         let ptr = self.pointer(a, pre)?;
         let pname = p.name.as_ref().map_or("arg", |n| n.name.as_str());
+        if !self.is_private(&ptr.array) {
+            self.same_lanes(&p.ty, &ptr.array, &a.span)?;
+        }
         if ptr.offset.is_none() && !written.contains(pname) && !self.is_private(&ptr.array) {
             let (have, dims) = self.arrays[&ptr.array];
             if dims == 1 {
