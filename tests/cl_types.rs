@@ -229,8 +229,11 @@ fn vector_errors_name_the_problem() {
             "not supported yet: conversions with `_sat`",
         ),
         ("uchar4 v = (uchar4)(1, 2, 3, 4);", "the type `uchar`"),
+        ("__local int4 t[2]; f(t);", "pointer casts"),
     ] {
-        let src = format!("kernel void k(__global int *out) {{ {body} }}");
+        let src = format!(
+            "void f(__local int *p) {{ p[0] = 1; }} kernel void k(__global int *out) {{ {body} }}"
+        );
         let e = compile(&src).unwrap_err();
         assert!(e.contains(msg), "{body}: {e}");
     }

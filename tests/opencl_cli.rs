@@ -71,7 +71,11 @@ fn launch_errors_are_usage_errors_with_clear_messages() {
     for (args, msg) in [
         (
             vec!["run", KS, "--global", "16,2", "--local", "8"],
-            "2D and 3D NDRanges are not supported yet",
+            "--global 16,2 has 2 dimensions but --local 8 has 1",
+        ),
+        (
+            vec!["run", KS, "--global", "16,3", "--local", "8,2"],
+            "not a multiple of --local 8,2 in dimension 1 (3 by 2)",
         ),
         (
             vec!["run", KS, "--global", "12", "--local", "8"],
@@ -124,13 +128,13 @@ fn language_errors_point_into_the_original_file() {
     std::fs::write(dir.path().join("defs.h"), "#define LOAD(a, i) (a)[(i)]\n").unwrap();
     std::fs::write(
         dir.path().join("k.cl"),
-        "#include \"defs.h\"\n\nkernel void k(__global int *a) {\n    a[0] = atomic_add(a, 1);\n}\n",
+        "#include \"defs.h\"\n\nkernel void k(__global int *a) {\n    a[0] = atomic_fetch_add(a, 1);\n}\n",
     )
     .unwrap();
     let o = ksim_in(dir.path(), &["check", "k.cl"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o).contains("not supported yet: atomics (`atomic_add`)"),
+        text(&o).contains("not supported yet: atomics (`atomic_fetch_add`)"),
         "{}",
         text(&o)
     );

@@ -66,11 +66,13 @@ pub struct LaunchArgs {
     /// in `tid`; default: the kernel's `launch(local_size = ...)`).
     #[arg(long, value_name = "N[,N[,N]]", value_parser = parse_dims)]
     pub local_size: Option<Dims>,
-    /// `.cl`: the global NDRange size (work-items in all), a multiple of --local.
-    #[arg(long, value_name = "N")]
+    /// `.cl`: the global NDRange size (work-items in all), per dimension for a 2D/3D
+    /// NDRange (`--global 64,2`); a multiple of --local in each dimension.
+    #[arg(long, value_name = "N[,N[,N]]")]
     pub global: Option<String>,
-    /// The work-group size: `--local-size` for `.ksim`, OpenCL's name for `.cl`.
-    #[arg(long, value_name = "N")]
+    /// The work-group size: `--local-size` for `.ksim`, OpenCL's name for `.cl`
+    /// (`--local 16,2`).
+    #[arg(long, value_name = "N[,N[,N]]")]
     pub local: Option<String>,
     /// `.cl`: the value of a scalar kernel parameter: `--arg n=16`.
     #[arg(long, value_name = "NAME=VALUE", value_parser = parse_define)]

@@ -77,16 +77,22 @@ pub fn notes(src: &Source, info: &KernelInfo) -> String {
         .collect()
 }
 
-/// `64` → 64; `64,2` is a 2D range, not supported yet.
-fn one_dim(flag: &str, text: &str) -> Result<usize, Failure> {
-    if text.contains(',') {
+/// `64` → [64]; `64,2` → [64, 2] (a 2D NDRange), at most three dimensions.
+fn dims(flag: &str, text: &str) -> Result<Vec<usize>, Failure> {
+    let d = text
+        .split(',')
+        .map(|p| {
+            p.trim().parse::<usize>().map_err(|_| {
+                Failure::usage(format!("{flag} {text}: `{}` is not a number", p.trim()))
+            })
+        })
+        .collect::<Result<Vec<usize>, Failure>>()?;
+    if d.len() > 3 {
         return Err(Failure::usage(format!(
-            "{flag} {text}: 2D and 3D NDRanges are not supported yet (give one number)"
+            "{flag} {text}: an NDRange has at most 3 dimensions"
         )));
     }
-    text.trim()
-        .parse()
-        .map_err(|_| Failure::usage(format!("{flag} {text}: not a number")))
+    Ok(d)
 }
 
 /// A buffer's input spec with its size: `zeros:N`, `ones:N`, `iota:N`, `random:N[:SEED]`,
@@ -142,42 +148,65 @@ pub fn sized_spec(name: &str, spec: &str) -> Result<(usize, String), Failure> {
 /// `--input` sizes and fills its buffers, `--global`/`--local` (or `--groups`/
 /// `--local-size`) give the geometry.
 pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOptions, Failure> {
-    let one = |flag: &str, d: &Option<super::common::Dims>| match d {
-        Some(d) => one_dim(flag, &d.to_string()).map(Some),
+    let given = |flag: &str, d: &Option<super::common::Dims>| match d {
+        Some(d) => dims(flag, &d.to_string()).map(Some),
         None => Ok(None),
     };
     let (local_size, groups) = (
-        one("--local-size", &args.local_size)?,
-        one("--groups", &args.groups)?,
+        given("--local-size", &args.local_size)?,
+        given("--groups", &args.groups)?,
     );
     let local = match (&args.local, local_size) {
         (Some(_), Some(_)) => return Err(Failure::usage("give --local or --local-size, not both")),
-        (Some(l), None) => Some(one_dim("--local", l)?),
+        (Some(l), None) => Some(dims("--local", l)?),
         (None, l) => l,
     };
     let groups = match (&args.global, groups) {
         (Some(_), Some(_)) => return Err(Failure::usage("give --global or --groups, not both")),
         (Some(g), None) => {
-            let g = one_dim("--global", g)?;
-            let Some(l) = local else {
+            let g = dims("--global", g)?;
+            let Some(l) = &local else {
                 return Err(Failure::usage(
                     "--global needs --local: ksim does not choose a work-group size",
                 ));
             };
-            if l == 0 || g % l != 0 {
+            if g.len() != l.len() {
                 return Err(Failure::usage(format!(
-                    "--global {g} is not a multiple of --local {l} (OpenCL 1.2 requires it)"
+                    "--global {} has {} dimensions but --local {} has {}",
+                    super::common::Dims(g.clone()),
+                    g.len(),
+                    super::common::Dims(l.clone()),
+                    l.len()
                 )));
             }
-            Some(g / l)
+            // OpenCL 1.2 (clEnqueueNDRangeKernel): each global size is a multiple of the
+            // work-group size in its dimension.
+            let (g_all, l_all) = (&g, l);
+            let mut groups = Vec::new();
+            for (d, (&g, &l)) in g.iter().zip(l).enumerate() {
+                if l == 0 || g % l != 0 {
+                    let dim = if l_all.len() > 1 {
+                        format!(" in dimension {d} ({g} by {l})")
+                    } else {
+                        String::new()
+                    };
+                    return Err(Failure::usage(format!(
+                        "--global {} is not a multiple of --local {}{dim} (OpenCL 1.2 requires it)",
+                        super::common::Dims(g_all.clone()),
+                        super::common::Dims(l_all.clone()),
+                    )));
+                }
+                groups.push(g / l);
+            }
+            Some(groups)
         }
         (None, g) => g,
     };
-    if local.is_none() {
+    let Some(local) = local else {
         return Err(Failure::usage(
-            "give the work-group size: --local N (and --global N or --groups N)",
+            "give the work-group size: --local N[,N[,N]] (and --global or --groups)",
         ));
-    }
+    };
     let mut defines = Vec::new();
     let mut inputs = Vec::new();
     let names = |info: &KernelInfo| {
@@ -262,13 +291,21 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
             }
         }
     }
+    // One dimension goes in the scalar fields, as for a .ksim launch.
+    let split = |d: Option<Vec<usize>>| match d.as_deref() {
+        Some([n]) => (Some(*n), Vec::new()),
+        _ => (None, d.unwrap_or_default()),
+    };
+    let (groups, group_dims) = split(groups);
+    let (local_size, local_dims) = split(Some(local));
     Ok(LaunchOptions {
         defines,
         groups,
-        local_size: local,
+        local_size,
+        group_dims,
+        local_dims,
         monoid: args.monoid,
         inputs,
         max_steps: args.max_steps,
-        ..Default::default()
     })
 }

@@ -39,6 +39,31 @@ impl<'u> Lowerer<'u> {
         );
     }
 
+    /// `A[i0][i1]...` where `A` names a flattened array: the array, the name expression and
+    /// the indices in source order (pointers never point into these arrays, so the chain
+    /// of indices is the only way to reach an element).
+    pub(super) fn flattened_chain<'e>(
+        &self,
+        e: &'e cl::Expr,
+    ) -> Option<(String, &'e cl::Expr, Vec<&'e cl::Expr>)> {
+        let mut indices = Vec::new();
+        let mut cur = e;
+        while let cl::ExprKind::Index(a, i) = &cur.kind {
+            indices.push(&**i);
+            cur = a;
+        }
+        let cl::ExprKind::Name(n) = &cur.kind else {
+            return None;
+        };
+        match self.lookup(n) {
+            Some(Binding::Array(a)) if self.flat.contains_key(a) && !indices.is_empty() => {
+                indices.reverse();
+                Some((a.clone(), cur, indices))
+            }
+            _ => None,
+        }
+    }
+
     /// The two core indices of `indices` (one per source dimension) into a flattened array;
     /// other arrays' indices unchanged.
     pub(super) fn flat_index(&self, array: &str, indices: Vec<k::Expr>) -> Res<Vec<k::Expr>> {

@@ -9,14 +9,9 @@ use crate::ast::{BinOp, Expr, ExprKind, Ident, Span, TypeName, UnOp};
 /// What a built-in function lowers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Builtin {
-    /// `get_local_id(0)` etc.: ksim's builtin of that name (dimension 0 only, for now).
-    WorkItem(&'static str),
-    /// `get_global_size(0)`: `get_local_size(0) * get_num_groups(0)`.
-    GlobalSize,
-    /// `get_work_dim()`: 1.
-    WorkDim,
-    /// `get_global_offset(0)`: 0 (ksim launches have no offset).
-    GlobalOffset,
+    /// `get_local_id(d)`, ..., `get_work_dim()`: the core's work-item queries
+    /// ([`super::ndrange`]).
+    WorkItem,
     /// `barrier(flags)` / `work_group_barrier(flags)`: K-BARRIER.
     Barrier,
     /// `mem_fence(flags)` and friends: order a work-item's own accesses only; no step.
@@ -24,6 +19,8 @@ pub enum Builtin {
     /// A GPUVerify annotation (`__assert`, `__requires`, ...): parsed and dropped (issue 9
     /// item 8 checks them at run time).
     Annotation,
+    /// `atomic_add(p, v)`, `atom_inc(p)`, ...: S-ATOMIC on the element `p` reaches.
+    Atomic(crate::core::AtomicOp),
     /// An integer (or exact) built-in expanded into core operators.
     Exact(Exact),
     /// `convert_T` and `as_T`: conversions and reinterpretations (scalar or vector).
@@ -134,18 +131,7 @@ const FLOAT_MATH: [&str; 40] = [
 pub fn lookup(name: &str) -> Option<Builtin> {
     use Builtin::*;
     Some(match name {
-        "get_local_id" | "get_global_id" | "get_group_id" | "get_local_size" | "get_num_groups" => {
-            WorkItem(match name {
-                "get_local_id" => "get_local_id",
-                "get_global_id" => "get_global_id",
-                "get_group_id" => "get_group_id",
-                "get_local_size" => "get_local_size",
-                _ => "get_num_groups",
-            })
-        }
-        "get_global_size" => GlobalSize,
-        "get_work_dim" => WorkDim,
-        "get_global_offset" => GlobalOffset,
+        _ if super::ndrange::is_work_item(name) => WorkItem,
         "barrier" | "work_group_barrier" => Barrier,
         "mem_fence" | "read_mem_fence" | "write_mem_fence" => MemFence,
         "min" => Exact(self::Exact::Min),
@@ -163,6 +149,9 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         "mad24" => Exact(self::Exact::Mad24),
         "isnan" => Exact(self::Exact::IsNan),
         _ if ANNOTATIONS.contains(&name) => Annotation,
+        _ if super::lower::atomic_op(name).is_some() => {
+            Atomic(super::lower::atomic_op(name).expect("checked"))
+        }
         _ if name.starts_with("atomic_") || name.starts_with("atom_") => Unsupported("atomics"),
         "async_work_group_copy"
         | "async_work_group_strided_copy"

@@ -26,6 +26,12 @@ use crate::ast::{self as k, BinOp, Space, Span, TypeName, UnOp};
 use crate::diag::Diagnostic;
 use std::collections::{HashMap, HashSet};
 
+#[path = "atomic.rs"]
+mod atomic;
+pub use atomic::op as atomic_op;
+#[path = "pointer.rs"]
+mod pointer;
+
 #[path = "arrays.rs"]
 mod arrays;
 #[path = "vector.rs"]
@@ -169,6 +175,7 @@ pub fn lower(
         local_arrays: Vec::new(),
         frames: Vec::new(),
         targets: Vec::new(),
+        pointers: HashMap::new(),
         info: KernelInfo {
             name: kernel.name.name.clone(),
             ..KernelInfo::default()
@@ -188,6 +195,8 @@ enum Binding {
     Array(String),
     /// A `__local` scalar: element 0 of a one-element local array.
     Cell(String),
+    /// A pointer variable, by the lowered name of its offset variable ([`pointer`]).
+    Ptr(String),
     /// A private vector: one scalar variable per component (see [`vector`]).
     Vector { comps: Vec<String>, elem: TypeName },
 }
@@ -230,6 +239,8 @@ struct Lowerer<'u> {
     frames: Vec<Frame>,
     targets: Vec<Target>,
     info: KernelInfo,
+    /// Pointer variables, by the lowered name of their offset variable.
+    pointers: HashMap<String, pointer::PtrVar>,
 }
 
 /// Which jumps can leave a statement: `break`/`continue` of an enclosing loop or switch
@@ -548,7 +559,7 @@ impl<'u> Lowerer<'u> {
     fn scalar(&self, t: &cl::Type) -> Res<TypeName> {
         if !t.pointers.is_empty() {
             return unsupported(
-                "pointer variables (only pointer parameters of a kernel or helper)",
+                "a pointer type here (a helper returning a pointer, a pointer converted to a value)",
                 &t.span,
             );
         }
@@ -691,7 +702,18 @@ impl<'u> Lowerer<'u> {
                         elem,
                         lanes,
                     });
-                    self.bind(&name.name, Binding::Array(array));
+                    if written.contains(&name.name) {
+                        // A pointer parameter the kernel moves: a pointer variable.
+                        let p = pointer::Ptr {
+                            array,
+                            offset: None,
+                        };
+                        let var =
+                            self.pointer_var(&name.name, elem, p, &name.span, &mut prologue)?;
+                        self.bind(&name.name, Binding::Ptr(var));
+                    } else {
+                        self.bind(&name.name, Binding::Array(array));
+                    }
                 }
                 _ => return unsupported("pointers to pointers", &ty.span),
             }
@@ -925,6 +947,9 @@ impl<'u> Lowerer<'u> {
 
     fn decl(&mut self, d: &cl::Decl, out: &mut Vec<k::Stmt>) -> Res<()> {
         let span = &d.span;
+        if !d.ty.pointers.is_empty() {
+            return self.pointer_decl(d, out);
+        }
         match d.ty.space {
             cl::AddrSpace::Local => return self.local_decl(d),
             cl::AddrSpace::Global | cl::AddrSpace::Constant if d.ty.pointers.is_empty() => {
@@ -962,12 +987,6 @@ impl<'u> Lowerer<'u> {
 
     /// A `__local` declaration in a function body: a `local` array of the kernel.
     fn local_decl(&mut self, d: &cl::Decl) -> Res<()> {
-        if !d.ty.pointers.is_empty() {
-            return unsupported(
-                "pointer variables (only pointer parameters of a kernel or helper)",
-                &d.ty.span,
-            );
-        }
         if d.init.is_some() {
             return Err(Diagnostic::new(
                 "a `__local` variable cannot have an initialiser",
@@ -1371,6 +1390,10 @@ impl<'u> Lowerer<'u> {
             return self.vec_effect(e, out);
         }
         match &e.kind {
+            E::Assign { op, target, value } if self.pointer_name(target).is_some() => {
+                let var = self.pointer_name(target).expect("a pointer variable");
+                self.pointer_assign(&var, *op, value, span, out)?;
+            }
             E::Assign { op, target, value } => {
                 let v = self.expr(value, out)?;
                 let (lv, _) = self.lvalue(target, out)?;
@@ -1406,6 +1429,9 @@ impl<'u> Lowerer<'u> {
                         out.push(st(k::StmtKind::Barrier(fence), span));
                     }
                     Some(Builtin::MemFence) => {}
+                    Some(Builtin::Atomic(op)) => {
+                        self.atomic(op, func, args, false, span, out)?;
+                    }
                     Some(Builtin::Annotation) => self.note(
                         span,
                         format!(
@@ -1505,10 +1531,14 @@ impl<'u> Lowerer<'u> {
                         t,
                     ))
                 }
-                Some(Binding::Array(_)) => unsupported(
-                    format!("assigning to the pointer `{n}` (pointer variables)"),
-                    &e.span,
-                ),
+                Some(Binding::Ptr(v)) => {
+                    self.movable(&v, &e.span)?;
+                    Ok((k::LValue::Var(ident(&v, &e.span)), TypeName::Int))
+                }
+                Some(Binding::Array(_)) => Err(Diagnostic::new(
+                    format!("`{n}` is an array: it cannot be assigned"),
+                    e.span.clone(),
+                )),
                 Some(Binding::Vector { .. }) => self.not_scalar(e),
                 None => Err(Diagnostic::new(
                     format!("unknown variable `{n}`"),
@@ -1518,6 +1548,11 @@ impl<'u> Lowerer<'u> {
             E::Index(..) | E::Deref(_) if self.vec_shape(e).is_some() => self.not_scalar(e),
             E::Index(..) | E::Deref(_) => {
                 let (a, indices) = self.element(e, pre)?;
+                if indices.is_empty() {
+                    // Through a pointer to a private variable (see `pointer`).
+                    let t = self.types[&a.name];
+                    return Ok((k::LValue::Var(a), t));
+                }
                 let t = self.arrays[&a.name].0;
                 Ok((k::LValue::Elem { array: a, indices }, t))
             }
@@ -1529,75 +1564,66 @@ impl<'u> Lowerer<'u> {
         }
     }
 
-    /// `A[i]`, `A[i][j]`, `*A`, `*(A + i)`: the array and its indices.
+    /// `A[i]`, `A[i][j]`, `*A`, `*(A + i)`, `p[i]`, `*p`: the array and its indices
+    /// (a pointer's offset added to the index, see [`pointer`]); no indices for a pointer
+    /// to a private variable, the variable itself.
     fn element(&mut self, e: &cl::Expr, pre: &mut Vec<k::Stmt>) -> Res<(k::Ident, Vec<k::Expr>)> {
         use cl::ExprKind as E;
-        let mut indices = Vec::new();
-        let mut cur = e;
-        let base = loop {
-            match &cur.kind {
-                E::Index(a, i) => {
-                    indices.push(&**i);
-                    cur = a;
+        if let Some((arr, base, indices)) = self.flattened_chain(e) {
+            let mut out = Vec::new();
+            for i in indices {
+                out.push(self.expr(i, pre)?);
+            }
+            let out = self.flat_index(&arr, out)?;
+            return Ok((ident(&arr, &base.span), out));
+        }
+        match &e.kind {
+            E::Index(a, j) => {
+                if let E::Index(base, i) = &a.kind {
+                    if let Some(arr) = self.array_of_dims(base, 2) {
+                        let i = self.expr(i, pre)?;
+                        let j = self.expr(j, pre)?;
+                        return Ok((ident(&arr, &base.span), vec![i, j]));
+                    }
                 }
-                E::Deref(p) => match &p.kind {
-                    E::Binary(BinOp::Add, a, i) if matches!(a.kind, E::Name(_)) => {
-                        indices.push(&**i);
-                        cur = a;
+                if let E::Name(n) = &a.kind {
+                    match self.lookup(n) {
+                        Some(Binding::Cell(_))
+                        | Some(Binding::Scalar(_))
+                        | Some(Binding::Vector { .. }) => {
+                            return Err(Diagnostic::new(
+                                format!("`{n}` is not an array or pointer"),
+                                a.span.clone(),
+                            ))
+                        }
+                        None => {
+                            return Err(Diagnostic::new(
+                                format!("unknown name `{n}`"),
+                                a.span.clone(),
+                            ))
+                        }
+                        _ => {}
                     }
-                    E::Name(_) => {
-                        break (&**p, true);
-                    }
-                    _ => {
-                        return unsupported(
-                            "dereferencing a pointer expression (pointer arithmetic)",
-                            &cur.span,
-                        )
-                    }
-                },
-                E::Name(_) => break (cur, false),
-                _ => {
+                }
+                if !self.is_pointer(a) {
                     return unsupported(
-                        "indexing something other than an array or buffer name",
-                        &cur.span,
-                    )
+                        "indexing something other than an array or pointer",
+                        &a.span,
+                    );
                 }
+                let p = self.pointer(a, pre)?;
+                let j = self.expr(j, pre)?;
+                self.pointee(p, Some(j), &e.span)
             }
-        };
-        let (base, zero) = base;
-        let E::Name(n) = &base.kind else {
-            unreachable!("matched a name")
-        };
-        let array = match self.lookup(n) {
-            Some(Binding::Array(a)) => a.clone(),
-            Some(Binding::Cell(_)) | Some(Binding::Scalar(_)) | Some(Binding::Vector { .. }) => {
-                return Err(Diagnostic::new(
-                    format!("`{n}` is not an array or pointer"),
-                    base.span.clone(),
-                ))
+            E::Deref(p) => {
+                if !self.is_pointer(p) {
+                    return unsupported("dereferencing something that is not a pointer", &p.span);
+                }
+                let p = self.pointer(p, pre)?;
+                self.pointee(p, None, &e.span)
             }
-            None => {
-                return Err(Diagnostic::new(
-                    format!("unknown name `{n}`"),
-                    base.span.clone(),
-                ))
-            }
-        };
-        let mut out = Vec::new();
-        for i in indices.into_iter().rev() {
-            out.push(self.expr(i, pre)?);
+            _ => unsupported("this kind of memory access", &e.span),
         }
-        if zero {
-            out.push(ex(
-                k::ExprKind::Int {
-                    value: 0,
-                    unsigned: false,
-                },
-                &base.span,
-            ));
-        }
-        let out = self.flat_index(&array, out)?;
-        Ok((ident(&array, &base.span), out))
     }
 
     fn lvalue_expr(lv: &k::LValue, span: &Span) -> k::Expr {
@@ -1670,10 +1696,11 @@ impl<'u> Lowerer<'u> {
                         unsigned: false,
                     })],
                 }),
-                Some(Binding::Array(_)) => {
+                Some(Binding::Array(_)) | Some(Binding::Ptr(_)) => {
                     return unsupported(
                         format!(
-                            "using the pointer `{n}` as a value (pointer variables and arithmetic)"
+                            "using the pointer `{n}` as a value (only dereferenced, indexed, \
+                             moved or passed to a function)"
                         ),
                         span,
                     )
@@ -1686,7 +1713,7 @@ impl<'u> Lowerer<'u> {
                             span,
                         )
                     }
-                    None if n == "NULL" => return unsupported("`NULL` (pointer variables)", span),
+                    None if n == "NULL" => return unsupported("null pointers", span),
                     None => {
                         return Err(Diagnostic::new(format!("unknown name `{n}`"), span.clone()))
                     }
@@ -1695,7 +1722,11 @@ impl<'u> Lowerer<'u> {
             E::Index(..) | E::Deref(_) if self.vec_shape(e).is_some() => return self.not_scalar(e),
             E::Index(..) | E::Deref(_) => {
                 let (array, indices) = self.element(e, pre)?;
-                mk(k::ExprKind::Index { array, indices })
+                if indices.is_empty() {
+                    name_expr(&array.name, span)
+                } else {
+                    mk(k::ExprKind::Index { array, indices })
+                }
             }
             E::Call { func, args } => match self.call(func, args, span, pre)? {
                 Some(v) => v,
@@ -1713,6 +1744,12 @@ impl<'u> Lowerer<'u> {
                 mk(k::ExprKind::Unary(*op, Box::new(a)))
             }
             E::Plus(a) => self.expr(a, pre)?,
+            E::IncDec(..) | E::Assign { .. } if self.is_pointer(e) => {
+                return unsupported(
+                    "using a pointer as a value (only dereferenced, indexed, moved or passed to a function)",
+                    span,
+                )
+            }
             E::IncDec(op, target) => {
                 let (lv, ty) = self.lvalue(target, pre)?;
                 let dec = matches!(op, cl::IncDec::PreDec | cl::IncDec::PostDec);
@@ -1737,7 +1774,10 @@ impl<'u> Lowerer<'u> {
                 }
             }
             E::AddrOf(_) => {
-                return unsupported("taking an address with `&` (pointer variables)", span)
+                return unsupported(
+                    "using an address `&...` as a value (only dereferenced, indexed or passed to a function)",
+                    span,
+                )
             }
             E::Binary(op @ (BinOp::LogAnd | BinOp::LogOr), a, b) => {
                 let a = self.expr(a, pre)?;
@@ -1859,88 +1899,13 @@ impl<'u> Lowerer<'u> {
                 func.span.clone(),
             ));
         };
-        let wi = |name: &str, span: &Span| {
-            ex(
-                k::ExprKind::Call {
-                    func: ident(name, span),
-                    args: vec![ex(
-                        k::ExprKind::Int {
-                            value: 0,
-                            unsigned: false,
-                        },
-                        span,
-                    )],
-                },
-                span,
-            )
-        };
-        let uint =
-            |e: k::Expr, span: &Span| ex(k::ExprKind::Cast(TypeName::Uint, Box::new(e)), span);
-        let dim = || -> Res<()> {
-            match args {
-                [cl::Expr {
-                    kind: cl::ExprKind::Int { value: 0, .. },
-                    ..
-                }] => Ok(()),
-                [cl::Expr {
-                    kind:
-                        cl::ExprKind::Int {
-                            value: d @ (1 | 2), ..
-                        },
-                    ..
-                }] => unsupported(
-                    format!("dimension {d} of `{}` (2D and 3D NDRanges)", func.name),
-                    span,
-                ),
-                [a] => unsupported(
-                    format!("a dimension of `{}` that is not the constant 0", func.name),
-                    &a.span,
-                ),
-                _ => Err(Diagnostic::new(
-                    format!("`{}` takes one argument", func.name),
-                    span.clone(),
-                )),
-            }
-        };
         match b {
-            // Work-item functions return `size_t`, a 32-bit unsigned integer in ksim.
-            Builtin::WorkItem(name) => {
-                dim()?;
-                Ok(Some(uint(wi(name, span), span)))
-            }
-            Builtin::GlobalSize => {
-                dim()?;
-                let p = ex(
-                    k::ExprKind::Binary(
-                        BinOp::Mul,
-                        Box::new(wi("get_local_size", span)),
-                        Box::new(wi("get_num_groups", span)),
-                    ),
-                    span,
-                );
-                Ok(Some(uint(p, span)))
-            }
-            Builtin::WorkDim => Ok(Some(ex(
-                k::ExprKind::Int {
-                    value: 1,
-                    unsigned: true,
-                },
-                span,
-            ))),
-            Builtin::GlobalOffset => {
-                dim()?;
-                Ok(Some(ex(
-                    k::ExprKind::Int {
-                        value: 0,
-                        unsigned: true,
-                    },
-                    span,
-                )))
-            }
+            Builtin::WorkItem => super::ndrange::lower(&func.name, args, span).map(Some),
             Builtin::Barrier | Builtin::MemFence | Builtin::Annotation => Err(Diagnostic::new(
                 format!("`{}` is a statement, not a value", func.name),
                 span.clone(),
             )),
+            Builtin::Atomic(op) => self.atomic(op, func, args, true, span, pre),
             Builtin::Unsupported(what) => {
                 unsupported(format!("{what} (`{}`)", func.name), &func.span)
             }
@@ -2089,26 +2054,16 @@ impl<'u> Lowerer<'u> {
         }
         let mut scope = HashMap::new();
         let mut stmts = Vec::new();
+        let mut written = HashSet::new();
+        for s in &body.stmts {
+            assigned_names(s, &mut written);
+        }
         for (p, a) in f.params.iter().zip(args) {
             let pname = p.name.as_ref().map_or("arg", |n| n.name.as_str());
             if p.ty.pointers.len() == 1 && p.ty.arrays.is_empty() {
-                let array = match &a.kind {
-                    cl::ExprKind::Name(n) => match self.lookup(n) {
-                        Some(Binding::Array(arr)) => arr.clone(),
-                        _ => return unsupported(
-                            "passing this expression as a pointer (only buffer and array names)",
-                            &a.span,
-                        ),
-                    },
-                    _ => {
-                        return unsupported(
-                            "passing this expression as a pointer (only buffer and array names)",
-                            &a.span,
-                        )
-                    }
-                };
+                let b = self.pointer_argument(p, a, &written, &mut stmts, pre)?;
                 if p.name.is_some() {
-                    scope.insert(pname.to_string(), Binding::Array(array));
+                    scope.insert(pname.to_string(), b);
                 }
                 continue;
             }

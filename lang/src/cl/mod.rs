@@ -11,6 +11,7 @@ pub mod ast;
 pub mod builtins;
 pub mod lex;
 pub mod lower;
+pub mod ndrange;
 pub mod parse;
 pub mod pp;
 pub mod simfile;

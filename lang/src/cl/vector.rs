@@ -244,6 +244,21 @@ impl<'u> Lowerer<'u> {
         self.vec_base(&t.base, &t.span)
     }
 
+    /// A helper's pointer parameter of type `param` may name `array` only if both see the
+    /// memory as elements of one length: a `float *` view of a `float4` buffer is a pointer
+    /// cast, not supported yet.
+    pub(super) fn same_lanes(&self, param: &cl::Type, array: &str, span: &Span) -> Res<()> {
+        let want = self.vec_base(&param.base, &param.span)?.map_or(1, |s| s.1);
+        let have = self.vec_arrays.get(array).copied().unwrap_or(1);
+        if want != have {
+            return unsupported(
+                "passing a pointer as one to another element type (pointer casts)",
+                span,
+            );
+        }
+        Ok(())
+    }
+
     /// The vector type of an OpenCL expression, if it has one (decided before lowering it).
     pub(super) fn vec_shape(&self, e: &cl::Expr) -> Option<(TypeName, u8)> {
         use cl::ExprKind as E;

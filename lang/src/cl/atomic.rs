@@ -1,0 +1,183 @@
+//! OpenCL C 1.2's atomic functions (§6.12.11 `atomic_*`, and the `atom_*` names of the
+//! `cl_khr_{global,local}_int32_{base,extended}_atomics` extensions, which §9.5 defines
+//! with the same meaning) on `__global` and `__local` `int`/`uint`, lowered to the core's
+//! S-ATOMIC statement: one indivisible read-modify-write of the element the pointer
+//! argument reaches ([`super::pointer`]), returning the old value.
+//!
+//! Two atomics on one element never race; an atomic and a plain access do unless a barrier
+//! orders them (the core's race check). `atomic_xchg` on `float` (allowed by §6.12.11) and
+//! the 64-bit `atom_*` functions are refused: the core's atomics are on 32-bit integers.
+
+use super::*;
+use crate::core::AtomicOp;
+
+/// The core operation of an atomic function name (`atomic_add`, `atom_add`, ...).
+pub fn op(name: &str) -> Option<AtomicOp> {
+    let base = name
+        .strip_prefix("atomic_")
+        .or_else(|| name.strip_prefix("atom_"))?;
+    AtomicOp::ALL
+        .into_iter()
+        .find(|op| op.name().strip_prefix("atomic_") == Some(base))
+}
+
+impl<'u> Lowerer<'u> {
+    /// `atomic_op(p, args...)`: as a statement (`value == false`) or, for its value, into
+    /// a temporary holding the old value (returned).
+    pub(super) fn atomic(
+        &mut self,
+        op: AtomicOp,
+        func: &cl::Ident,
+        args: &[cl::Expr],
+        value: bool,
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<Option<k::Expr>> {
+        let want = 1 + op.operands();
+        if args.len() != want {
+            return Err(Diagnostic::new(
+                format!(
+                    "`{}` takes {want} argument{}",
+                    func.name,
+                    if want == 1 { "" } else { "s" }
+                ),
+                span.clone(),
+            ));
+        }
+        let target = &args[0];
+        if !self.is_pointer(target) {
+            return Err(Diagnostic::new(
+                format!("the first argument of `{}` must be a pointer", func.name),
+                target.span.clone(),
+            ));
+        }
+        let p = self.pointer(target, pre)?;
+        let Some(&(elem, _)) = self.arrays.get(&p.array) else {
+            return Err(Diagnostic::new(
+                format!(
+                    "`{}` works on `__global` and `__local` memory, not a private variable",
+                    func.name
+                ),
+                target.span.clone(),
+            ));
+        };
+        if !matches!(elem, TypeName::Int | TypeName::Uint) {
+            return unsupported(
+                format!(
+                    "`{}` on `{}` elements (ksim's atomics are on `int` and `uint`)",
+                    func.name,
+                    format!("{elem:?}").to_lowercase()
+                ),
+                &target.span,
+            );
+        }
+        let (array, index) = self.pointee(p, None, &target.span)?;
+        let mut lowered = vec![ex(
+            k::ExprKind::Index {
+                array,
+                indices: index,
+            },
+            &target.span,
+        )];
+        for a in &args[1..] {
+            lowered.push(self.expr(a, pre)?);
+        }
+        let call = ex(
+            k::ExprKind::Call {
+                func: ident(op.name(), &func.span),
+                args: lowered,
+            },
+            span,
+        );
+        if !value {
+            pre.push(st(k::StmtKind::Call(call), span));
+            return Ok(None);
+        }
+        let t = self.temp("old", elem, Some(call), span, pre);
+        Ok(Some(name_expr(&t, span)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cl::{compile, ClOptions, SourceMap};
+    use crate::core::{AtomicOp, StmtKind};
+
+    fn compile_src(src: &str) -> Result<crate::cl::Compiled, String> {
+        let mut map = SourceMap::new("k.cl", src.to_string());
+        compile(&mut map, &ClOptions::default(), &mut |_| {
+            Err("no includes".into())
+        })
+        .map_err(|d| d[0].message.clone())
+    }
+
+    fn atomics(c: &crate::cl::Compiled) -> Vec<(AtomicOp, String, usize, bool)> {
+        c.kernel
+            .blocks
+            .iter()
+            .flatten()
+            .filter_map(|s| match &s.kind {
+                StmtKind::Atomic {
+                    op,
+                    array,
+                    args,
+                    result,
+                    ..
+                } => Some((
+                    *op,
+                    c.kernel.arrays[*array].name.clone(),
+                    args.len(),
+                    result.is_some(),
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_name_maps_to_its_operation() {
+        for op in AtomicOp::ALL {
+            let base = op.name().strip_prefix("atomic_").unwrap();
+            assert_eq!(super::op(op.name()), Some(op));
+            assert_eq!(super::op(&format!("atom_{base}")), Some(op));
+        }
+        assert_eq!(super::op("atomic_fetch_add"), None);
+    }
+
+    #[test]
+    fn atomics_on_pointers_addresses_and_local_scalars() {
+        let c = compile_src(
+            "__kernel void k(__global int *A, __global uint *B) { \
+             __local int count; \
+             atomic_add(A, 10); \
+             atom_inc(&B[get_local_id(0)]); \
+             int old = atomic_cmpxchg(A + 2, 1, 2); \
+             A[atomic_inc(&count)] = old; }",
+        )
+        .unwrap();
+        assert_eq!(
+            atomics(&c),
+            vec![
+                (AtomicOp::Add, "A".into(), 1, false),
+                (AtomicOp::Inc, "B".into(), 0, false),
+                (AtomicOp::CmpXchg, "A".into(), 2, true),
+                (AtomicOp::Inc, "count".into(), 0, true),
+            ]
+        );
+    }
+
+    #[test]
+    fn float_atomics_and_wrong_arity_are_refused() {
+        let e = compile_src("__kernel void k(__global float *F) { atomic_xchg(F, 1.0f); }")
+            .unwrap_err();
+        assert!(
+            e.starts_with("not supported yet: `atomic_xchg` on `float`"),
+            "{e}"
+        );
+        let e = compile_src("__kernel void k(__global int *A) { atomic_add(A); }").unwrap_err();
+        assert!(e.contains("takes 2 arguments"), "{e}");
+        let e =
+            compile_src("__kernel void k(__global int *A, int x) { atomic_inc(x); }").unwrap_err();
+        assert!(e.contains("must be a pointer"), "{e}");
+    }
+}
