@@ -1310,6 +1310,7 @@ mod tests {
                     size_param: "a.len".into(),
                     space: Space::Global,
                     elem: TypeName::Int,
+                    lanes: 1,
                 },
                 Buffer {
                     name: "l".into(),
@@ -1317,6 +1318,7 @@ mod tests {
                     size_param: "l.len".into(),
                     space: Space::Local,
                     elem: TypeName::Int,
+                    lanes: 1,
                 },
             ],
             scalars: vec![Scalar {
