@@ -16,7 +16,9 @@ use lang::core::{ArrayId, Fence};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum AccessKind {
     Read,
@@ -113,21 +115,23 @@ impl Race {
 
 /// The key of a race between two accesses.
 fn race_key(first: &Access, second: &Access) -> RaceKey {
-    key_of(
+    let (a, ak, b, bk, _) = key_of(
         (first.span.clone(), first.kind),
         (second.span.clone(), second.kind),
-    )
+    );
+    (a, ak, b, bk, benign(first, second))
 }
 
 /// The key of a race between two statements with these access kinds, in either order
-/// (`ksim fix` maps a patched kernel's races back to the original's statements).
+/// (`ksim fix` maps a patched kernel's races back to the original's statements), not
+/// benign.
 pub fn key_of(a: (Span, AccessKind), b: (Span, AccessKind)) -> RaceKey {
     let (a, b) = if (a.0.start, a.1) <= (b.0.start, b.1) {
         (a, b)
     } else {
         (b, a)
     };
-    (a.0, a.1, b.0, b.1, benign(first, second))
+    (a.0, a.1, b.0, b.1, false)
 }
 
 /// Whether every race of a list is benign: the races leave a check clean.
