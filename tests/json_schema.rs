@@ -211,6 +211,14 @@ fn fix_outputs_validate() {
     }
 }
 
+#[test]
+fn circuit_outputs_validate() {
+    for k in ["examples/kogge_stone.ksim", "examples/sklansky.ksim"] {
+        let a = ["circuit", "--json", k, "-D", "n=8"];
+        assert_valid("circuit", &format!("{a:?}"), &json(None, &a));
+    }
+}
+
 /// The schemas reject what the models never write: a missing required field (plain and
 /// nullable), a value of the wrong type, a nested access without its kind.
 #[test]

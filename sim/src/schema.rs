@@ -110,7 +110,7 @@ fn schema_of<T: JsonSchema>() -> RootSchema {
 }
 
 /// Every output's schema, by file stem: `run`, `races`, `explore`, `verify-scan`, `fix`,
-/// `trace` (one record) and `race-report`.
+/// `trace` (one record), `race-report` and `circuit`.
 pub fn schemas() -> Vec<(&'static str, RootSchema)> {
     vec![
         ("run", schema_of::<RunReport>()),
@@ -123,6 +123,7 @@ pub fn schemas() -> Vec<(&'static str, RootSchema)> {
         ("fix", schema_of::<FixReport>()),
         ("trace", schema_of::<TraceRecord<'static>>()),
         ("race-report", schema_of::<RaceReport>()),
+        ("circuit", schema_of::<interp::circuit::Circuit>()),
     ]
 }
 
