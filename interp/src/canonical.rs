@@ -20,7 +20,7 @@ use crate::reference::BarrierInfo;
 use serde::Serialize;
 
 /// Which engine runs the canonical schedule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Engine {
     /// The small-step semantics of POPL 2014 Figures 6 and 7 (any launch).

@@ -33,7 +33,7 @@ use lang::core::{ArrayId, Builtin, Expr, ExprKind, ParamId, StmtKind, Ty, VarId}
 use serde::Serialize;
 
 /// Where a value of type `T` came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum Prov {
     /// Element `index` of the input array (the kernel's `const` array of `T`).
     Input(usize),
@@ -44,7 +44,7 @@ pub enum Prov {
 }
 
 /// One ⊕ application.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Node {
     pub left: Prov,
     pub right: Prov,
@@ -61,7 +61,7 @@ pub struct Node {
     pub thread: usize,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Circuit {
     /// Number of input wires.
     pub width: usize,

@@ -16,7 +16,9 @@ use serde::{Deserialize, Serialize};
 /// thread with global index `thread` (`group * local_size + tid`). Barriers are not part of
 /// it: they fire as soon as they are enabled. Recorded run-length encoded as it grows, so a
 /// thread that runs alone for a long time costs one run.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Schedule {
     pub runs: Vec<(usize, u64)>,
 }

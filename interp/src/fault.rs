@@ -6,7 +6,9 @@ use serde::Serialize;
 use std::fmt;
 
 /// A thread of a launch: its work-group and its local id (`tid`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 pub struct ThreadId {
     pub group: usize,
     pub local: usize,
@@ -18,7 +20,7 @@ impl fmt::Display for ThreadId {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum FaultKind {
     /// An array index outside the array's bounds.
@@ -35,7 +37,7 @@ pub enum FaultKind {
     StepBound { steps: u64 },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub struct Fault {
     #[serde(flatten)]
     pub kind: FaultKind,

@@ -16,7 +16,9 @@ use crate::value::Value;
 use serde::{Deserialize, Serialize};
 
 /// Which conflicting pairs are errors (`--race-policy`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum RacePolicy {
     /// Definition 5.2: every conflicting pair.

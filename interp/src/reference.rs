@@ -38,7 +38,7 @@ use std::sync::Arc;
 
 /// The rule that fired, named as in the paper. A thread step is K-STEP applied to one of
 /// the sequential rules, which is what is recorded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum Rule {
     #[serde(rename = "S-ASSIGN")]
     SAssign,
@@ -157,7 +157,7 @@ impl StepInfo {
 }
 
 /// A K-BARRIER application.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct BarrierInfo {
     pub group: usize,
     /// The group's barrier epoch after the barrier (barriers of any fence).
@@ -177,7 +177,7 @@ pub struct BarrierInfo {
 
 /// The threads of a work-group that, at a divergent K-BARRIER, waited at one `barrier`
 /// statement (`barrier` is its span) or had terminated (`barrier` is `None`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DivergenceSide {
     pub barrier: Option<Span>,
     /// Local ids, increasing.

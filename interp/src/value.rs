@@ -236,6 +236,30 @@ impl serde::Serialize for Value {
     }
 }
 
+/// Hand-written because `Value` serialises by hand: a JSON number (ints, uints, finite
+/// floats, ternary digits), a boolean, or a string (non-finite floats, monoid elements).
+impl schemars::JsonSchema for Value {
+    fn schema_name() -> String {
+        "Value".into()
+    }
+
+    fn json_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+        use schemars::schema::{InstanceType, SchemaObject};
+        SchemaObject {
+            instance_type: Some(
+                vec![
+                    InstanceType::Number,
+                    InstanceType::Boolean,
+                    InstanceType::String,
+                ]
+                .into(),
+            ),
+            ..Default::default()
+        }
+        .into()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -190,7 +190,7 @@ pub enum StmtKind {
 /// The memory spaces whose accesses a barrier orders (OpenCL's `CLK_LOCAL_MEM_FENCE` and
 /// `CLK_GLOBAL_MEM_FENCE`). Every barrier synchronises the whole work-group whatever its
 /// fence; the fence decides only which accesses it separates for Definition 5.2.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub struct Fence {
     pub local: bool,
     pub global: bool,

@@ -11,6 +11,7 @@ pub mod page;
 pub mod replay;
 pub mod report;
 pub mod schedule;
+pub mod schema;
 pub mod text;
 pub mod timeline;
 pub mod trace;

@@ -21,7 +21,7 @@ pub fn to_json(model: &impl Serialize) -> String {
 }
 
 /// The launch as the JSON outputs describe it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LaunchInfo {
     pub groups: usize,
     pub local_size: usize,
@@ -73,7 +73,7 @@ impl RaceView {
 }
 
 /// One access of a race in the JSON outputs: thread, kind, statement span, step, epoch.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct AccessJson {
     pub group: usize,
     pub thread: usize,
@@ -96,17 +96,19 @@ impl From<&Access> for AccessJson {
     }
 }
 
+/// The JSON form of a [`RaceView`] (its schema is this struct's).
+#[derive(Serialize, schemars::JsonSchema)]
+pub(crate) struct RaceJson<'a> {
+    array: &'a str,
+    instance: usize,
+    index: &'a [usize],
+    first: AccessJson,
+    second: AccessJson,
+    benign: bool,
+}
+
 impl Serialize for RaceView {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct RaceJson<'a> {
-            array: &'a str,
-            instance: usize,
-            index: &'a [usize],
-            first: AccessJson,
-            second: AccessJson,
-            benign: bool,
-        }
         RaceJson {
             array: &self.array,
             instance: self.race.instance,
@@ -170,7 +172,7 @@ impl Serialize for Arrays {
 }
 
 /// One execution under one scheduler: `ksim run`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RunReport {
     pub kernel: String,
     pub launch: LaunchInfo,
@@ -344,14 +346,6 @@ impl RunReport {
     /// The last record of `ksim trace --format json`:
     /// `{"event": "end", "steps", "clean", "races", "fault"}`.
     pub fn end_event(&self) -> String {
-        #[derive(Serialize)]
-        struct End<'a> {
-            event: &'static str,
-            steps: u64,
-            clean: bool,
-            races: &'a [RaceView],
-            fault: &'a Option<Fault>,
-        }
         let end = End {
             event: "end",
             steps: self.steps,
@@ -363,6 +357,16 @@ impl RunReport {
     }
 }
 
+/// The last record of `ksim trace --format json`.
+#[derive(Serialize, schemars::JsonSchema)]
+pub(crate) struct End<'a> {
+    event: &'static str,
+    steps: u64,
+    clean: bool,
+    races: &'a [RaceView],
+    fault: &'a Option<Fault>,
+}
+
 fn join(values: &[Value]) -> String {
     let v: Vec<String> = values.iter().map(|v| v.to_string()).collect();
     v.join(" ")
@@ -370,7 +374,7 @@ fn join(values: &[Value]) -> String {
 
 /// A race with the number of conflicting access pairs between its two statements (`None`
 /// from the reference semantics, which reports the first pair only).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CountedRace {
     #[serde(flatten)]
     pub race: RaceView,
@@ -380,7 +384,7 @@ pub struct CountedRace {
 }
 
 /// The exact race check of one input: `ksim races`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RacesReport {
     pub kernel: String,
     pub launch: LaunchInfo,

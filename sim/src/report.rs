@@ -118,7 +118,7 @@ pub fn canonical_race_schedules(launch: &Launch, keys: &[RaceKey]) -> Vec<FoundR
 }
 
 /// The launch options as the user gave them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LaunchSpec {
     pub defines: Vec<(String, String)>,
     pub groups: Option<usize>,
@@ -182,7 +182,7 @@ impl LaunchSpec {
 }
 
 /// One side of a race key.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KeySide {
     pub span: (usize, usize),
     /// `read`, `write` or `atomic`.
@@ -190,7 +190,7 @@ pub struct KeySide {
 }
 
 /// A [`RaceKey`] in JSON.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KeySpec {
     pub first: KeySide,
     pub second: KeySide,
@@ -259,7 +259,7 @@ impl KeySpec {
 pub const KERNEL_NAME_BYTES: usize = 100;
 
 /// A race report (see the module documentation for the format).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RaceReport {
     pub format: String,
     pub format_version: u32,
@@ -283,9 +283,11 @@ pub struct RaceReport {
     pub launch_hash: Option<String>,
     pub launch: LaunchSpec,
     /// The resolved launch (sizes, parameters), for people reading the report.
+    #[schemars(with = "crate::explore::model::LaunchModel")]
     pub resolved: serde_json::Value,
     /// The race: elements, both accesses (thread, group, kind, span, step, epoch), and its
     /// `key` (the pair of statements and kinds).
+    #[schemars(with = "crate::schema::ReportRace")]
     pub race: serde_json::Value,
     pub schedule: Schedule,
     pub found_by: String,

@@ -27,7 +27,7 @@ pub enum Scheduler {
 }
 
 /// Why a replayed schedule could not be followed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Infeasible {
     /// The step (0-based) at which the recorded choice was impossible.
     pub step: u64,

@@ -127,8 +127,8 @@ pub struct TraceView<'a> {
     snapshots: Vec<(String, String, Vec<String>)>,
 }
 
-#[derive(Serialize)]
-struct StepRecord<'a> {
+#[derive(Serialize, schemars::JsonSchema)]
+pub(crate) struct StepRecord<'a> {
     event: &'static str,
     step: u64,
     group: usize,
@@ -142,8 +142,8 @@ struct StepRecord<'a> {
     reads: Option<&'a str>,
 }
 
-#[derive(Serialize)]
-struct BarrierRecord<'a> {
+#[derive(Serialize, schemars::JsonSchema)]
+pub(crate) struct BarrierRecord<'a> {
     event: &'static str,
     rule: &'static str,
     number: u64,

@@ -10,7 +10,7 @@ use interp::{Launch, Memory, Value};
 use serde::Serialize;
 
 /// The launch as every `--json` output shows it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct LaunchModel {
     pub groups: usize,
     pub local_size: usize,
@@ -47,7 +47,7 @@ impl LaunchModel {
 pub use crate::outcome::AccessJson as AccessModel;
 
 /// A race, as in `ksim run --json`, with its statements and locations.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct RaceModel {
     pub array: String,
     pub instance: usize,
@@ -80,7 +80,7 @@ impl RaceModel {
 }
 
 /// A distinct race of an exploration.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct FoundRaceModel {
     #[serde(flatten)]
     pub race: RaceModel,
@@ -95,7 +95,7 @@ pub struct FoundRaceModel {
     pub report: Option<String>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Executions {
     pub total: u64,
     pub complete: u64,
@@ -105,14 +105,14 @@ pub struct Executions {
     pub cut: u64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct FinalStoreModel {
     pub count: u64,
     pub schedule: Schedule,
     pub arrays: serde_json::Map<String, serde_json::Value>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct FaultModel {
     #[serde(flatten)]
     pub fault: interp::fault::Fault,
@@ -120,19 +120,19 @@ pub struct FaultModel {
     pub schedule: Schedule,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct NonTerminating {
     pub count: u64,
     pub schedule: Option<Schedule>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct DivergenceModel {
     pub message: String,
     pub schedule: Schedule,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct PctModel {
     pub depth: u32,
     pub threads: u64,
@@ -141,7 +141,7 @@ pub struct PctModel {
 }
 
 /// The `ksim explore --json` document (see `docs/json.md`).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct ExplorationModel {
     pub kernel: String,
     pub path: String,

@@ -41,7 +41,7 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 /// Which prefix sum the kernel claims to compute.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ScanKind {
     /// `out[k] = in[0] ⊕ ... ⊕ in[k]`.
@@ -230,7 +230,7 @@ pub fn singleton_launch(base: &Launch, arrays: &ScanArrays) -> Launch {
 }
 
 /// The first wrong output of a test.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Counterexample {
     /// The output index.
     pub index: usize,

@@ -455,8 +455,8 @@ fn quote(s: &str) -> String {
 
 // The JSON form (docs/json.md, `ksim verify-scan --json`).
 
-#[derive(Serialize)]
-struct ScanJson<'a> {
+#[derive(Serialize, schemars::JsonSchema)]
+pub(crate) struct ScanJson<'a> {
     file: &'a str,
     kernel: &'a str,
     launch: LaunchInfo,
@@ -471,7 +471,7 @@ struct ScanJson<'a> {
     ratio: Option<f64>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct IntervalJson<'a> {
     verdict: &'static str,
     time_s: f64,
@@ -484,7 +484,7 @@ struct IntervalJson<'a> {
     demo: Option<DemoJson<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ExplainedJson<'a> {
     index: usize,
     expected: &'a Value,
@@ -492,7 +492,7 @@ struct ExplainedJson<'a> {
     explanation: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct DemoJson<'a> {
     monoid: &'static str,
     n: usize,
@@ -503,7 +503,7 @@ struct DemoJson<'a> {
     command: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct VoigtJson<'a> {
     verdict: &'static str,
     tests: u64,

@@ -83,7 +83,7 @@ pub fn f2(x: u8, y: u8) -> u8 {
 }
 
 /// One of Voigtländer's tests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(tag = "op", rename_all = "lowercase")]
 pub enum VoigtTest {
     /// f1 on `h1 k i`: `0^i 1 0^(k-i) 2^(n-1-k)`, `0 ≤ i ≤ k < n`.
