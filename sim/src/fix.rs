@@ -48,7 +48,7 @@ pub enum FixError {
 }
 
 /// One verified barrier insertion and the races it removes.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Proposal {
     /// Byte offset in the original source where the text is inserted.
     pub offset: usize,
@@ -77,7 +77,7 @@ impl Proposal {
 
 /// The result of `ksim fix`: the races of the original, the verified proposals, and the
 /// patched source with its check.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct FixReport {
     pub kernel: String,
     pub launches: Vec<LaunchInfo>,
@@ -355,7 +355,7 @@ pub fn fix(text: &str, launches: &[LaunchOptions], jobs: usize) -> Result<FixRep
 /// The final store of the kernel as [`fix`] patches it, and which of an exploration's
 /// distinct final stores equals it: `ksim explore` marks "the store a race-free run
 /// gives" with it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RaceFreeStore {
     /// Where the barriers go that make the kernel race-free ([`Proposal::place`]).
     pub barriers: Vec<String>,
