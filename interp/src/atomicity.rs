@@ -30,7 +30,9 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// What one thread step executes (`--atomicity`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Atomicity {
     /// The paper's rules: one statement per step.
