@@ -118,11 +118,6 @@ pub const EXCEPTIONS: &[(&str, Class, &str)] = &[
         Class::C,
         "the error GPUVerify expects is in `notInvoked`, which the kernel never calls: no execution exhibits it",
     ),
-    (
-        "vectortests/test_paren/kernel.cl",
-        Class::B,
-        "work-items of different groups write the same constant vector (1, 2, 3, 4) to acc[local id]: same-value write-write races, tolerated by GPUVerify (--equality-abstraction)",
-    ),
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -172,8 +172,9 @@ struct Event {
     epochs: Epochs,
     /// Vector clock after the event (segment-local event counts per thread).
     clock: Clock,
-    /// What the event's plain write stored, under the same-value race policy.
-    stored: Option<interp::policy::Stored>,
+    /// What the event's plain write stored, under the same-value race policy (boxed: every
+    /// event of the path keeps it, and it is `None` under the default `strict`).
+    stored: Option<Box<interp::policy::Stored>>,
 }
 
 struct Sleeper {
@@ -763,7 +764,7 @@ impl Dpor<'_, '_> {
                 self.complete(i as u64 + 1, false);
             }
             Ok((mut next, info)) => {
-                let stored = info.stored(launch);
+                let stored = info.stored(launch).map(Box::new);
                 let acc = Acc {
                     reads: info.reads,
                     write: info.write.map(Box::new),
@@ -1091,7 +1092,7 @@ fn access(launch: &Launch, ev: &Event, elem: &Elem, kind: AccessKind, step: u64)
         step,
         epoch: ev.epochs.of(launch.kernel.arrays[elem.array].space),
         stored: (kind == AccessKind::Write)
-            .then(|| ev.stored.clone())
+            .then(|| ev.stored.as_deref().cloned())
             .flatten(),
     }
 }
