@@ -34,7 +34,7 @@ enum Command {
     /// Figure 8): depth, size and fanout (Table 2), as text and optionally SVG.
     Circuit(cli::circuit::CircuitArgs),
     /// The reachable configurations of a tiny launch (2-3 threads) as a graph: nodes are
-    /// configurations, edges K-STEPs labelled with thread and rule; DOT or JSON.
+    /// configurations, edges K-STEPs labelled with thread and rule; DOT, SVG (laid out by ksim) or JSON.
     Graph(cli::graph::GraphArgs),
     /// Explore the schedules of a launch: exhaustively (state caching + partial-order
     /// reduction), at random, or with PCT; every race is written as a replayable report.
