@@ -79,6 +79,8 @@ pub struct Execution {
     pub divergences: Vec<BarrierInfo>,
     /// K-STEP applications (up to the fault; `max_steps` at the step bound).
     pub steps: u64,
+    /// What the SIMT execution cost, when warps run in lock-step ([`crate::warp`]).
+    pub simt: Option<crate::warp::SimtCost>,
 }
 
 impl Execution {
@@ -129,6 +131,7 @@ pub fn run(launch: &Launch, engine: Engine, opts: &Options) -> Result<Canonical,
                     fault: out.fault,
                     divergences: out.divergences,
                     steps: out.steps,
+                    simt: None,
                 },
                 engine: Engine::Fast,
                 fallback: None,
@@ -159,6 +162,7 @@ fn reference(launch: &Launch) -> Canonical {
             fault: out.fault,
             divergences: out.divergences,
             steps: out.steps,
+            simt: None,
         },
         engine: Engine::Reference,
         fallback: None,

@@ -152,6 +152,9 @@ pub struct Launch {
     /// What one thread step executes ([`crate::atomicity`]); `statement` unless the caller
     /// sets another with [`Launch::set_atomicity`].
     pub atomicity: crate::atomicity::Atomicity,
+    /// Lanes per warp when warps run in SIMT lock-step ([`crate::warp`], `--warp-size`);
+    /// `None`: threads interleave one by one, as in the paper.
+    pub warp_size: Option<usize>,
 }
 
 /// The array store at the end of an execution: `arrays[a][instance][element]`, where a
@@ -312,6 +315,7 @@ impl Launch {
                 .unwrap_or_else(|| default_max_steps(groups * local_size)),
             race_policy: Default::default(),
             atomicity: Default::default(),
+            warp_size: None,
         };
         launch.initial = (0..kernel.arrays.len())
             .map(|a| vec![Value::default_of(kernel.arrays[a].elem, opts.monoid); launch.len(a)])

@@ -17,6 +17,7 @@ pub mod race;
 pub mod reference;
 pub mod stepper;
 pub mod value;
+pub mod warp;
 
 pub use atomicity::Atomicity;
 pub use fault::{Fault, FaultKind, ThreadId};
