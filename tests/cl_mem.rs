@@ -4,86 +4,13 @@
 //! the CLI (`ksim run kernel.cl --global 4,2 --local 2,2`) in `cli_*` tests.
 
 mod common;
+use common::cl::{compile, Ran};
 use common::{ksim, stdout, text};
-use interp::fast::{self, FastOptions};
-use interp::launch::{Launch, LaunchOptions};
-use interp::Value;
-use lang::cl::{ClOptions, SourceMap};
-use std::path::Path;
-use std::sync::Arc;
-
-struct Ran {
-    launch: Launch,
-    memory: interp::Memory,
-    races: Vec<String>,
-    fault: Option<String>,
-}
-
-impl Ran {
-    fn ints(&self, name: &str) -> Vec<i64> {
-        let a = self.launch.kernel.array(name).expect("an array");
-        self.memory.arrays[a][0]
-            .iter()
-            .map(|v| v.to_string().parse().unwrap())
-            .collect()
-    }
-}
-
-fn compile(src: &str) -> Result<lang::cl::Compiled, String> {
-    let mut map = SourceMap::new("test.cl", src.to_string());
-    lang::cl::compile(&mut map, &ClOptions::default(), &mut |p: &Path| {
-        lang::cl::read_file(p)
-    })
-    .map_err(|d| d[0].message.clone())
-}
 
 /// Runs `src` on both engines with `groups` × `local` (per dimension) and buffers
 /// `(name, size, spec)`.
 fn run(src: &str, groups: &[usize], local: &[usize], bufs: &[(&str, usize, &str)]) -> Ran {
-    let c = compile(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
-    let mut defines = Vec::new();
-    let mut inputs = Vec::new();
-    for b in &c.info.buffers {
-        let (_, n, spec) = bufs
-            .iter()
-            .find(|(name, _, _)| *name == b.name)
-            .unwrap_or_else(|| panic!("no spec for buffer {}", b.name));
-        defines.push((b.size_param.clone(), n.to_string()));
-        inputs.push((b.array.clone(), spec.to_string()));
-    }
-    let opts = LaunchOptions {
-        defines,
-        group_dims: groups.to_vec(),
-        local_dims: local.to_vec(),
-        inputs,
-        ..LaunchOptions::default()
-    };
-    let launch = Launch::new(Arc::new(c.kernel), &opts).expect("launch");
-    let reference = interp::exec::run_canonical(&launch);
-    let fast = fast::run(
-        &launch,
-        &FastOptions {
-            jobs: 1,
-            track_races: true,
-        },
-    )
-    .expect("fast");
-    assert_eq!(reference.fault.is_some(), fast.fault.is_some(), "faults");
-    if reference.fault.is_none() {
-        assert_eq!(reference.memory, fast.memory, "engines agree on memory");
-    }
-    assert_eq!(reference.races.len(), fast.races.len(), "races");
-    let races = reference
-        .races
-        .iter()
-        .map(|r| launch.kernel.arrays[r.array].name.clone())
-        .collect();
-    Ran {
-        memory: reference.memory,
-        races,
-        fault: reference.fault.map(|f| f.to_string()),
-        launch,
-    }
+    common::cl::run(src, groups, local, bufs, &[])
 }
 
 #[test]
@@ -106,7 +33,7 @@ fn pointer_variables_follow_their_offset() {
     let r = run(src, &[1], &[2], &[("a", 8, "iota"), ("out", 12, "zeros")]);
     assert_eq!(r.ints("a"), [0, 1, 101, 202, 4, 5, 105, 210]);
     assert_eq!(r.ints("out"), [0, 4, 0, 0, 0, 0, 0, 0, 0, 1, 1, 2]);
-    assert!(r.races.is_empty(), "{:?}", r.races);
+    assert!(r.races.is_empty(), "{:?}", r.race_arrays());
 }
 
 #[test]
@@ -155,7 +82,7 @@ fn an_access_through_a_pointer_is_bounds_checked_and_raced_on_its_array() {
     assert!(f.contains("out-of-bounds access a[4]"), "{f}");
     let src = "kernel void k(__global int *a) { __global int *p = &a[1]; *p = get_local_id(0); }";
     let r = run(src, &[1], &[2], &[("a", 4, "zeros")]);
-    assert_eq!(r.races, ["a"]);
+    assert_eq!(r.race_arrays(), ["a"]);
 }
 
 #[test]
@@ -228,11 +155,11 @@ fn atomics_are_indivisible_and_do_not_race_each_other() {
     assert_eq!(r.ints("count"), [8, 3, 7]);
     assert_eq!(r.ints("bits"), [15]);
     assert_eq!(r.ints("slot"), [1, 1, 1, 1]);
-    assert!(r.races.is_empty(), "{:?}", r.races);
+    assert!(r.races.is_empty(), "{:?}", r.race_arrays());
     // An atomic and a plain access to the same element race.
     let src = "kernel void k(__global int *a) { if (get_local_id(0) == 0) a[0] = 1; else atomic_add(a, 1); }";
     let r = run(src, &[1], &[2], &[("a", 1, "zeros")]);
-    assert_eq!(r.races, ["a"]);
+    assert_eq!(r.race_arrays(), ["a"]);
 }
 
 #[test]
@@ -324,7 +251,10 @@ fn a_float_pointer_stores_through_its_offset() {
     let src = "kernel void k(__global float *f) { __global float *p = f + 1; *p = 2.5f; }";
     let r = run(src, &[1], &[1], &[("f", 2, "zeros")]);
     let a = r.launch.kernel.array("f").unwrap();
-    assert_eq!(r.memory.arrays[a][0][1], Value::Float(2.5f32.to_bits()));
+    assert_eq!(
+        r.memory.arrays[a][0][1],
+        interp::Value::Float(2.5f32.to_bits())
+    );
 }
 
 const ATOMIC_2D: &str = "tests/kernels/cl_atomic_2d.cl";

@@ -4,55 +4,16 @@
 //! agree on memory, races, faults and divergence), and `.cl` kernels equivalent to
 //! examples/*.ksim giving the same results as the `.ksim` version.
 
-use interp::fast::{self, FastOptions};
+mod common;
+
+use common::cl::{compile, Ran};
 use interp::launch::{Launch, LaunchOptions};
 use interp::Value;
-use lang::cl::{ClOptions, SourceMap};
 use std::path::Path;
 use std::sync::Arc;
 
-/// What a run found, the same from both engines (checked).
-#[derive(Debug)]
-struct Ran {
-    launch: Launch,
-    memory: interp::Memory,
-    races: usize,
-    divergent: bool,
-    fault: Option<String>,
-}
-
-impl Ran {
-    /// Buffer or `__local` array `name` (group 0) as strings.
-    fn array(&self, name: &str) -> Vec<String> {
-        let a = self
-            .launch
-            .kernel
-            .array(name)
-            .unwrap_or_else(|| panic!("no array {name}"));
-        self.memory.arrays[a][0]
-            .iter()
-            .map(Value::to_string)
-            .collect()
-    }
-
-    fn ints(&self, name: &str) -> Vec<i64> {
-        self.array(name)
-            .iter()
-            .map(|s| s.parse().unwrap())
-            .collect()
-    }
-}
-
-fn compile(src: &str) -> Result<lang::cl::Compiled, String> {
-    let mut map = SourceMap::new("test.cl", src.to_string());
-    lang::cl::compile(&mut map, &ClOptions::default(), &mut |p: &Path| {
-        lang::cl::read_file(p)
-    })
-    .map_err(|d| d[0].message.clone())
-}
-
-/// Runs `src` with `groups` x `local` work-items; buffers as `(name, size, spec)`, scalars
-/// as `(name, value)`.
+/// Runs `src` with `groups` x `local` work-items on both engines; buffers as
+/// `(name, size, spec)`, scalars as `(name, value)`.
 fn run(
     src: &str,
     groups: usize,
@@ -60,66 +21,7 @@ fn run(
     bufs: &[(&str, usize, &str)],
     args: &[(&str, &str)],
 ) -> Ran {
-    let c = compile(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
-    let mut defines = Vec::new();
-    let mut inputs = Vec::new();
-    for b in &c.info.buffers {
-        let (_, n, spec) = bufs
-            .iter()
-            .find(|(name, _, _)| *name == b.name)
-            .unwrap_or_else(|| panic!("no spec for buffer {}", b.name));
-        defines.push((b.size_param.clone(), n.to_string()));
-        inputs.push((b.array.clone(), spec.to_string()));
-    }
-    for s in &c.info.scalars {
-        let (_, v) = args
-            .iter()
-            .find(|(n, _)| *n == s.name)
-            .expect("scalar given");
-        defines.push((s.param.clone(), v.to_string()));
-    }
-    let opts = LaunchOptions {
-        defines,
-        groups: Some(groups),
-        local_size: Some(local),
-        inputs,
-        ..LaunchOptions::default()
-    };
-    let launch = Launch::new(Arc::new(c.kernel), &opts).expect("launch");
-    let reference = interp::exec::run_canonical(&launch);
-    let fast = fast::run(
-        &launch,
-        &FastOptions {
-            jobs: 1,
-            track_races: true,
-        },
-    )
-    .expect("fast");
-    assert_eq!(
-        reference.fault.is_some(),
-        fast.fault.is_some(),
-        "engines agree on faults"
-    );
-    if reference.fault.is_none() {
-        assert_eq!(reference.memory, fast.memory, "engines agree on memory");
-    }
-    assert_eq!(
-        reference.races.len(),
-        fast.races.len(),
-        "engines agree on races"
-    );
-    assert_eq!(
-        reference.divergences.is_empty(),
-        fast.divergences.is_empty(),
-        "engines agree on divergence"
-    );
-    Ran {
-        memory: reference.memory,
-        races: reference.races.len(),
-        divergent: !reference.divergences.is_empty(),
-        fault: reference.fault.map(|f| f.to_string()),
-        launch,
-    }
+    common::cl::run(src, &[groups], &[local], bufs, args)
 }
 
 /// Evaluates `expr` (over `int x, y, z` / `uint ux, uy`, given) in one work-item, storing
@@ -267,7 +169,7 @@ fn helpers_are_inlined_with_values_and_array_arguments() {
         &[("n", "8")],
     );
     assert_eq!(r.ints("out"), [0, 0, 2, 7, 66]);
-    assert_eq!(r.races, 0);
+    assert!(r.races.is_empty());
 }
 
 #[test]
@@ -317,11 +219,15 @@ fn an_early_return_before_a_barrier_is_divergence() {
 #[test]
 fn races_and_faults_are_found_in_cl_kernels() {
     let racy = "kernel void k(__global int *a) { a[get_global_id(0)] = a[get_global_id(0) + 1]; }";
-    assert!(run(racy, 1, 4, &[("a", 5, "iota")], &[]).races > 0);
-    let fixed = "kernel void k(__global int *a, __global int *b) { b[get_global_id(0)] = a[get_global_id(0) + 1]; }";
     assert_eq!(
-        run(fixed, 1, 4, &[("a", 5, "iota"), ("b", 4, "zeros")], &[]).races,
-        0
+        run(racy, 1, 4, &[("a", 5, "iota")], &[]).race_arrays(),
+        ["a"]
+    );
+    let fixed = "kernel void k(__global int *a, __global int *b) { b[get_global_id(0)] = a[get_global_id(0) + 1]; }";
+    assert!(
+        run(fixed, 1, 4, &[("a", 5, "iota"), ("b", 4, "zeros")], &[])
+            .races
+            .is_empty()
     );
     let oob = run(fixed, 1, 4, &[("a", 4, "iota"), ("b", 4, "zeros")], &[]);
     assert!(oob.fault.unwrap().contains("out-of-bounds access a[4]"));
@@ -380,10 +286,14 @@ fn cl_kernels_match_their_ksim_versions() {
         let r = run(&cl, 1, n, &bufs, &[]);
         let (want, races) = ksim_example("kogge_stone.ksim", n);
         assert_eq!(r.array("out"), want, "n = {n}");
-        assert_eq!((r.races, races), (0, 0));
+        assert_eq!((r.races.len(), races), (0, 0));
         let r = run(&racy, 1, n, &bufs, &[]);
         let (want, races) = ksim_example("kogge_stone_racy.ksim", n);
         assert_eq!(r.array("out"), want, "racy, n = {n}");
-        assert_eq!(r.races > 0, races > 0, "racy, n = {n}: the same verdict");
+        assert_eq!(
+            !r.races.is_empty(),
+            races > 0,
+            "racy, n = {n}: the same verdict"
+        );
     }
 }

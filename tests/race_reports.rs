@@ -4,29 +4,9 @@
 //! `replay --continue`, `run --schedule @report`).
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 mod common;
-use common::{ksim, ksim_in, stdout, text};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ksim-reports-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("tmp dir");
-    d
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("not JSON ({e}): {}", text(o)))
-}
-
-fn last_line(o: &Output) -> String {
-    stdout(o).lines().last().unwrap_or("").to_string()
-}
+use common::{json, ksim, ksim_in, last_line, root, stdout, text, tmp};
 
 fn reports_in(d: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(d)

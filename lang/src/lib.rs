@@ -12,6 +12,7 @@ pub mod parse;
 pub mod print;
 pub mod print_core;
 pub mod render;
+pub mod summary;
 
 pub use parse::parse;
 pub use print::{erase_spans, print_expr, print_kernel, print_stmt_head};

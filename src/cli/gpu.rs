@@ -6,7 +6,6 @@
 //! as a 1D heap or a 2D level × node array, sized by `-D n=N`.
 
 use super::common::*;
-use super::engine::simulate;
 use clap::{Args, Subcommand, ValueEnum};
 use gpu::{Device, GpuError, Pipeline, Storage};
 use interp::launch::{parse_input, Launch};
@@ -372,15 +371,21 @@ fn checked_scan_size(n: u64) -> Result<usize, Failure> {
     Ok(n as usize)
 }
 
+/// The canonical execution the device is compared with: the fast executor where it supports
+/// the launch, with race tracking on every core.
+fn simulate(launch: &Launch) -> interp::canonical::Canonical {
+    interp::canonical::run_preferred(launch, &interp::canonical::Options::default())
+}
+
 /// The simulator's memory for a launch, or why it cannot be compared.
 fn simulated_memory(launch: &Launch) -> Result<Memory, String> {
-    let sim = simulate(launch, 0);
+    let sim = simulate(launch).execution;
     if let Some(d) = sim.divergences.first() {
         return Err(divergence_message(d));
     }
     match (&sim.fault, sim.races.first()) {
         (Some(f), _) => Err(format!("the simulator faulted: {f}")),
-        (None, Some((r, _))) => Err(format!(
+        (None, Some(r)) => Err(format!(
             "the simulator found a race on `{}`",
             launch.kernel.arrays[r.array].name
         )),
@@ -457,8 +462,9 @@ fn compare(args: &CompareArgs) -> CmdResult {
         let (src, launch) = args.launch.launch()?;
         (src, launch, None)
     };
-    let sim = simulate(&launch, 0);
-    for (race, _) in &sim.races {
+    let canonical = simulate(&launch);
+    let (sim, engine) = (canonical.execution, canonical.engine.id());
+    for race in &sim.races {
         let note = "a racy kernel may legitimately differ on the device".to_string();
         eprint!("{}", render_race(&src, &launch, race, &[note]));
     }
@@ -505,7 +511,7 @@ fn compare(args: &CompareArgs) -> CmdResult {
                 cmp,
                 format!(
                     "simulator: {} executor; the program as written ({}, built with {})",
-                    sim.engine,
+                    engine,
                     src.path,
                     native.options.join(" ")
                 ),
@@ -514,7 +520,7 @@ fn compare(args: &CompareArgs) -> CmdResult {
         None => {
             let run = gpu::run(&launch, &device, args.repeat).map_err(gpu_failure)?;
             let cmp = gpu::compare(&sim.memory, &run.memory, &launch, args.limit);
-            (cmp, format!("simulator: {} executor", sim.engine))
+            (cmp, format!("simulator: {engine} executor"))
         }
     };
     let code = report(&cmp, &device, &what);

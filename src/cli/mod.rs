@@ -2,7 +2,6 @@
 
 pub mod circuit;
 pub mod common;
-pub mod engine;
 pub mod explore;
 pub mod fix;
 pub mod gpu;

@@ -32,18 +32,7 @@ pub fn check(args: &CheckArgs) -> CmdResult {
         ));
     }
     let (_, k) = load(&args.file)?;
-    let sizes: Vec<_> = k.params.iter().map(|p| p.name.as_str()).collect();
-    println!(
-        "{}: kernel `{}` is well-typed{} (parameters: {})",
-        args.file.display(),
-        k.name,
-        if k.generic { " and generic in T" } else { "" },
-        if sizes.is_empty() {
-            "none".into()
-        } else {
-            sizes.join(", ")
-        }
-    );
+    println!("{}: {}", args.file.display(), lang::summary::kernel(&k));
     if args.core {
         print!("{}", lang::print_core::print_core(&k));
     }
@@ -58,27 +47,10 @@ fn check_cl(args: &CheckArgs) -> CmdResult {
         &args.cl.include,
         args.cl.kernel.as_deref(),
     )?;
-    let mut needs: Vec<String> = c
-        .info
-        .buffers
-        .iter()
-        .map(|b| format!("--input {}=SPEC:N", b.name))
-        .collect();
-    needs.extend(
-        c.info
-            .scalars
-            .iter()
-            .map(|s| format!("--arg {}=VALUE", s.name)),
-    );
     println!(
-        "{}: OpenCL kernel `{}` lowers to the core and is well-typed (launch needs: {})",
+        "{}: {}",
         args.file.display(),
-        c.info.name,
-        if needs.is_empty() {
-            "--global/--local only".to_string()
-        } else {
-            needs.join(" ")
-        }
+        lang::summary::opencl(&c.info)
     );
     print!("{}", super::opencl::notes(&src, &c.info));
     if args.core {

@@ -5,6 +5,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+pub mod cl;
+
 /// Runs `ksim ARGS` in the repository root.
 pub fn ksim(args: &[&str]) -> Output {
     ksim_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
@@ -31,4 +33,27 @@ pub fn text(o: &Output) -> String {
 
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The repository root.
+pub fn root() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fresh, empty directory for this test process (for reports and written files).
+pub fn tmp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("ksim-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("tmp dir");
+    d
+}
+
+/// Standard output parsed as JSON (the output in the panic message when it is not).
+pub fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("not JSON ({e}): {}", text(o)))
+}
+
+/// The last line of standard output.
+pub fn last_line(o: &Output) -> String {
+    stdout(o).lines().last().unwrap_or("").to_string()
 }
