@@ -167,19 +167,20 @@ pub struct Memory {
 impl Launch {
     pub fn new(kernel: Arc<Kernel>, opts: &LaunchOptions) -> Result<Launch, LaunchError> {
         let params = bind_params(&kernel, &opts.defines)?;
-        let eval_size = |what: &str, e: &Expr| -> Result<usize, LaunchError> {
-            let v = size_eval(e, &params).map_err(|why| {
-                let text = lang::print_core::expr(&kernel, e);
-                let text = match e.kind {
-                    ExprKind::Binary(..) | ExprKind::Cond(..) => &text[1..text.len() - 1],
-                    _ => &text,
-                };
-                LaunchError(format!("{what}, `{text}`, cannot be evaluated: {why}"))
-            })?;
-            let v = v.as_i64().unwrap_or(-1);
-            usize::try_from(v)
-                .map_err(|_| LaunchError(format!("{what} evaluates to {v}, which is negative")))
-        };
+        let eval_size =
+            |what: &str, e: &Expr, local: Option<usize>| -> Result<usize, LaunchError> {
+                let v = size_eval(e, &params, local).map_err(|why| {
+                    let text = lang::print_core::expr(&kernel, e);
+                    let text = match e.kind {
+                        ExprKind::Binary(..) | ExprKind::Cond(..) => &text[1..text.len() - 1],
+                        _ => &text,
+                    };
+                    LaunchError(format!("{what}, `{text}`, cannot be evaluated: {why}"))
+                })?;
+                let v = v.as_i64().unwrap_or(-1);
+                usize::try_from(v)
+                    .map_err(|_| LaunchError(format!("{what} evaluates to {v}, which is negative")))
+            };
         let declared = |what: &str, first: &Option<Expr>, more: &[Expr]| {
             let Some(first) = first else {
                 return Ok(None);
@@ -193,7 +194,7 @@ impl Launch {
                     } else {
                         format!("dimension {d} of the declared {what}")
                     };
-                    eval_size(&what, e)
+                    eval_size(&what, e, None)
                 })
                 .collect::<Result<Vec<usize>, _>>()
                 .map(Some)
@@ -259,6 +260,7 @@ impl Launch {
                 shape.push(eval_size(
                     &format!("dimension {} of array `{}`", k + 1, a.name),
                     d,
+                    Some(local_size),
                 )?);
             }
             let len = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
@@ -586,9 +588,11 @@ fn parse_elem(text: &str, ty: Ty, monoid: Monoid) -> Result<Value, String> {
 /// literals only, with the kernel's 32-bit operators, except that an `int` or `uint`
 /// operation whose exact result does not fit its type is an error instead of wrapping: a
 /// size is never silently reduced modulo 2^32 (`n * n` with n = 65536 is no 0-element
-/// array). The one evaluation of sizes, used by [`Launch::new`].
-pub fn size_eval(e: &Expr, params: &[Value]) -> Result<Value, String> {
-    let eval = |x: &Expr| size_eval(x, params);
+/// array). An array size may also name `local_size` (the flat work-group size, `Some` once
+/// the launch's shape is known; the OpenCL front end gives each thread a row of such an
+/// array for a private array). The one evaluation of sizes, used by [`Launch::new`].
+pub fn size_eval(e: &Expr, params: &[Value], local_size: Option<usize>) -> Result<Value, String> {
+    let eval = |x: &Expr| size_eval(x, params, local_size);
     Ok(match &e.kind {
         ExprKind::Lit(l) => lit(*l),
         ExprKind::Param(p) => params[*p].clone(),
@@ -643,8 +647,14 @@ pub fn size_eval(e: &Expr, params: &[Value]) -> Result<Value, String> {
         ExprKind::Log2(a) => log2(&eval(a)?, e.ty),
         ExprKind::Min(a, b) => min_max(true, eval(a)?, eval(b)?),
         ExprKind::Max(a, b) => min_max(false, eval(a)?, eval(b)?),
+        ExprKind::Builtin(Builtin::LocalSize) => match local_size {
+            Some(n) => {
+                Value::Int(i32::try_from(n).map_err(|_| format!("local_size {n} overflows `int`"))?)
+            }
+            None => return Err("`local_size` is not known before the launch's shape".into()),
+        },
         ExprKind::Identity | ExprKind::Var(_) | ExprKind::Builtin(_) | ExprKind::Load { .. } => {
-            unreachable!("sizes mention only parameters and literals (checked)")
+            unreachable!("sizes mention only parameters, literals and local_size (checked)")
         }
     })
 }
@@ -655,7 +665,7 @@ mod tests {
 
     fn size(src: &str, n: i32) -> Result<Value, String> {
         let k = lang::check::compile(&format!("kernel k(global int a[{src}]) {{ }}")).unwrap();
-        size_eval(&k.arrays[0].dims[0], &[Value::Int(n)])
+        size_eval(&k.arrays[0].dims[0], &[Value::Int(n)], None)
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub fn check(k: &ast::Kernel) -> Result<Kernel, Vec<Diagnostic>> {
         scopes: Vec::new(),
         diags: Vec::new(),
         in_sizes: false,
+        in_array_sizes: false,
     };
     cx.declare_params(k);
     cx.launch(k);
@@ -75,6 +76,10 @@ struct Checker {
     diags: Vec<Diagnostic>,
     /// Checking an array size or launch expression: free names become size parameters.
     in_sizes: bool,
+    /// Checking an array size: `local_size` (the flat work-group size, the same for every
+    /// thread of a launch) may appear too, so that an array can hold one row per thread
+    /// (how the OpenCL front end lowers private arrays).
+    in_array_sizes: bool,
 }
 
 /// An error has been recorded; the caller skips the construct.
@@ -205,11 +210,13 @@ impl Checker {
                     ));
                 }
                 let mut checked = Vec::new();
+                self.in_array_sizes = true;
                 for d in dims {
                     if let Ok(e) = self.size_expr(d, "an array size") {
                         checked.push(e);
                     }
                 }
+                self.in_array_sizes = false;
                 self.kernel.arrays[a].dims = checked;
                 a += 1;
             }
@@ -860,7 +867,7 @@ impl Checker {
             return Ok(mk(ExprKind::Param(p), self.kernel.params[p].ty));
         }
         if let Some(&(_, b)) = BUILTINS.iter().find(|(n, _)| *n == name) {
-            if self.in_sizes {
+            if self.in_sizes && !(self.in_array_sizes && b == Builtin::LocalSize) {
                 return self.err(
                     format!("`{name}` differs between threads and cannot appear in a size"),
                     span,

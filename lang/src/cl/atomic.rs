@@ -72,6 +72,7 @@ impl<'u> Lowerer<'u> {
             );
         }
         let (array, index) = self.pointee(p, None, &target.span)?;
+        self.writable(&array.name, &target.span)?;
         let mut lowered = vec![ex(
             k::ExprKind::Index {
                 array,

@@ -34,6 +34,8 @@ mod pointer;
 
 #[path = "arrays.rs"]
 mod arrays;
+#[path = "private.rs"]
+mod private;
 #[path = "vector.rs"]
 mod vector;
 
@@ -143,19 +145,14 @@ pub fn lower(
             }
         },
     };
-    for item in &unit.items {
-        if let cl::Item::Global(d) = item {
-            let what = if d.ty.space == cl::AddrSpace::Constant {
-                "program-scope `__constant` variables"
-            } else {
-                "program-scope variables"
-            };
-            return Err(vec![Diagnostic::new(
-                format!("not supported yet: {what}"),
-                d.span.clone(),
-            )]);
-        }
-    }
+    let program_vars = unit
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            cl::Item::Global(d) => Some(d),
+            _ => None,
+        })
+        .collect();
     let mut funcs = HashMap::new();
     for item in &unit.items {
         if let cl::Item::Function(f) = item {
@@ -172,6 +169,10 @@ pub fn lower(
         arrays: HashMap::new(),
         vec_arrays: HashMap::new(),
         flat: HashMap::new(),
+        per_thread: HashSet::new(),
+        readonly: HashSet::new(),
+        globals: HashMap::new(),
+        program_vars,
         local_arrays: Vec::new(),
         frames: Vec::new(),
         targets: Vec::new(),
@@ -234,6 +235,13 @@ struct Lowerer<'u> {
     /// Arrays of more than two dimensions, flattened: their dimensions after the second
     /// (see [`arrays`]).
     flat: HashMap<String, Vec<k::Expr>>,
+    /// Private arrays and `__constant` tables: one row per thread (see [`private`]).
+    per_thread: HashSet<String>,
+    /// Lowered names of the `__constant` tables and variables, which cannot be written.
+    readonly: HashSet<String>,
+    /// Bindings of the program-scope variables, visible in every function.
+    globals: HashMap<String, Binding>,
+    program_vars: Vec<&'u cl::Decl>,
     /// `__local` declarations of the body, which become kernel arrays.
     local_arrays: Vec<k::Param>,
     frames: Vec<Frame>,
@@ -718,6 +726,8 @@ impl<'u> Lowerer<'u> {
                 _ => return unsupported("pointers to pointers", &ty.span),
             }
         }
+        let program_vars = std::mem::take(&mut self.program_vars);
+        self.program_scope(&program_vars, &mut prologue)?;
         let ret_flag =
             needs_ret_flag(body).then(|| self.declare_scalar("returned", TypeName::Bool));
         if let Some(r) = &ret_flag {
@@ -961,7 +971,7 @@ impl<'u> Lowerer<'u> {
             _ => {}
         }
         if d.ty.pointers.is_empty() && !d.ty.arrays.is_empty() {
-            return unsupported("private arrays", span);
+            return self.private_array_decl(d, out);
         }
         if let Some(shape) = self.type_shape(&d.ty)? {
             return self.vec_decl(d, shape, out);
@@ -1511,6 +1521,7 @@ impl<'u> Lowerer<'u> {
         match &e.kind {
             E::Name(n) => match self.lookup(n).cloned() {
                 Some(Binding::Scalar(v)) => {
+                    self.writable(&v, &e.span)?;
                     let t = self.types[&v];
                     Ok((k::LValue::Var(ident(&v, &e.span)), t))
                 }
@@ -1548,6 +1559,7 @@ impl<'u> Lowerer<'u> {
             E::Index(..) | E::Deref(_) if self.vec_shape(e).is_some() => self.not_scalar(e),
             E::Index(..) | E::Deref(_) => {
                 let (a, indices) = self.element(e, pre)?;
+                self.writable(&a.name, &e.span)?;
                 if indices.is_empty() {
                     // Through a pointer to a private variable (see `pointer`).
                     let t = self.types[&a.name];
@@ -1574,6 +1586,7 @@ impl<'u> Lowerer<'u> {
             for i in indices {
                 out.push(self.expr(i, pre)?);
             }
+            let out = self.thread_row(&arr, out, &base.span);
             let out = self.flat_index(&arr, out)?;
             return Ok((ident(&arr, &base.span), out));
         }
@@ -2113,7 +2126,7 @@ impl<'u> Lowerer<'u> {
             ));
         }
         // The callee sees its parameters and nothing of the caller.
-        let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new(), scope]);
+        let saved_scopes = std::mem::replace(&mut self.scopes, vec![self.globals.clone(), scope]);
         let saved_targets = std::mem::take(&mut self.targets);
         self.frames.push(Frame {
             name: f.name.name.clone(),

@@ -155,7 +155,8 @@ impl<'u> Lowerer<'u> {
                     )),
                 },
                 E::Index(..) | E::Deref(_) => {
-                    let (array, mut idx) = self.element(inner, pre)?;
+                    let (array, idx) = self.element(inner, pre)?;
+                    let mut idx = self.source_indices(&array.name, idx);
                     if idx.is_empty() {
                         return Ok(Ptr {
                             array: array.name,
@@ -338,7 +339,10 @@ impl<'u> Lowerer<'u> {
             (o, Some(i)) => add(o, i, span),
             (Some(o), None) => o,
         };
-        Ok((ident(&p.array, span), vec![i]))
+        Ok((
+            ident(&p.array, span),
+            self.thread_row(&p.array, vec![i], span),
+        ))
     }
 
     /// The element type a pointer type points to.
