@@ -17,7 +17,10 @@
 //!   models buffers as unbounded (it checks bounds only with `--check-array-bounds`), so an
 //!   access outside them counts for the verdict only under that flag.
 //! - **Scalars**: the header's `--kernel-args` values, else the scaled work-group size
-//!   (`1.0` for floats, `true` for bools).
+//!   (`1.0` for floats, `true` for bools). When a run violates the kernel's own
+//!   precondition (`__requires`, `__assume`: the launch is at fault, not the kernel), the
+//!   runs are repeated with the integer scalars the header leaves open set to 0, then 1;
+//!   when all of these violate it, no launch by the rules meets the precondition.
 //! - **Inputs**: two runs, all-zero buffers and `random:1`; a step bound of 10^6.
 //! - **Race policy**: GPUVerify tolerates benign races (a write of the value the element
 //!   holds, or of the same value as the write it races with) unless the header passes
@@ -370,6 +373,44 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
     };
     let global: usize = local.iter().product::<usize>() * groups.iter().product::<usize>();
     let size = (16 * global + 1024).max(MIN_BUFFER);
+    let open_scalar = local.iter().product::<usize>().to_string();
+    let mut violated = Vec::new();
+    for open in [open_scalar.as_str(), "0", "1"] {
+        match run_launch(&c, h, &local, &groups, size, open) {
+            Ok(found) => {
+                return Outcome::Ran {
+                    found,
+                    notes: c.info.notes.iter().map(|n| n.text.clone()).collect(),
+                }
+            }
+            Err(RunError::NoLaunch(m)) => return Outcome::NoLaunch(m),
+            Err(RunError::Precondition(f)) => violated.push(format!("{open}: {f}")),
+        }
+    }
+    Outcome::NoLaunch(format!(
+        "every launch the rules choose violates the kernel's precondition (open scalars = {})",
+        violated.join("; ")
+    ))
+}
+
+/// Why a launch gave no verdict.
+enum RunError {
+    /// The launch cannot be built.
+    NoLaunch(String),
+    /// A run violated the kernel's precondition (`__requires`, `__assume`): the fault.
+    Precondition(String),
+}
+
+/// Runs the kernel with both inputs, the scalars the header leaves open set to `open`;
+/// the findings of the two runs.
+fn run_launch(
+    c: &lang::cl::Compiled,
+    h: &Header,
+    local: &[usize],
+    groups: &[usize],
+    size: usize,
+    open: &str,
+) -> Result<Vec<String>, RunError> {
     let mut found = Vec::new();
     for input in ["zeros", "random:1"] {
         let mut defines = Vec::new();
@@ -383,21 +424,21 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
                 (TypeName::Int | TypeName::Uint, Some(v)) => v.to_string(),
                 (TypeName::Float, _) => "1.0".to_string(),
                 (TypeName::Bool, _) => "true".to_string(),
-                _ => local.iter().product::<usize>().to_string(),
+                _ => open.to_string(),
             };
             defines.push((s.param.clone(), v));
         }
         let lo = LaunchOptions {
             defines,
-            group_dims: groups.clone(),
-            local_dims: local.clone(),
+            group_dims: groups.to_vec(),
+            local_dims: local.to_vec(),
             inputs,
             max_steps: Some(MAX_STEPS),
             ..LaunchOptions::default()
         };
         let mut launch = match Launch::new(Arc::new(c.kernel.clone()), &lo) {
             Ok(l) => l,
-            Err(e) => return Outcome::NoLaunch(e.0),
+            Err(e) => return Err(RunError::NoLaunch(e.0)),
         };
         launch.race_policy = if h
             .flags
@@ -434,6 +475,9 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
             here.push("barrier divergence".into());
         }
         if let Some(f) = fault {
+            if f.kind.blames_launch() {
+                return Err(RunError::Precondition(f.to_string()));
+            }
             here.push(match f.kind {
                 FaultKind::StepBound { .. } => "non-termination (step bound)".into(),
                 FaultKind::OutOfBounds { array, .. } => format!("out of bounds on {array}"),
@@ -446,10 +490,7 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
             }
         }
     }
-    Outcome::Ran {
-        found,
-        notes: c.info.notes.iter().map(|n| n.text.clone()).collect(),
-    }
+    Ok(found)
 }
 
 /// The scaled launch of a header, `(local, groups)` per dimension, by the rules at the top;
@@ -549,7 +590,6 @@ fn judge(path: String, h: Header, outcome: Outcome) -> Row {
             let bounds = h.flags.iter().any(|f| f == "--check-array-bounds");
             let only_bounds =
                 !found.is_empty() && found.iter().all(|f| f.starts_with("out of bounds"));
-            let requires = notes.iter().any(|n| n.contains("`__requires`"));
             class = Some(if found.iter().any(|f| f.starts_with("non-termination")) {
                 (Class::B, "the run exceeds the runner's step bound (10^6 steps); GPUVerify does not check termination".into())
             } else if only_bounds && !bounds {
@@ -559,20 +599,12 @@ fn judge(path: String, h: Header, outcome: Outcome) -> Row {
                      buffers are unbounded unless --check-array-bounds"
                         .into(),
                 )
-            } else if *expect == Expect::Pass && requires {
-                (
-                    Class::D,
-                    "`__requires` is not checked yet: the rule's launch may violate the kernel's precondition".into(),
-                )
             } else if let Some(m) = mode {
                 (Class::B, format!("GPUVerify runs in mode `{m}`"))
-            } else if *expect == Expect::NotAllVerified
-                && notes.iter().any(|n| n.contains("annotations"))
-            {
-                (
-                    Class::D,
-                    "GPUVerify annotations (`__assert`, ...) are not checked yet".into(),
-                )
+            } else if let Some(n) = notes.iter().find(|n| {
+                *expect == Expect::NotAllVerified && n.contains("is not checked")
+            }) {
+                (Class::D, format!("an annotation is not checked: {n}"))
             } else {
                 (
                     Class::A,

@@ -400,7 +400,8 @@ impl<'a> Emitter<'a> {
                         index.iter().for_each(&mut note);
                         args.iter().for_each(&mut note)
                     }
-                    StmtKind::Barrier { .. } => {}
+                    // Annotations are not emitted (see `block`).
+                    StmtKind::Barrier { .. } | StmtKind::Check { .. } => {}
                 }
             }
         }
@@ -889,6 +890,15 @@ impl<'a> Emitter<'a> {
                         _ => "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE",
                     };
                     let _ = writeln!(out, "{ind}barrier({flags});");
+                }
+                // A specification annotation is ksim's check, not device code: the
+                // device runs the kernel as a compiler that ignores it would.
+                StmtKind::Check { annotation, .. } => {
+                    let _ = writeln!(
+                        out,
+                        "{ind}// {}(...) is checked by ksim, not on the device",
+                        annotation.name()
+                    );
                 }
                 StmtKind::Atomic {
                     op,

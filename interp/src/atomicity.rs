@@ -152,7 +152,9 @@ pub fn split_accesses(kernel: &Kernel) -> Kernel {
                     appends.push((*body, out[start..].to_vec()));
                     StmtKind::While { cond, body: *body }
                 }
-                StmtKind::Barrier { .. } => unreachable!("a barrier accesses no array"),
+                StmtKind::Barrier { .. } | StmtKind::Check { .. } => {
+                    unreachable!("barriers and annotations access no array")
+                }
             };
             out.push(Stmt {
                 kind,
@@ -178,7 +180,8 @@ fn accesses(s: &Stmt) -> usize {
         StmtKind::Store { index, value, .. } => all(index) + loads(value) + 1,
         StmtKind::Atomic { index, args, .. } => all(index) + all(args) + 1,
         StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => loads(cond),
-        StmtKind::Barrier { .. } => 0,
+        // An annotation's reads are not accesses: it stays one step.
+        StmtKind::Barrier { .. } | StmtKind::Check { .. } => 0,
     }
 }
 

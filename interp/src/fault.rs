@@ -35,6 +35,27 @@ pub enum FaultKind {
     ShiftRange { count: i64 },
     /// The execution did not terminate within the step bound (`--max-steps`).
     StepBound { steps: u64 },
+    /// A specification annotation (`__assert`, `__requires`, ...) is false (S-ASSERT).
+    /// `values`: `name = value` of each variable and parameter the condition reads, in
+    /// order of first mention. For `__requires` and `__assume` the launch or its inputs
+    /// are at fault, not the kernel ([`FaultKind::blames_launch`]).
+    Annotation {
+        annotation: String,
+        values: Vec<String>,
+    },
+}
+
+impl FaultKind {
+    /// The fault says the launch (its geometry, scalars or inputs) violates what the
+    /// kernel requires (`__requires`, `__assume`), not that the kernel is wrong.
+    pub fn blames_launch(&self) -> bool {
+        match self {
+            FaultKind::Annotation { annotation, .. } => lang::core::Annotation::ALL
+                .iter()
+                .any(|a| a.name() == annotation && a.blames_launch()),
+            _ => false,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
@@ -78,6 +99,22 @@ impl fmt::Display for FaultKind {
             }
             FaultKind::StepBound { steps } => {
                 write!(f, "did not terminate within {steps} steps")
+            }
+            FaultKind::Annotation { annotation, values } => {
+                use lang::core::Annotation as A;
+                let what = match A::ALL.iter().find(|a| a.name() == annotation) {
+                    Some(A::Requires) => "the launch violates the kernel's precondition",
+                    Some(A::Assume) => "the run violates an assumption",
+                    Some(A::CallRequires) => "a call violates its function's precondition",
+                    Some(A::Ensures) => "a postcondition does not hold at the function's exit",
+                    Some(A::Invariant) => "a loop invariant does not hold at the loop head",
+                    _ => "an assertion does not hold",
+                };
+                write!(f, "{what} (`{annotation}`)")?;
+                if !values.is_empty() {
+                    write!(f, " with {}", values.join(", "))?;
+                }
+                Ok(())
             }
         }
     }

@@ -1,6 +1,7 @@
 //! ksim's semantics: values and monoids, launches, the reference small-step semantics of
 //! POPL 2014 Figures 6 and 7 on persistent stores, and data races (Definition 5.2).
 
+pub mod annotation;
 pub mod atomicity;
 pub mod canonical;
 pub mod circuit;

@@ -49,6 +49,9 @@ pub fn stmt(k: &Kernel, s: &Stmt) -> String {
         StmtKind::While { cond, .. } => format!("while ({}) {{…}}", top(k, cond)),
         StmtKind::Barrier { fence } if *fence == lang::core::Fence::BOTH => "barrier".into(),
         StmtKind::Barrier { fence } => fence.ksim().into(),
+        StmtKind::Check { annotation, cond } => {
+            format!("{}({})", annotation.name(), top(k, cond))
+        }
         StmtKind::Atomic {
             op,
             array,
@@ -97,6 +100,7 @@ pub fn find_stmt<'k>(k: &'k Kernel, span: &Span, rule: Rule) -> Option<&'k Stmt>
                 | (StmtKind::While { .. }, Rule::SLoopT | Rule::SLoopF)
                 | (StmtKind::Atomic { .. }, Rule::SAtomic)
                 | (StmtKind::Barrier { .. }, Rule::KBarrier)
+                | (StmtKind::Check { .. }, Rule::SAssert)
         )
     };
     k.blocks

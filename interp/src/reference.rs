@@ -31,7 +31,8 @@ use crate::monoid::Monoid;
 use crate::race::{Access, AccessKind, Epochs};
 use crate::value::Value;
 use lang::ast::Span;
-use lang::core::{ArrayId, AtomicOp, BlockId, Builtin, Expr, Fence, ParamId, StmtKind, VarId};
+use crate::annotation::Mention;
+use lang::core::{Annotation, ArrayId, AtomicOp, BlockId, Builtin, Expr, Fence, ParamId, StmtKind, VarId};
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
@@ -60,6 +61,9 @@ pub enum Rule {
     SAtomic,
     #[serde(rename = "K-BARRIER")]
     KBarrier,
+    /// A specification annotation that holds (`__assert(e)`, `__requires(e)`, ...).
+    #[serde(rename = "S-ASSERT")]
+    SAssert,
 }
 
 impl Rule {
@@ -74,6 +78,7 @@ impl Rule {
             Rule::SLoopF => "S-LOOP-F",
             Rule::SAtomic => "S-ATOMIC",
             Rule::KBarrier => "K-BARRIER",
+            Rule::SAssert => "S-ASSERT",
         }
     }
 }
@@ -689,6 +694,9 @@ impl State {
                 args,
                 *result,
             ),
+            StmtKind::Check { annotation, cond } => {
+                s_assert(&mut env, &mut thread, &mut info, *annotation, cond)
+            }
             StmtKind::Barrier { .. } => unreachable!("a thread at a barrier is not runnable"),
         };
         let update = applied.map_err(|kind| Fault {
@@ -865,6 +873,47 @@ fn s_atomic(
     info.write = Some(elem);
     advance(thread);
     Ok(Some(update))
+}
+
+/// S-ASSERT (ksim's rule for GPUVerify's annotations): the thread moves on when the
+/// condition holds; a false condition is a fault naming the annotation and the values its
+/// condition read. The condition's reads observe the state and are not accesses
+/// (Definition 5.2 does not see them):
+///
+/// ```text
+///                  ⟦e⟧
+/// ───────────────────────────────────────── (S-ASSERT)
+/// (σ_v, σ_A, __assert(e); ss′) →s (σ_v, σ_A, ss′)
+/// ```
+fn s_assert(
+    env: &mut ThreadEnv,
+    thread: &mut Thread,
+    info: &mut StepInfo,
+    annotation: Annotation,
+    cond: &Expr,
+) -> Result<ArrayUpdate, FaultKind> {
+    let holds = eval(cond, env)?.truthy();
+    env.reads.clear();
+    if !holds {
+        let kernel = &env.launch.kernel;
+        let values = crate::annotation::mentions(cond)
+            .into_iter()
+            .map(|m| {
+                let v = match m {
+                    Mention::Var(v) => thread.vars[v].clone(),
+                    Mention::Param(p) => env.launch.params[p].clone(),
+                };
+                crate::annotation::describe(kernel, m, &v)
+            })
+            .collect();
+        return Err(FaultKind::Annotation {
+            annotation: annotation.name().to_string(),
+            values,
+        });
+    }
+    info.rule = Rule::SAssert;
+    advance(thread);
+    Ok(None)
 }
 
 /// The new value of an `int` or `uint` element under an atomic operation.

@@ -12,6 +12,7 @@
 
 use crate::ast::{self, AssignOp, BinOp, LValue, Span, StmtKind as S, TypeName, UnOp};
 use crate::core::{
+    Annotation,
     ArrayDecl, AtomicOp, BlockId, Builtin, DimQuery, Expr, ExprKind, Kernel, Lit, ParamDecl,
     ParamKind, Stmt, StmtKind, Ty, VarDecl, VarId,
 };
@@ -65,6 +66,17 @@ fn atomic_call(e: &ast::Expr) -> Option<(AtomicOp, &[ast::Expr])> {
             .into_iter()
             .find(|op| op.name() == func.name)
             .map(|op| (op, args.as_slice())),
+        _ => None,
+    }
+}
+
+/// The annotation called by `e`, if it is one: `__assert(c)`, `__requires(c)`, ...
+fn annotation_call(e: &ast::Expr) -> Option<(Annotation, &[ast::Expr])> {
+    match &e.kind {
+        ast::ExprKind::Call { func, args } => Annotation::ALL
+            .into_iter()
+            .find(|a| a.name() == func.name)
+            .map(|a| (a, args.as_slice())),
         _ => None,
     }
 }
@@ -374,6 +386,23 @@ impl Checker {
                 };
                 if let Ok(kind) = self.atomic(op, args, Some(var), &span) {
                     out.push(Stmt { kind, span });
+                }
+            }
+            S::Call(call) if annotation_call(call).is_some() => {
+                let (annotation, args) = annotation_call(call).expect("an annotation");
+                match args {
+                    [c] => {
+                        if let Ok(cond) = self.cond(c) {
+                            out.push(Stmt {
+                                kind: StmtKind::Check { annotation, cond },
+                                span,
+                            });
+                        }
+                    }
+                    _ => self.error(Diagnostic::new(
+                        format!("`{}` takes one condition", annotation.name()),
+                        span,
+                    )),
                 }
             }
             S::Call(call) => match atomic_call(call) {

@@ -185,6 +185,61 @@ pub enum StmtKind {
         args: Vec<Expr>,
         result: Option<VarId>,
     },
+    /// `__assert(e)`, `__requires(e)`, ... (S-ASSERT): a specification annotation checked
+    /// where it stands; a false `cond` is a fault of its own kind. Reading `cond` is not an
+    /// access for races (an annotation observes the state, it is not part of the program).
+    Check { annotation: Annotation, cond: Expr },
+}
+
+/// GPUVerify's specification annotations, checked at run time by S-ASSERT. The front ends
+/// place each where it is checked: `__ensures` at every exit of its function,
+/// `__invariant` at each arrival at its loop's head, `__requires` at the function's entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Annotation {
+    /// `__assert(e)` (and `__global_assert`): a claim about the kernel.
+    Assert,
+    /// `__requires(e)` of the kernel: the launch's precondition. A violation is the
+    /// launch's (or input's) fault, not the kernel's.
+    Requires,
+    /// `__requires(e)` of a helper function, checked at each call (spelled
+    /// `__call_requires` in the core): the caller's fault.
+    CallRequires,
+    /// `__ensures(e)`: checked when the function (the thread, for a kernel) exits.
+    Ensures,
+    /// `__invariant(e)`: checked each time the loop head is reached.
+    Invariant,
+    /// `__assume(e)`: an assumption; a run that violates it is outside the runs the
+    /// kernel's author considers, like a launch that violates a precondition.
+    Assume,
+}
+
+impl Annotation {
+    pub const ALL: [Annotation; 6] = [
+        Annotation::Assert,
+        Annotation::Requires,
+        Annotation::CallRequires,
+        Annotation::Ensures,
+        Annotation::Invariant,
+        Annotation::Assume,
+    ];
+
+    /// The spelling of the annotation in the core and in `.ksim`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Annotation::Assert => "__assert",
+            Annotation::Requires => "__requires",
+            Annotation::CallRequires => "__call_requires",
+            Annotation::Ensures => "__ensures",
+            Annotation::Invariant => "__invariant",
+            Annotation::Assume => "__assume",
+        }
+    }
+
+    /// Whether a violation says the launch or its inputs are outside what the kernel
+    /// expects (rather than that the kernel is wrong).
+    pub fn blames_launch(self) -> bool {
+        matches!(self, Annotation::Requires | Annotation::Assume)
+    }
 }
 
 /// The memory spaces whose accesses a barrier orders (OpenCL's `CLK_LOCAL_MEM_FENCE` and

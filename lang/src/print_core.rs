@@ -93,6 +93,9 @@ fn block(k: &Kernel, b: BlockId, depth: usize, out: &mut String) {
                 };
                 let _ = writeln!(out, "{pad}{b};");
             }
+            StmtKind::Check { annotation, cond } => {
+                let _ = writeln!(out, "{pad}{}({});", annotation.name(), top(k, cond));
+            }
             StmtKind::Atomic {
                 op,
                 array,

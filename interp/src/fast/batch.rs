@@ -360,6 +360,9 @@ pub(crate) fn exec_batch(
                 // Atomics make threads interact within an interval by design: lock-step
                 // speculation does not apply, the sequential path decides.
                 Inst::Atomic { .. } => return Err(()),
+                // Annotations (S-ASSERT) read memory as the canonical schedule leaves it and
+                // may fault: the sequential path decides.
+                Inst::Assert { .. } | Inst::Peek { .. } | Inst::Peek2 { .. } => return Err(()),
                 Inst::Jump { t, steps } => {
                     lanes!(m, |l| b.steps[l] += steps as u64);
                     add(&mut groups, t, m);

@@ -23,7 +23,8 @@ use crate::launch::Launch;
 use crate::monoid::Monoid;
 use crate::race::AccessKind;
 use lang::ast::{BinOp, Span, UnOp};
-use lang::core::{AtomicOp, Builtin, DimQuery, Expr, ExprKind, Fence, Kernel, Lit, StmtKind, Ty};
+use crate::annotation::Mention;
+use lang::core::{Annotation, AtomicOp, Builtin, DimQuery, Expr, ExprKind, Fence, Kernel, Lit, StmtKind, Ty};
 use std::collections::HashMap;
 
 pub(crate) type Reg = u16;
@@ -296,6 +297,25 @@ pub(crate) enum Inst {
         i: Reg,
         site: u32,
     },
+    /// A load of an annotation's condition (S-ASSERT): memory as it is, not an access
+    /// for races, so never through the run's policy.
+    Peek {
+        d: Reg,
+        i: Reg,
+        site: u32,
+    },
+    Peek2 {
+        d: Reg,
+        i: Reg,
+        j: Reg,
+        site: u32,
+    },
+    /// S-ASSERT: a fault at `site` when `c` is false; `check` indexes [`Program::checks`].
+    Assert {
+        c: Reg,
+        site: u32,
+        check: u32,
+    },
     Load2 {
         d: Reg,
         i: Reg,
@@ -423,6 +443,22 @@ pub(crate) struct Site {
     pub guard: u32,
 }
 
+/// What a failed annotation reports: its name and, per variable or parameter its condition
+/// reads, `name` and where its value is.
+#[derive(Clone, Debug)]
+pub(crate) struct Check {
+    pub annotation: Annotation,
+    pub mentions: Vec<(String, CheckValue)>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum CheckValue {
+    /// A variable's register.
+    Reg(Reg, Repr),
+    /// A launch parameter (folded into the program).
+    Const(crate::Value),
+}
+
 /// A compiled kernel for one launch (parameters and monoid are folded into constants).
 #[derive(Clone, Debug)]
 pub(crate) struct Program {
@@ -449,6 +485,8 @@ pub(crate) struct Program {
     pub arr_repr: Vec<Repr>,
     /// Per array: some statement stores to it (arrays never written cannot race).
     pub written: Vec<bool>,
+    /// The annotations (S-ASSERT) of the kernel.
+    pub checks: Vec<Check>,
 }
 
 struct Compiler<'a> {
@@ -474,6 +512,9 @@ struct Compiler<'a> {
     credit: u32,
     /// The store whose value is being compiled.
     guard: u32,
+    /// Compiling an annotation's condition: loads are peeks.
+    peek: bool,
+    checks: Vec<Check>,
 }
 
 /// Temporaries are numbered from `TEMP_BASE` during compilation and moved after the
@@ -501,6 +542,8 @@ pub(crate) fn compile(launch: &Launch) -> Result<Program, Unsupported> {
         pre: 0,
         credit: 0,
         guard: NO_SITE,
+        peek: false,
+        checks: Vec::new(),
     };
     let arr_repr = kernel
         .arrays
@@ -595,6 +638,7 @@ pub(crate) fn compile(launch: &Launch) -> Result<Program, Unsupported> {
         spans: c.spans,
         arr_repr,
         written: c.written,
+        checks: c.checks,
     })
 }
 
@@ -663,11 +707,12 @@ fn for_each_reg(inst: &mut Inst, mut f: impl FnMut(&mut Reg)) {
             f(a);
             f(b);
         }
-        Load { d, i, .. } => {
+        Load { d, i, .. } | Peek { d, i, .. } => {
             f(d);
             f(i);
         }
-        Load2 { d, i, j, .. } => {
+        Assert { c, .. } => f(c),
+        Load2 { d, i, j, .. } | Peek2 { d, i, j, .. } => {
             f(d);
             f(i);
             f(j);
@@ -752,7 +797,10 @@ impl Compiler<'_> {
             .take_while(|s| {
                 matches!(
                     s.kind,
-                    StmtKind::Assign { .. } | StmtKind::Store { .. } | StmtKind::Atomic { .. }
+                    StmtKind::Assign { .. }
+                        | StmtKind::Store { .. }
+                        | StmtKind::Atomic { .. }
+                        | StmtKind::Check { .. }
                 )
             })
             .count() as u32
@@ -944,6 +992,35 @@ impl Compiler<'_> {
                         b: operands.get(1).copied().unwrap_or(zero),
                         site,
                     });
+                    self.done();
+                }
+                StmtKind::Check { annotation, cond } => {
+                    self.peek = true;
+                    let c = self.expr(cond);
+                    self.peek = false;
+                    let c = c?;
+                    let site = self.site(0, AccessKind::Read, [false; 2]);
+                    let mut mentions = Vec::new();
+                    for m in crate::annotation::mentions(cond) {
+                        let (name, value) = match m {
+                            Mention::Var(v) => {
+                                let var = &self.kernel.vars[v];
+                                let r = self.repr(var.ty)?;
+                                (var.name.clone(), CheckValue::Reg(v as Reg, r))
+                            }
+                            Mention::Param(p) => (
+                                self.kernel.params[p].name.clone(),
+                                CheckValue::Const(self.launch.params[p].clone()),
+                            ),
+                        };
+                        mentions.push((name, value));
+                    }
+                    self.checks.push(Check {
+                        annotation: *annotation,
+                        mentions,
+                    });
+                    let check = (self.checks.len() - 1) as u32;
+                    self.code.push(Inst::Assert { c, site, check });
                     self.done();
                 }
                 StmtKind::Barrier { fence } => {
@@ -1171,7 +1248,10 @@ impl Compiler<'_> {
                 let (regs, signed) = self.indices(index)?;
                 let site = self.site(*array as u32, AccessKind::Read, signed);
                 let d = out(self);
+                let peek = self.peek;
                 self.code.push(match regs[..] {
+                    [i] if peek => Inst::Peek { d, i, site },
+                    [i, j] if peek => Inst::Peek2 { d, i, j, site },
                     [i] => Inst::Load { d, i, site },
                     [i, j] => Inst::Load2 { d, i, j, site },
                     _ => return unsupported("arrays have one or two dimensions"),

@@ -3,7 +3,7 @@
 //! asks it to stop. Memory accesses go through a [`Policy`] (plain, speculative with
 //! conflict detection, or exact with race tracking), monomorphised into the loop.
 
-use super::compile::{Inst, Program, Site, NO_SITE};
+use super::compile::{CheckValue, Inst, Program, Site, NO_SITE};
 use super::repr::{combine_interval, combine_voigt1, combine_voigt2, Repr};
 use crate::fault::FaultKind;
 use crate::value::Value;
@@ -345,6 +345,48 @@ pub(crate) fn exec<P: Policy>(
                 match pol.load(view, s, x as usize, steps) {
                     Ok(v) => r!(d) = v,
                     Err(()) => return Exit::Stop,
+                }
+            }
+            Inst::Peek { d, i, site } => {
+                let s = &sites[site as usize];
+                let view = &views[s.arr as usize];
+                let x = idx(r!(i), s.signed[0]);
+                if x < 0 || x as u64 >= view.mem.len() as u64 {
+                    fault!(site, oob(view, vec![x]));
+                }
+                r!(d) = view.mem[x as usize].load(Relaxed);
+            }
+            Inst::Peek2 { d, i, j, site } => {
+                let s = &sites[site as usize];
+                let view = &views[s.arr as usize];
+                let (x, y) = (idx(r!(i), s.signed[0]), idx(r!(j), s.signed[1]));
+                let (d0, d1) = (view.dims[0] as u64, view.dims[1] as u64);
+                if x < 0 || x as u64 >= d0 || y < 0 || y as u64 >= d1 {
+                    fault!(site, oob(view, vec![x, y]));
+                }
+                r!(d) = view.mem[x as usize * d1 as usize + y as usize].load(Relaxed);
+            }
+            Inst::Assert { c, site, check } => {
+                if r!(c) == 0 {
+                    let check = &prog.checks[check as usize];
+                    let values = check
+                        .mentions
+                        .iter()
+                        .map(|(name, v)| {
+                            let v = match v {
+                                CheckValue::Reg(reg, repr) => super::repr::decode(r!(*reg), *repr),
+                                CheckValue::Const(v) => v.clone(),
+                            };
+                            format!("{name} = {v}")
+                        })
+                        .collect();
+                    fault!(
+                        site,
+                        FaultKind::Annotation {
+                            annotation: check.annotation.name().to_string(),
+                            values,
+                        }
+                    );
                 }
             }
             Inst::Load2 { d, i, j, site } => {

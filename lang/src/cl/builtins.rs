@@ -1,6 +1,6 @@
 //! The one table of OpenCL C built-in names and what each lowers to: work-item functions to
 //! ksim's builtins, synchronisation to `barrier`, integer built-ins to exact expressions over
-//! core operators, GPUVerify's annotations (parsed, not yet checked), and every built-in
+//! core operators, GPUVerify's annotations (checked at run time by `cl/spec.rs`), and every built-in
 //! ksim knows but cannot run yet (named in the error). Wiring a new core construct (2D ids,
 //! fences, atomics) in means changing an entry here and its case in [`super::lower`].
 
@@ -16,13 +16,16 @@ pub enum Builtin {
     Barrier,
     /// `mem_fence(flags)` and friends: order a work-item's own accesses only; no step.
     MemFence,
-    /// A GPUVerify annotation (`__assert`, `__requires`, ...): parsed and dropped (issue 9
-    /// item 8 checks them at run time).
+    /// A GPUVerify annotation (`__assert`, `__requires`, ...): checked at run time
+    /// (`cl/spec.rs`).
     Annotation,
     /// `atomic_add(p, v)`, `atom_inc(p)`, ...: S-ATOMIC on the element `p` reaches.
     Atomic(crate::core::AtomicOp),
     /// An integer (or exact) built-in expanded into core operators.
     Exact(Exact),
+    /// `async_work_group_copy`, `async_work_group_strided_copy`, `wait_group_events`:
+    /// element copies and barriers (`cl/async_copy.rs`).
+    AsyncCopy,
     /// `convert_T` and `as_T`: conversions and reinterpretations (scalar or vector).
     Convert,
     /// `any` and `all`: tests of the sign bits of a vector's components.
@@ -60,7 +63,7 @@ impl Exact {
     }
 }
 
-/// GPUVerify's specification functions: parsed and dropped for now.
+/// GPUVerify's specification statements (`cl/spec.rs` says what each becomes).
 const ANNOTATIONS: [&str; 20] = [
     "__assert",
     "__assume",
@@ -148,15 +151,15 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         "mul24" => Exact(self::Exact::Mul24),
         "mad24" => Exact(self::Exact::Mad24),
         "isnan" => Exact(self::Exact::IsNan),
-        _ if ANNOTATIONS.contains(&name) => Annotation,
+        _ if ANNOTATIONS.contains(&name) || super::lower::is_barrier_invariant(name) => Annotation,
         _ if super::lower::atomic_op(name).is_some() => {
             Atomic(super::lower::atomic_op(name).expect("checked"))
         }
         _ if name.starts_with("atomic_") || name.starts_with("atom_") => Unsupported("atomics"),
-        "async_work_group_copy"
-        | "async_work_group_strided_copy"
-        | "wait_group_events"
-        | "prefetch" => Unsupported("async work-group copies"),
+        "async_work_group_copy" | "async_work_group_strided_copy" | "wait_group_events" => {
+            AsyncCopy
+        }
+        "prefetch" => Unsupported("async work-group copies"),
         _ if name.starts_with("vload") || name.starts_with("vstore") => {
             Unsupported("vector loads and stores")
         }

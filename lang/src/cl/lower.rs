@@ -38,6 +38,11 @@ mod arrays;
 mod private;
 #[path = "vector.rs"]
 mod vector;
+#[path = "spec.rs"]
+mod spec;
+#[path = "async_copy.rs"]
+mod async_copy;
+pub use spec::is_barrier_invariant;
 
 pub use vector::stride as vector_stride;
 
@@ -210,6 +215,8 @@ struct Frame {
     result: Option<(String, TypeName)>,
     /// The variables receiving a returned vector's components.
     vresult: Option<(Vec<String>, TypeName)>,
+    /// `__ensures` conditions, checked at the function's exit ([`spec`]).
+    ensures: Vec<(cl::Expr, Span)>,
 }
 
 /// A segment of a switch body: its labels (`None`: `default`), its statements, its span.
@@ -586,6 +593,8 @@ impl<'u> Lowerer<'u> {
             Float => TypeName::Float,
             Vector(..) => return unsupported(format!("vector types (`{}`)", b.name()), span),
             Struct(_) => return unsupported("structs", span),
+            // Events are ints: ksim's waits need none (`async_copy`).
+            Opaque(n) if n == "event_t" => TypeName::Int,
             Opaque(n) => return unsupported(format!("`{n}`"), span),
             Void => return Err(Diagnostic::new("`void` is not a value type", span.clone())),
             Char { .. } | Short { .. } | Long { .. } | Half | Double => {
@@ -745,9 +754,11 @@ impl<'u> Lowerer<'u> {
             ret_flag,
             result: None,
             vresult: None,
+            ensures: Vec::new(),
         });
         let mut stmts = prologue;
         self.block(&body.stmts, &mut stmts)?;
+        self.ensures(&mut stmts)?;
         self.frames.pop();
         params.append(&mut self.local_arrays);
         let kernel = k::Kernel {
@@ -1442,13 +1453,7 @@ impl<'u> Lowerer<'u> {
                     Some(Builtin::Atomic(op)) => {
                         self.atomic(op, func, args, false, span, out)?;
                     }
-                    Some(Builtin::Annotation) => self.note(
-                        span,
-                        format!(
-                            "GPUVerify annotations such as `{}` are parsed but not checked yet",
-                            func.name
-                        ),
-                    ),
+                    Some(Builtin::Annotation) => self.annotation(func, args, span, out)?,
                     _ => {
                         let _ = self.call(func, args, span, out)?;
                     }
@@ -1906,6 +1911,9 @@ impl<'u> Lowerer<'u> {
         if let Some(f) = self.funcs.get(func.name.as_str()).copied() {
             return self.inline(f, args, span, pre);
         }
+        if let Some(e) = self.predicate(func, args, span, pre)? {
+            return Ok(Some(e));
+        }
         let Some(b) = builtins::lookup(&func.name) else {
             return Err(Diagnostic::new(
                 format!("unknown function `{}`", func.name),
@@ -1919,6 +1927,10 @@ impl<'u> Lowerer<'u> {
                 span.clone(),
             )),
             Builtin::Atomic(op) => self.atomic(op, func, args, true, span, pre),
+            Builtin::AsyncCopy if func.name == "wait_group_events" => {
+                self.wait_events(args, span, pre).map(Some)
+            }
+            Builtin::AsyncCopy => self.async_copy(func, args, span, pre).map(Some),
             Builtin::Unsupported(what) => {
                 unsupported(format!("{what} (`{}`)", func.name), &func.span)
             }
@@ -2133,8 +2145,11 @@ impl<'u> Lowerer<'u> {
             ret_flag,
             result,
             vresult,
+            ensures: Vec::new(),
         });
-        let r = self.block(&body.stmts, &mut stmts);
+        let r = self
+            .block(&body.stmts, &mut stmts)
+            .and_then(|()| self.ensures(&mut stmts));
         self.frames.pop();
         self.scopes = saved_scopes;
         self.targets = saved_targets;
