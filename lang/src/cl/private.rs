@@ -138,13 +138,11 @@ impl<'u> Lowerer<'u> {
         if dims[0] == 0 {
             // `int a[] = {...}`: as many rows as the list fills.
             let sub: u64 = dims[1..].iter().product();
-            let given = flat_inits(
-                list.unwrap_or_default(),
-                &[u64::MAX / sub.max(1), sub],
-                span,
-            )
-            .map(|v| v.iter().rposition(Option::is_some).map_or(0, |p| p + 1))
-            .unwrap_or(0) as u64;
+            // A bare expression fills one element, a braced list a whole sub-array.
+            let given = list.unwrap_or_default().iter().fold(0u64, |n, i| match i {
+                cl::Init::Expr(_) => n + 1,
+                cl::Init::List(..) => n.div_ceil(sub) * sub + sub,
+            });
             dims[0] = given.div_ceil(sub).max(1);
         }
         let total = dims
