@@ -91,6 +91,8 @@ fn meaningless(e: &cl::Expr) -> Option<&str> {
         | SizeofExpr(a)
         | IncDec(_, a)
         | AddrOf(a) => meaningless(a),
+        // `__same_group` is written without parentheses.
+        Name(n) if NO_MEANING.contains(&n.as_str()) => Some(n.as_str()),
         Int { .. } | Float { .. } | Char(_) | Str(_) | Name(_) | SizeofType(_) => None,
     }
 }
