@@ -27,7 +27,12 @@ kernel void k(__global int *in, __global int *out) {
 #[test]
 fn a_copy_in_and_out_of_local_memory_moves_every_element() {
     // 2 groups of 8 work-items; group g copies in[8g..8g+8] into t.
-    let r = run(COPY_IN_OUT, 2, 8, &[("in", 16, "iota"), ("out", 32, "zeros")]);
+    let r = run(
+        COPY_IN_OUT,
+        2,
+        8,
+        &[("in", 16, "iota"), ("out", 32, "zeros")],
+    );
     let out = r.ints("out");
     let want_first: Vec<i64> = (0..16).map(|i| (8 * (i / 8) + 7 - i % 8) * 10).collect();
     assert_eq!(out[..16], want_first[..]);
@@ -99,8 +104,13 @@ fn copies_between_two_global_buffers_are_refused() {
         "kernel void k(__global int *a, __global int *b) { event_t e = async_work_group_copy(a, b, 4, 0); }",
     )
     .unwrap_err();
-    assert!(e.contains("from `__global` to `__local` memory or back"), "{e}");
-    let e = compile("kernel void k(__global int *a) { __local int t[4]; async_work_group_copy(t, a, 4); }")
-        .unwrap_err();
+    assert!(
+        e.contains("from `__global` to `__local` memory or back"),
+        "{e}"
+    );
+    let e = compile(
+        "kernel void k(__global int *a) { __local int t[4]; async_work_group_copy(t, a, 4); }",
+    )
+    .unwrap_err();
     assert!(e.contains("takes 4 arguments"), "{e}");
 }

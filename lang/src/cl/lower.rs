@@ -34,12 +34,12 @@ mod pointer;
 
 #[path = "arrays.rs"]
 mod arrays;
-#[path = "vector.rs"]
-mod vector;
-#[path = "spec.rs"]
-mod spec;
 #[path = "async_copy.rs"]
 mod async_copy;
+#[path = "spec.rs"]
+mod spec;
+#[path = "vector.rs"]
+mod vector;
 pub use spec::is_barrier_invariant;
 
 pub use vector::stride as vector_stride;
