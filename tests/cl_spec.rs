@@ -49,7 +49,11 @@ fn run(
     )
     .expect("the fast executor runs it");
     assert_eq!(reference.fault, fast.fault, "engines agree on the fault");
-    assert_eq!(reference.races.len(), fast.races.len(), "engines agree on races");
+    assert_eq!(
+        reference.races.len(),
+        fast.races.len(),
+        "engines agree on races"
+    );
     let races = reference
         .races
         .iter()
@@ -135,7 +139,9 @@ fn requires_of_a_helper_is_checked_at_each_call_and_blames_the_caller() {
     let f = f.expect("thread 1 calls bar with 50");
     assert!(!f.kind.blames_launch());
     assert_eq!(f.thread.map(|t| t.local), Some(1));
-    assert!(f.to_string().contains("a call violates its function's precondition (`__call_requires`)"));
+    assert!(f
+        .to_string()
+        .contains("a call violates its function's precondition (`__call_requires`)"));
 }
 
 #[test]
@@ -152,7 +158,10 @@ fn ensures_is_checked_at_every_exit_with_the_returned_value() {
     let (f, _) = run(src, 4, &[("A", 4, "iota")], &[]);
     let f = f.expect("half(0) and half(1) return <= 0");
     assert_eq!(f.thread.map(|t| t.local), Some(0));
-    assert!(f.to_string().contains("a postcondition does not hold"), "{f}");
+    assert!(
+        f.to_string().contains("a postcondition does not hold"),
+        "{f}"
+    );
     // Inputs 12.. take the early return: every result is positive.
     let (f, _) = run(src, 4, &[("A", 4, "random:1")], &[]);
     let _ = f; // random values may be negative; the next case is exact.
@@ -176,7 +185,6 @@ fn a_kernel_ensures_is_checked_when_the_thread_exits() {
 
 #[test]
 fn an_invariant_is_checked_each_time_the_loop_head_is_reached() {
-    // i == 5 holds on entry only when n... never: the first arrival has i = 0.
     let src = "kernel void k(__global int *A, int n) {
         int s = 0;
         for (int i = 0; __invariant(s == i * (i - 1) / 2), __invariant(i <= n), i < n; i++) {
@@ -190,8 +198,11 @@ fn an_invariant_is_checked_each_time_the_loop_head_is_reached() {
     let bad = src.replace("s == i * (i - 1) / 2", "s == i");
     let (f, _) = run(&bad, 2, &[("A", 2, "zeros")], &[("n", "5")]);
     let m = message(&f);
-    assert!(m.contains("a loop invariant does not hold at the loop head (`__invariant`)"), "{m}");
-    assert!(m.contains("s = 0") && m.contains("= 2"), "{m}");
+    assert!(
+        m.contains("a loop invariant does not hold at the loop head (`__invariant`)"),
+        "{m}"
+    );
+    assert!(m.contains("s = 0") && m.contains("= 1"), "{m}");
 }
 
 #[test]
@@ -221,8 +232,14 @@ fn predicates_without_a_dynamic_meaning_are_skipped_with_a_note() {
     let c = compile(src).expect("loads");
     let notes: Vec<&str> = c.info.notes.iter().map(|n| n.text.as_str()).collect();
     assert!(notes.iter().any(|n| n.contains("`__no_read`")), "{notes:?}");
-    assert!(notes.iter().any(|n| n.contains("`__same_group`")), "{notes:?}");
-    assert!(notes.iter().any(|n| n.contains("candidate invariant")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("`__same_group`")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("candidate invariant")),
+        "{notes:?}"
+    );
     let (f, _) = run(src, 2, &[("A", 2, "zeros")], &[]);
     assert!(f.is_none(), "{}", message(&f));
 }
@@ -243,13 +260,33 @@ const ASSERT_CL: &str = "tests/kernels/cl_assert.cl";
 #[test]
 fn cli_reports_the_annotation_and_trace_shows_s_assert() {
     for engine in ["reference", "fast"] {
-        let o = ksim(&["run", ASSERT_CL, "--global", "4", "--local", "4", "--input", "A=zeros:4", "--engine", engine]);
+        let o = ksim(&[
+            "run",
+            ASSERT_CL,
+            "--global",
+            "4",
+            "--local",
+            "4",
+            "--input",
+            "A=zeros:4",
+            "--engine",
+            engine,
+        ]);
         assert!(!o.status.success(), "{}", text(&o));
         let t = text(&o);
         assert!(t.contains("an assertion does not hold (`__assert`)"), "{t}");
         assert!(t.contains("thread 3"), "{t}");
     }
-    let o = ksim(&["trace", ASSERT_CL, "--global", "2", "--local", "2", "--input", "A=zeros:4"]);
+    let o = ksim(&[
+        "trace",
+        ASSERT_CL,
+        "--global",
+        "2",
+        "--local",
+        "2",
+        "--input",
+        "A=zeros:4",
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(stdout(&o).contains("S-ASSERT"), "{}", stdout(&o));
 }

@@ -601,9 +601,10 @@ fn judge(path: String, h: Header, outcome: Outcome) -> Row {
                 )
             } else if let Some(m) = mode {
                 (Class::B, format!("GPUVerify runs in mode `{m}`"))
-            } else if let Some(n) = notes.iter().find(|n| {
-                *expect == Expect::NotAllVerified && n.contains("is not checked")
-            }) {
+            } else if let Some(n) = notes
+                .iter()
+                .find(|n| *expect == Expect::NotAllVerified && n.contains("is not checked"))
+            {
                 (Class::D, format!("an annotation is not checked: {n}"))
             } else {
                 (

@@ -24,6 +24,7 @@
 //! touches no data and, once enabled, no thread of its group can move until it fires, so the
 //! engines fire it eagerly ([`State::fire_ready_barriers`]); this loses no behaviour.
 
+use crate::annotation::Mention;
 use crate::eval::{eval, eval_index, offset, Env};
 use crate::fault::{Fault, FaultKind, ThreadId};
 use crate::launch::{Launch, Memory};
@@ -31,8 +32,9 @@ use crate::monoid::Monoid;
 use crate::race::{Access, AccessKind, Epochs};
 use crate::value::Value;
 use lang::ast::Span;
-use crate::annotation::Mention;
-use lang::core::{Annotation, ArrayId, AtomicOp, BlockId, Builtin, Expr, Fence, ParamId, StmtKind, VarId};
+use lang::core::{
+    Annotation, ArrayId, AtomicOp, BlockId, Builtin, Expr, Fence, ParamId, StmtKind, VarId,
+};
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;

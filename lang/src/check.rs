@@ -12,9 +12,8 @@
 
 use crate::ast::{self, AssignOp, BinOp, LValue, Span, StmtKind as S, TypeName, UnOp};
 use crate::core::{
-    Annotation,
-    ArrayDecl, AtomicOp, BlockId, Builtin, DimQuery, Expr, ExprKind, Kernel, Lit, ParamDecl,
-    ParamKind, Stmt, StmtKind, Ty, VarDecl, VarId,
+    Annotation, ArrayDecl, AtomicOp, BlockId, Builtin, DimQuery, Expr, ExprKind, Kernel, Lit,
+    ParamDecl, ParamKind, Stmt, StmtKind, Ty, VarDecl, VarId,
 };
 use crate::diag::Diagnostic;
 use std::collections::HashMap;

@@ -19,12 +19,14 @@
 
 use super::repr::{repr_of, Repr};
 use super::Unsupported;
+use crate::annotation::Mention;
 use crate::launch::Launch;
 use crate::monoid::Monoid;
 use crate::race::AccessKind;
 use lang::ast::{BinOp, Span, UnOp};
-use crate::annotation::Mention;
-use lang::core::{Annotation, AtomicOp, Builtin, DimQuery, Expr, ExprKind, Fence, Kernel, Lit, StmtKind, Ty};
+use lang::core::{
+    Annotation, AtomicOp, Builtin, DimQuery, Expr, ExprKind, Fence, Kernel, Lit, StmtKind, Ty,
+};
 use std::collections::HashMap;
 
 pub(crate) type Reg = u16;

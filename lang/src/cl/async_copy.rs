@@ -50,7 +50,10 @@ impl<'u> Lowerer<'u> {
         for p in [dst, src] {
             if !self.is_pointer(p) {
                 return Err(Diagnostic::new(
-                    format!("the first two arguments of `{}` must be pointers", func.name),
+                    format!(
+                        "the first two arguments of `{}` must be pointers",
+                        func.name
+                    ),
                     p.span.clone(),
                 ));
             }
@@ -63,7 +66,10 @@ impl<'u> Lowerer<'u> {
             }
             if !self.arrays.contains_key(&p.array) {
                 return Err(Diagnostic::new(
-                    format!("`{}` copies between `__global` and `__local` memory", func.name),
+                    format!(
+                        "`{}` copies between `__global` and `__local` memory",
+                        func.name
+                    ),
                     span.clone(),
                 ));
             }
@@ -108,7 +114,13 @@ impl<'u> Lowerer<'u> {
             }),
             span,
         ));
-        let i = self.temp("copy_i", TypeName::Int, Some(name_expr("tid", span)), span, pre);
+        let i = self.temp(
+            "copy_i",
+            TypeName::Int,
+            Some(name_expr("tid", span)),
+            span,
+            pre,
+        );
         let iv = name_expr(&i, span);
         let bin = |op, a: k::Expr, b: k::Expr| {
             ex(k::ExprKind::Binary(op, Box::new(a), Box::new(b)), span)

@@ -36,12 +36,12 @@ mod pointer;
 mod arrays;
 #[path = "private.rs"]
 mod private;
-#[path = "vector.rs"]
-mod vector;
-#[path = "spec.rs"]
-mod spec;
 #[path = "async_copy.rs"]
 mod async_copy;
+#[path = "spec.rs"]
+mod spec;
+#[path = "vector.rs"]
+mod vector;
 pub use spec::is_barrier_invariant;
 
 pub use vector::stride as vector_stride;

@@ -91,6 +91,8 @@ fn meaningless(e: &cl::Expr) -> Option<&str> {
         | SizeofExpr(a)
         | IncDec(_, a)
         | AddrOf(a) => meaningless(a),
+        // `__same_group` is written without parentheses.
+        Name(n) if NO_MEANING.contains(&n.as_str()) => Some(n.as_str()),
         Int { .. } | Float { .. } | Char(_) | Str(_) | Name(_) | SizeofType(_) => None,
     }
 }
@@ -130,7 +132,12 @@ fn place(name: &str, in_kernel: bool) -> Place {
 /// `__barrier_invariant_binary_1`, ...), which the suite numbers by arity.
 pub fn is_barrier_invariant(name: &str) -> bool {
     name.strip_prefix("__barrier_invariant")
-        .is_some_and(|rest| rest.trim_start_matches("_binary").trim_start_matches('_').chars().all(|c| c.is_ascii_digit()))
+        .is_some_and(|rest| {
+            rest.trim_start_matches("_binary")
+                .trim_start_matches('_')
+                .chars()
+                .all(|c| c.is_ascii_digit())
+        })
 }
 
 impl<'u> Lowerer<'u> {
@@ -238,7 +245,10 @@ impl<'u> Lowerer<'u> {
         };
         if args.len() != arity {
             return Err(Diagnostic::new(
-                format!("`{name}` takes {arity} argument{}", if arity == 1 { "" } else { "s" }),
+                format!(
+                    "`{name}` takes {arity} argument{}",
+                    if arity == 1 { "" } else { "s" }
+                ),
                 span.clone(),
             ));
         }
@@ -246,8 +256,18 @@ impl<'u> Lowerer<'u> {
         for a in args {
             vals.push(self.expr(a, pre)?);
         }
-        let bin = |op, a: k::Expr, b: k::Expr| ex(k::ExprKind::Binary(op, Box::new(a), Box::new(b)), span);
-        let int = |v| ex(k::ExprKind::Int { value: v, unsigned: false }, span);
+        let bin = |op, a: k::Expr, b: k::Expr| {
+            ex(k::ExprKind::Binary(op, Box::new(a), Box::new(b)), span)
+        };
+        let int = |v| {
+            ex(
+                k::ExprKind::Int {
+                    value: v,
+                    unsigned: false,
+                },
+                span,
+            )
+        };
         Ok(Some(match (name, vals.as_slice()) {
             ("__enabled", []) => boolean(true, span),
             ("__implies", [a, b]) => bin(BinOp::LogOr, not(a.clone()), b.clone()),
@@ -261,7 +281,11 @@ impl<'u> Lowerer<'u> {
                 ),
             ),
             ("__ite", [c, a, b]) => ex(
-                k::ExprKind::Cond(Box::new(c.clone()), Box::new(a.clone()), Box::new(b.clone())),
+                k::ExprKind::Cond(
+                    Box::new(c.clone()),
+                    Box::new(a.clone()),
+                    Box::new(b.clone()),
+                ),
                 span,
             ),
             _ => {
