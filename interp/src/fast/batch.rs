@@ -360,6 +360,7 @@ pub(crate) fn exec_batch(
                 // Atomics make threads interact within an interval by design: lock-step
                 // speculation does not apply, the sequential path decides.
                 Inst::Atomic { .. } => return Err(()),
+                Inst::Sync { .. } => unreachable!("warp programs run in `super::warp`"),
                 Inst::Jump { t, steps } => {
                     lanes!(m, |l| b.steps[l] += steps as u64);
                     add(&mut groups, t, m);
