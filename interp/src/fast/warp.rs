@@ -297,13 +297,32 @@ impl Engine<'_> {
         written_by: &mut [Vec<u64>],
         cost: &mut SimtCost,
     ) -> Result<usize, Fault> {
-        let prog = self.prog;
-        let s = self.stride;
-        let nregs = prog.nregs;
         let mut tracker = self.tracker.take();
         // Instructions so far in the execution (the engine's step counter).
         let mut count = self.steps;
-        let res = (|| {
+        let res = self.warp_steps(ctx, cur, sc, written_by, cost, &mut tracker, &mut count);
+        self.tracker = tracker;
+        self.steps = count;
+        res
+    }
+
+    /// [`Engine::warp_interval`] with the tracker and the step counter taken out of the
+    /// engine (the lanes' views borrow it).
+    #[allow(clippy::too_many_arguments)]
+    fn warp_steps(
+        &self,
+        ctx: &WarpCtx,
+        cur: &mut [u64],
+        sc: &mut WarpScratch,
+        written_by: &mut [Vec<u64>],
+        cost: &mut SimtCost,
+        tracker: &mut Option<Tracker>,
+        count: &mut u64,
+    ) -> Result<usize, Fault> {
+        let prog = self.prog;
+        let s = self.stride;
+        let nregs = prog.nregs;
+        {
             let views = self.views(ctx.group);
             let template = self.new_regs(ctx.group);
             // Load the lanes and bring each to its next statement (no statement runs).
@@ -339,10 +358,10 @@ impl Engine<'_> {
                 if active == 0 {
                     break;
                 }
-                if count >= self.launch.max_steps {
+                if *count >= self.launch.max_steps {
                     return Err(Fault::step_bound(self.launch.max_steps));
                 }
-                let step = count;
+                let step = *count;
                 sc.writes.clear();
                 sc.atomics.clear();
                 let mut went = 0u64;
@@ -409,7 +428,7 @@ impl Engine<'_> {
                 }
                 let divergent = branch && went & active != 0 && went & active != active;
                 cost.instruction(ctx.epoch, active.count_ones() as usize, divergent);
-                count += 1;
+                *count += 1;
             }
             // Save the lanes.
             let mut waiting = 0;
@@ -426,10 +445,7 @@ impl Engine<'_> {
                 }
             }
             Ok(waiting)
-        })();
-        self.tracker = tracker;
-        self.steps = count;
-        res
+        }
     }
 }
 
