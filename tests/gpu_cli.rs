@@ -389,3 +389,92 @@ fn a_crash_of_the_opencl_compiler_is_reported_not_shared() {
         other => panic!("exit {other:?}: {t}"),
     }
 }
+
+#[test]
+fn a_warp_cost_needs_a_valid_warp_size_before_any_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("w.csv");
+    let bench = |extra: &[&str]| {
+        let mut args = vec![
+            "gpu",
+            "bench",
+            "examples/kogge_stone.ksim",
+            "-D",
+            "n=2..8",
+            "--csv",
+            path(&csv),
+        ];
+        args.extend_from_slice(extra);
+        ksim(&args)
+    };
+    let o = bench(&["--sim-vs-real", "--cost", "warp-instructions"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("needs --warp-size"), "{}", text(&o));
+    for w in ["0", "65", "x"] {
+        let o = bench(&["--warp-size", w]);
+        assert_eq!(o.status.code(), Some(2), "--warp-size {w}: {}", text(&o));
+        assert!(text(&o).contains("1 to 64"), "{}", text(&o));
+    }
+    assert!(!csv.exists(), "nothing ran, nothing written");
+}
+
+#[test]
+fn bench_with_a_warp_size_adds_the_simt_cost_and_plots_time_against_it() {
+    if gpu::device_or_skip("bench --warp-size").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("w.csv");
+    let json = dir.path().join("w.json");
+    let o = ksim(&[
+        "gpu",
+        "bench",
+        "examples/kogge_stone.ksim",
+        "-D",
+        "n=8..32",
+        "--repeat",
+        "2",
+        "--warmup",
+        "0",
+        "--warp-size",
+        "4",
+        "--csv",
+        path(&csv),
+        "--json",
+        path(&json),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let s = gpu::read_csv(&csv).unwrap();
+    assert_eq!(s.points.len(), 3);
+    for p in &s.points {
+        let w = p.sim.warp.expect("a SIMT cost");
+        assert_eq!(w.warp_size, 4);
+        // A race-free kernel: the lanes execute the statements the threads do.
+        assert_eq!(w.lane_steps, p.sim.steps, "{p:?}");
+        assert!(w.instructions * 4 >= w.lane_steps && w.instructions < w.lane_steps);
+        // `if (tid >= offset)` splits some warp in every round but the last ones.
+        assert!(w.divergent_branches > 0, "{w:?}");
+    }
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(j["points"][0]["sim"]["warp"]["warp_size"], 4);
+    let svg = dir.path().join("w.svg");
+    let o = ksim(&[
+        "plot",
+        path(&csv),
+        "--sim-vs-real",
+        "--cost",
+        "warp-instructions",
+        "--plot",
+        path(&svg),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("time ∝ warp instructions^"),
+        "{}",
+        text(&o)
+    );
+    assert!(std::fs::read_to_string(&svg)
+        .unwrap()
+        .contains("simulated warp instructions"));
+}

@@ -38,7 +38,7 @@ pub use bench::csv_io::{read_csv, write_csv, CsvError};
 pub use bench::sweep::{parse_sweep, Sweep};
 pub use bench::{
     bench_point, BenchJob, BenchMeta, BenchOptions, BenchPoint, BenchSeries, Check, LeftOut,
-    Metric, PointOutcome, PointSpec, Spread, Statistic, Stats,
+    Metric, PointOutcome, PointSpec, SimMeasures, Spread, Statistic, Stats, WarpCost,
 };
 pub use compare::{compare, compare_ulps, Comparison, Mismatch, DEFAULT_FLOAT_ULPS};
 pub use emit::{emit, emit_with, EmitError, EmitOptions, Emitted};

@@ -66,6 +66,28 @@ pub struct Figure {
     pub log_y: bool,
     /// Legend names by kernel label (the kernel's own name otherwise).
     pub labels: Vec<(String, String)>,
+    /// The simulated cost of the sim-vs-real figure ([`simreal`]).
+    pub cost: Cost,
+}
+
+/// Which simulated cost the sim-vs-real figure sets against device time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Cost {
+    /// K-STEP applications: statements executed, summed over the work-items.
+    #[default]
+    Steps,
+    /// Warp instructions issued with lock-step warps (`ksim gpu bench --warp-size W`).
+    WarpInstructions,
+}
+
+impl Cost {
+    /// The cost in words, for axes and the fit.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cost::Steps => "steps",
+            Cost::WarpInstructions => "warp instructions",
+        }
+    }
 }
 
 impl Default for Figure {
@@ -85,6 +107,7 @@ impl Default for Figure {
             spread: Spread::MinMax,
             log_y: true,
             labels: Vec::new(),
+            cost: Cost::Steps,
         }
     }
 }

@@ -35,6 +35,7 @@ fn series() -> BenchSeries {
                     threads: n,
                     steps: steps * n * (64 - n.leading_zeros() as u64),
                     intervals: 2 * (64 - n.leading_zeros() as u64),
+                    warp: None,
                 },
                 kernel_samples_ns: samples,
                 total_samples_ns: total,

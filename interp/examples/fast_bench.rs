@@ -5,11 +5,14 @@
 //! cargo run --release -p interp --example fast_bench -- ks 20   # one kernel, n = 2^20
 //! cargo run --release -p interp --example fast_bench -- ks 20 t2   # ... tracked, 2 workers
 //! cargo run --release -p interp --example fast_bench -- native  # plain Rust loops
+//! cargo run --release -p interp --example fast_bench -- warps   # lock-step warps of 32 vs none
+//! cargo run --release -p interp --example fast_bench -- ks 20 t1w32  # ... warps of 32
 //! ```
 //!
 //! Prints, per kernel and size: wall time and CPU time (user + system, all workers) of
 //! `fast::run` (median of a few runs) with race tracking on 1 and 2 workers, without race
-//! tracking on 1 and 2 workers, thread-steps per second (steps / wall), and the peak
+//! tracking on 1 and 2 workers, thread-steps per second (steps / wall; with lock-step warps,
+//! lane-steps / wall, where `steps` counts warp instructions), and the peak
 //! resident memory (VmHWM from /proc/self/status) of a fresh process that builds the launch
 //! (input included) and runs it: every configuration runs in its own child process.
 
@@ -94,16 +97,18 @@ fn native() {
 fn child(args: &[String]) {
     let (name, e, cfg, reps) = (&args[0], &args[1], &args[2], &args[3]);
     let n = 1usize << e.parse::<u32>().expect("exponent");
-    let l = launch(&source(name), n);
+    let mut l = launch(&source(name), n);
+    let (jobs, warp) = cfg[1..].split_once('w').unwrap_or((&cfg[1..], ""));
+    l.warp_size = (!warp.is_empty()).then(|| warp.parse().expect("warp size"));
     let m = measure(
         &l,
-        cfg[1..].parse().expect("jobs"),
+        jobs.parse().expect("jobs"),
         cfg.starts_with('t'),
         reps.parse().expect("reps"),
     );
     println!(
-        "{} {} {} {} {} {}",
-        m.secs, m.cpu, m.steps, m.intervals, m.races, m.hwm_mib
+        "{} {} {} {} {} {} {}",
+        m.secs, m.cpu, m.steps, m.intervals, m.races, m.hwm_mib, m.lane_steps
     );
 }
 
@@ -134,6 +139,8 @@ struct Measure {
     intervals: u64,
     races: usize,
     hwm_mib: f64,
+    /// Thread steps: `steps`, or the lanes' steps with lock-step warps.
+    lane_steps: u64,
 }
 
 fn measure(l: &Launch, jobs: usize, track: bool, reps: usize) -> Measure {
@@ -166,6 +173,7 @@ fn measure(l: &Launch, jobs: usize, track: bool, reps: usize) -> Measure {
         intervals: out.intervals,
         races: out.races.len(),
         hwm_mib: vm_hwm_kib() as f64 / 1024.0,
+        lane_steps: out.simt.as_ref().map_or(out.steps, |c| c.total.lane_steps),
     }
 }
 
@@ -181,16 +189,19 @@ fn main() {
         ("ksr", "kogge_stone_racy"),
     ];
     // Optional third argument: one configuration, `t1` `t2` `n1` `n2` (tracked or not,
-    // workers).
-    let configs: Vec<(bool, usize)> = match args.get(2).map(String::as_str) {
-        Some(c) => vec![(c.starts_with('t'), c[1..].parse().expect("t1|t2|n1|n2"))],
-        None => vec![(true, 1), (true, 2), (false, 1), (false, 2)],
+    // workers), with `wW` appended for lock-step warps of W lanes (`t1w32`).
+    let warps = args.first().map(String::as_str) == Some("warps");
+    let configs: Vec<String> = match args.get(2) {
+        Some(c) => vec![c.clone()],
+        None if warps => ["t1", "t1w32", "n1", "n1w32"].map(String::from).to_vec(),
+        None => ["t1", "t2", "n1", "n2"].map(String::from).to_vec(),
     };
     let (selected, sizes): (Vec<(&str, &str)>, Vec<u32>) = match &args[..args.len().min(2)] {
         [k, e] => (
             kernels.iter().copied().filter(|(s, _)| s == k).collect(),
             vec![e.parse().expect("exponent")],
         ),
+        _ if warps => (kernels[..3].to_vec(), vec![20]),
         _ => (kernels[..3].to_vec(), vec![10, 14, 18, 20]),
     };
     if args.first().map(String::as_str) == Some("native") {
@@ -200,21 +211,17 @@ fn main() {
         native();
     }
     println!(
-        "kernel       n        steps      intervals  mode            jobs  wall(ms)  cpu(ms)  Msteps/s  peak RSS(MiB)  races"
+        "kernel       n        steps      intervals  mode            jobs  warp  wall(ms)  cpu(ms)  Msteps/s  peak RSS(MiB)  races"
     );
     for (_, name) in selected {
         for &e in &sizes {
             let reps = if e <= 14 { 7 } else { 3 };
-            for &(track, jobs) in &configs {
+            for cfg in &configs {
+                let track = cfg.starts_with('t');
+                let (jobs, warp) = cfg[1..].split_once('w').unwrap_or((&cfg[1..], "-"));
                 let exe = std::env::current_exe().expect("own path");
                 let out = std::process::Command::new(exe)
-                    .args([
-                        "--child",
-                        name,
-                        &e.to_string(),
-                        &format!("{}{jobs}", if track { 't' } else { 'n' }),
-                        &reps.to_string(),
-                    ])
+                    .args(["--child", name, &e.to_string(), cfg, &reps.to_string()])
                     .output()
                     .expect("child runs");
                 let line = String::from_utf8_lossy(&out.stdout);
@@ -229,15 +236,16 @@ fn main() {
                     intervals: f[3] as u64,
                     races: f[4] as usize,
                     hwm_mib: f[5],
+                    lane_steps: f[6] as u64,
                 };
                 println!(
-                    "{name:<12} 2^{e:<6} {:<10} {:<10} {:<15} {jobs:<5} {:>8.1}  {:>7.0}  {:>8.1}  {:>13.1}  {}",
+                    "{name:<12} 2^{e:<6} {:<10} {:<10} {:<15} {jobs:<5} {warp:<4}  {:>8.1}  {:>7.0}  {:>8.1}  {:>13.1}  {}",
                     m.steps,
                     m.intervals,
                     if track { "races tracked" } else { "no race check" },
                     m.secs * 1e3,
                     m.cpu * 1e3,
-                    m.steps as f64 / m.secs / 1e6,
+                    m.lane_steps as f64 / m.secs / 1e6,
                     m.hwm_mib,
                     m.races,
                 );

@@ -100,6 +100,11 @@ pub struct BenchArgs {
     /// (marked in the table and CSV). Faults and barrier divergence never run.
     #[arg(long)]
     pub force: bool,
+    /// Also simulate every point with lock-step warps of W lanes (1 to 64) and add its
+    /// SIMT cost to the CSV and JSON: warp instructions, lane-steps and divergent
+    /// branches (`--cost warp-instructions` plots time against it).
+    #[arg(long, value_name = "W", value_parser = parse_warp_size)]
+    pub warp_size: Option<usize>,
     /// Write one row per (kernel, size) here, with a `.meta.json` sidecar (device,
     /// driver, ksim version and commit, date, command line).
     #[arg(long)]
@@ -120,6 +125,21 @@ pub struct BenchArgs {
 
 fn parse_monoid_arg(s: &str) -> Result<interp::Monoid, String> {
     s.parse()
+}
+
+fn parse_warp_size(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(w) if (1..=64).contains(&w) => Ok(w),
+        _ => Err(format!("`{s}`: expected lanes per warp, 1 to 64")),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CostArg {
+    /// K-STEP applications: statements executed, summed over the work-items.
+    Steps,
+    /// Warp instructions with lock-step warps (a CSV from `gpu bench --warp-size W`).
+    WarpInstructions,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -153,6 +173,11 @@ pub struct FigureArgs {
     /// scatter with the log-log least-squares fit and its R².
     #[arg(long)]
     pub sim_vs_real: bool,
+    /// The simulated cost of `--sim-vs-real`: statements executed (`steps`) or warp
+    /// instructions issued with lock-step warps (`warp-instructions`, from
+    /// `gpu bench --warp-size W`).
+    #[arg(long, value_enum, default_value = "steps")]
+    pub cost: CostArg,
     /// Plot kernel time (profiling events) or total time (with transfers).
     #[arg(long, value_enum, default_value = "kernel")]
     pub metric: MetricArg,
@@ -265,6 +290,10 @@ impl FigureArgs {
             },
             log_y: !self.linear_y || self.log_y,
             labels,
+            cost: match self.cost {
+                CostArg::Steps => gpu::plot::Cost::Steps,
+                CostArg::WarpInstructions => gpu::plot::Cost::WarpInstructions,
+            },
         })
     }
 }
@@ -701,6 +730,11 @@ fn command_line() -> String {
 fn bench(args: &BenchArgs) -> CmdResult {
     check_outputs(args)?;
     let fig = args.figure.figure()?;
+    if args.figure.cost == CostArg::WarpInstructions && args.warp_size.is_none() {
+        return Err(Failure::usage(
+            "--cost warp-instructions needs --warp-size W (the SIMT cost is simulated with warps)",
+        ));
+    }
     let sweep = gpu::Sweep::from_defines(&args.define).map_err(Failure::usage)?;
     gpu::bench::check_monoid(args.monoid).map_err(Failure::usage)?;
     let inputs = input_specs(args);
@@ -711,6 +745,7 @@ fn bench(args: &BenchArgs) -> CmdResult {
         repeat: args.repeat.max(1),
         include_harness: args.include_harness,
         force: args.force,
+        warp_size: args.warp_size,
     };
     let ksim = (env!("CARGO_PKG_VERSION"), env!("KSIM_GIT_HASH"));
     let mut series = gpu::BenchSeries {

@@ -7,11 +7,12 @@
 //! Columns: `kernel, device, param, size, groups, local_size, launches, monoid, input,
 //! harness, check, repeat`, then for the kernel time (profiling events) and the total time
 //! (host clock, transfers included) `*_median_ns, *_mean_ns, *_min_ns, *_max_ns, *_q1_ns,
-//! *_q3_ns`, then the simulator's measures `sim_threads, sim_steps, sim_intervals`, then
-//! every timed run: `kernel_samples_ns`, `total_samples_ns` (space-separated). Readers find
+//! *_q3_ns`, then the simulator's measures `sim_threads, sim_steps, sim_intervals`, the
+//! SIMT cost with `--warp-size W` (empty without) `sim_warp_size, sim_warp_instructions,
+//! sim_lane_steps, sim_divergent_branches`, then every timed run: `kernel_samples_ns`, `total_samples_ns` (space-separated). Readers find
 //! columns by name, so columns may be added later.
 
-use super::{BenchMeta, BenchPoint, BenchSeries, Check, SimMeasures, Stats};
+use super::{BenchMeta, BenchPoint, BenchSeries, Check, SimMeasures, Stats, WarpCost};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -58,6 +59,15 @@ struct Row {
     sim_threads: u64,
     sim_steps: u64,
     sim_intervals: u64,
+    // Absent from CSVs written before `--warp-size`, empty without it.
+    #[serde(default)]
+    sim_warp_size: Option<usize>,
+    #[serde(default)]
+    sim_warp_instructions: Option<u64>,
+    #[serde(default)]
+    sim_lane_steps: Option<u64>,
+    #[serde(default)]
+    sim_divergent_branches: Option<u64>,
     kernel_samples_ns: String,
     total_samples_ns: String,
 }
@@ -109,6 +119,10 @@ impl From<&BenchPoint> for Row {
             sim_threads: p.sim.threads,
             sim_steps: p.sim.steps,
             sim_intervals: p.sim.intervals,
+            sim_warp_size: p.sim.warp.map(|w| w.warp_size),
+            sim_warp_instructions: p.sim.warp.map(|w| w.instructions),
+            sim_lane_steps: p.sim.warp.map(|w| w.lane_steps),
+            sim_divergent_branches: p.sim.warp.map(|w| w.divergent_branches),
             kernel_samples_ns: join(&p.kernel_samples_ns),
             total_samples_ns: join(&p.total_samples_ns),
         }
@@ -151,6 +165,22 @@ impl Row {
                 threads: self.sim_threads,
                 steps: self.sim_steps,
                 intervals: self.sim_intervals,
+                warp: match (
+                    self.sim_warp_size,
+                    self.sim_warp_instructions,
+                    self.sim_lane_steps,
+                    self.sim_divergent_branches,
+                ) {
+                    (Some(warp_size), Some(instructions), Some(lane_steps), Some(divergent)) => {
+                        Some(WarpCost {
+                            warp_size,
+                            instructions,
+                            lane_steps,
+                            divergent_branches: divergent,
+                        })
+                    }
+                    _ => None,
+                },
             },
         })
     }
@@ -194,7 +224,8 @@ pub fn parse_csv(text: &str) -> Result<Vec<BenchPoint>, CsvError> {
 /// The header line, for error messages and documentation.
 pub const HEADER: &str = "kernel,device,param,size,groups,local_size,launches,monoid,input,\
 harness,check,repeat,kernel_{median,mean,min,max,q1,q3}_ns,total_{...}_ns,sim_threads,\
-sim_steps,sim_intervals,kernel_samples_ns,total_samples_ns";
+sim_steps,sim_intervals,sim_warp_size,sim_warp_instructions,sim_lane_steps,\
+sim_divergent_branches,kernel_samples_ns,total_samples_ns";
 
 /// The sidecar of a CSV: `NAME.meta.json` for `NAME.csv`.
 pub fn meta_path(csv: &Path) -> PathBuf {
@@ -260,6 +291,7 @@ pub(crate) mod tests {
                 threads: size / 2,
                 steps: size * 7,
                 intervals: 3,
+                warp: None,
             },
             kernel_samples_ns: samples.to_vec(),
             total_samples_ns: total,
@@ -281,6 +313,13 @@ pub(crate) mod tests {
             ],
             left_out: Vec::new(),
         };
+        let mut series = series;
+        series.points[1].sim.warp = Some(WarpCost {
+            warp_size: 32,
+            instructions: 9,
+            lane_steps: 250,
+            divergent_branches: 1,
+        });
         let text = to_csv(&series.points).unwrap();
         assert!(text.starts_with("kernel,device,param,size,groups,local_size,launches,monoid"));
         assert!(text.contains("\"k,2\""), "quoted by the csv crate: {text}");
@@ -292,6 +331,31 @@ pub(crate) mod tests {
         assert!(dir.path().join("b.meta.json").exists());
         // No temporary file is left behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn a_csv_from_before_the_warp_columns_reads_without_a_simt_cost() {
+        let text = to_csv(&[point("k", 2, &[5])]).unwrap();
+        let mut r = csv::Reader::from_reader(text.as_bytes());
+        let header = r.headers().unwrap().clone();
+        let keep: Vec<usize> = (0..header.len())
+            .filter(|&i| {
+                !["warp", "sim_lane", "divergent"]
+                    .iter()
+                    .any(|w| header[i].contains(w))
+            })
+            .collect();
+        assert_eq!(keep.len() + 4, header.len());
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(keep.iter().map(|&i| &header[i])).unwrap();
+        for rec in r.records() {
+            let rec = rec.unwrap();
+            w.write_record(keep.iter().map(|&i| &rec[i])).unwrap();
+        }
+        let old = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        let points = parse_csv(&old).unwrap();
+        assert_eq!(points, vec![point("k", 2, &[5])]);
+        assert_eq!(points[0].sim.warp, None);
     }
 
     #[test]

@@ -66,6 +66,58 @@ pub struct SimMeasures {
     pub steps: u64,
     /// Barrier intervals executed, summed over work-groups (and launches).
     pub intervals: u64,
+    /// The SIMT cost with lock-step warps (`--warp-size W`), from a second fast run with
+    /// warps of `W` ([`interp::warp`]); `None` without `--warp-size`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warp: Option<WarpCost>,
+}
+
+/// What lock-step warps cost to simulate one point ([`interp::warp::SimtCost`]'s totals,
+/// summed over a pipeline's launches).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WarpCost {
+    /// Lanes per warp.
+    pub warp_size: usize,
+    /// Warp instructions issued.
+    pub instructions: u64,
+    /// Active lanes summed over the instructions.
+    pub lane_steps: u64,
+    /// `if`/`while` tests whose active lanes did not all go the same way.
+    pub divergent_branches: u64,
+}
+
+impl WarpCost {
+    fn add(&mut self, c: &interp::warp::SimtCounts) {
+        self.instructions += c.instructions;
+        self.lane_steps += c.lane_steps;
+        self.divergent_branches += c.divergent_branches;
+    }
+}
+
+/// The SIMT cost of `launch` with warps of `warp_size` lanes, added to `cost`: the
+/// canonical run with lock-step warps, without race tracking (the point was checked
+/// without warps).
+fn warp_cost(launch: &Launch, warp_size: usize, cost: &mut WarpCost) -> Result<(), String> {
+    let mut l = launch.clone();
+    l.warp_size = Some(warp_size);
+    let out = fast::run(
+        &l,
+        &FastOptions {
+            jobs: 0,
+            track_races: false,
+        },
+    )
+    .map_err(|e| format!("no SIMT cost with --warp-size {warp_size}: {e}"))?;
+    if let Some(f) = &out.fault {
+        return Err(format!(
+            "no SIMT cost: with warps of {warp_size} lanes the simulator found a fault ({f})"
+        ));
+    }
+    cost.warp_size = warp_size;
+    if let Some(simt) = &out.simt {
+        cost.add(&simt.total);
+    }
+    Ok(())
 }
 
 /// One timed (kernel, size) point.
@@ -202,6 +254,9 @@ pub struct BenchOptions {
     pub include_harness: bool,
     /// Time points with a race or a mismatch anyway (never faults or divergences).
     pub force: bool,
+    /// Also simulate each point with lock-step warps of this many lanes, for the SIMT
+    /// cost columns ([`SimMeasures::warp`]).
+    pub warp_size: Option<usize>,
 }
 
 impl Default for BenchOptions {
@@ -211,6 +266,7 @@ impl Default for BenchOptions {
             repeat: 10,
             include_harness: false,
             force: false,
+            warp_size: None,
         }
     }
 }
@@ -594,11 +650,19 @@ fn bench_kernel(
         }
         check = Check::Mismatch;
     }
-    let measures = SimMeasures {
+    let mut measures = SimMeasures {
         threads: (launch.groups * launch.local_size) as u64,
         steps: sim.steps,
         intervals: sim.intervals,
+        warp: None,
     };
+    if let Some(w) = opts.warp_size {
+        let mut cost = WarpCost::default();
+        if let Err(why) = warp_cost(launch, w, &mut cost) {
+            return Ok(left_out(spec, why));
+        }
+        measures.warp = Some(cost);
+    }
     Ok(point(
         spec,
         device,
@@ -626,6 +690,9 @@ fn bench_pipeline(
         measures.threads += (l.groups * l.local_size) as u64;
         measures.steps += out.steps;
         measures.intervals += out.intervals;
+        if let Some(w) = opts.warp_size {
+            warp_cost(l, w, measures.warp.get_or_insert_with(WarpCost::default))?;
+        }
         Ok(out.memory)
     });
     let expected = match expected {

@@ -1,14 +1,15 @@
 //! Simulated vs real: does the simulator's cost model predict the device?
 //!
-//! The cost of a point is its simulated work, the number of K-STEP applications of the
-//! canonical run (statements executed, summed over all work-items; see
-//! docs/semantics.md, "Cost model"). [`fit`] regresses the measured time on it in log–log
+//! The cost of a point is its simulated work ([`Cost`], `--cost`): the number of K-STEP
+//! applications of the canonical run (statements executed, summed over all work-items; see
+//! docs/semantics.md, "Cost model"), or the warp instructions it issues with lock-step
+//! warps (`ksim gpu bench --warp-size W`, [`interp::warp`]). [`fit`] regresses the measured time on it in log–log
 //! space, `log10 t = a + b · log10 steps`, over every point of every kernel, and reports
 //! R² and whether, size by size, the kernels are ordered the same way by cost and by time.
 //! [`plot`] draws one panel per kernel (time and cost against size, on two y axes) and a
 //! scatter of time against cost with the fitted line.
 
-use super::{draw_err, render, time_unit, Figure, PlotError, OKABE_ITO};
+use super::{draw_err, render, time_unit, Cost, Figure, PlotError, OKABE_ITO};
 use crate::bench::{BenchPoint, BenchSeries};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -20,7 +21,9 @@ use std::path::Path;
 pub struct SimRealFit {
     /// Points used (those with a positive cost and time).
     pub points: usize,
-    /// `log10 t[ns] = intercept + slope · log10 steps`.
+    /// The simulated cost regressed on: `steps` or `warp instructions`.
+    pub cost: String,
+    /// `log10 t[ns] = intercept + slope · log10 cost`.
     pub intercept: f64,
     pub slope: f64,
     /// Coefficient of determination of the fit (1 = the cost explains all variation).
@@ -29,6 +32,14 @@ pub struct SimRealFit {
     /// kernels by simulated cost gives the same order as by measured time.
     pub sizes_compared: usize,
     pub sizes_ranked_alike: usize,
+}
+
+/// The simulated cost of `p` the figure plots (0 when the point has none).
+fn cost(p: &BenchPoint, fig: &Figure) -> u64 {
+    match fig.cost {
+        Cost::Steps => p.sim.steps,
+        Cost::WarpInstructions => p.sim.warp.map_or(0, |w| w.instructions),
+    }
 }
 
 fn time_of(p: &BenchPoint, fig: &Figure) -> f64 {
@@ -41,8 +52,8 @@ pub fn fit(series: &BenchSeries, fig: &Figure) -> Option<SimRealFit> {
     let xy: Vec<(f64, f64)> = series
         .points
         .iter()
-        .filter(|p| p.sim.steps > 0 && time_of(p, fig) > 0.0)
-        .map(|p| ((p.sim.steps as f64).log10(), time_of(p, fig).log10()))
+        .filter(|p| cost(p, fig) > 0 && time_of(p, fig) > 0.0)
+        .map(|p| ((cost(p, fig) as f64).log10(), time_of(p, fig).log10()))
         .collect();
     let n = xy.len() as f64;
     if xy.len() < 2 {
@@ -78,11 +89,12 @@ pub fn fit(series: &BenchSeries, fig: &Figure) -> Option<SimRealFit> {
             v.sort_by(|a, b| a.0.total_cmp(&b.0));
             v.into_iter().map(|x| x.1).collect::<Vec<_>>()
         };
-        if order(&|p| p.sim.steps as f64) == order(&|p| time_of(p, fig)) {
+        if order(&|p| cost(p, fig) as f64) == order(&|p| time_of(p, fig)) {
             alike += 1;
         }
     }
     Some(SimRealFit {
+        cost: fig.cost.name().to_string(),
         points: xy.len(),
         intercept,
         slope,
@@ -96,9 +108,14 @@ impl std::fmt::Display for SimRealFit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "time ∝ steps^{:.2} (log–log least squares over {} points), R² = {:.3}; \
-             kernels ranked alike by simulated steps and measured time at {} of {} sizes",
-            self.slope, self.points, self.r2, self.sizes_ranked_alike, self.sizes_compared
+            "time ∝ {c}^{:.2} (log–log least squares over {} points), R² = {:.3}; \
+             kernels ranked alike by simulated {c} and measured time at {} of {} sizes",
+            self.slope,
+            self.points,
+            self.r2,
+            self.sizes_ranked_alike,
+            self.sizes_compared,
+            c = self.cost
         )
     }
 }
@@ -108,10 +125,15 @@ pub fn plot(series: &BenchSeries, path: &Path, fig: &Figure) -> Result<(), PlotE
     if series.points.is_empty() {
         return Err(PlotError("nothing to plot: no benchmark points".into()));
     }
-    if series.points.iter().all(|p| p.sim.steps == 0) {
-        return Err(PlotError(
-            "the CSV has no simulated measures (sim_steps): rerun `ksim gpu bench`".into(),
-        ));
+    if series.points.iter().all(|p| cost(p, fig) == 0) {
+        return Err(PlotError(match fig.cost {
+            Cost::Steps => {
+                "the CSV has no simulated measures (sim_steps): rerun `ksim gpu bench`".into()
+            }
+            Cost::WarpInstructions => "the CSV has no SIMT cost (sim_warp_instructions): \
+                                       rerun `ksim gpu bench --warp-size W`"
+                .into(),
+        }));
     }
     render(path, fig, &|root| draw(root, series, fig), &|root| {
         draw(root, series, fig)
@@ -186,10 +208,10 @@ where
         .filter(|v| *v > 0.0)
         .fold(tmax, f64::min);
     let (uname, scale) = time_unit(tmax);
-    let smax = pts.iter().map(|p| p.sim.steps).max().unwrap_or(1).max(1) as f64;
+    let smax = pts.iter().map(|p| cost(p, fig)).max().unwrap_or(1).max(1) as f64;
     let smin = pts
         .iter()
-        .map(|p| p.sim.steps)
+        .map(|p| cost(p, fig))
         .filter(|s| *s > 0)
         .min()
         .unwrap_or(1) as f64;
@@ -231,7 +253,7 @@ where
         .configure_secondary_axes()
         .y_labels(4)
         .y_label_formatter(&|v| si(*v))
-        .y_desc("simulated steps, dashed")
+        .y_desc(format!("simulated {}, dashed", fig.cost.name()))
         .label_style(("sans-serif", font))
         .axis_desc_style(("sans-serif", font))
         .draw()
@@ -254,7 +276,7 @@ where
         .map_err(draw_err)?;
     let steps: Vec<(i32, f64)> = pts
         .iter()
-        .map(|p| (at(p.size), p.sim.steps as f64))
+        .map(|p| (at(p.size), cost(p, fig) as f64))
         .collect();
     chart
         .draw_secondary_series(DashedLineSeries::new(
@@ -300,7 +322,7 @@ where
     let cell = cell
         .titled(&caption, ("sans-serif", font))
         .map_err(draw_err)?;
-    let pts: Vec<&BenchPoint> = series.points.iter().filter(|p| p.sim.steps > 0).collect();
+    let pts: Vec<&BenchPoint> = series.points.iter().filter(|p| cost(p, fig) > 0).collect();
     let tmax = pts.iter().map(|p| time_of(p, fig)).fold(1.0, f64::max);
     let tmin = pts
         .iter()
@@ -308,8 +330,8 @@ where
         .filter(|v| *v > 0.0)
         .fold(tmax, f64::min);
     let (uname, scale) = time_unit(tmax);
-    let smax = pts.iter().map(|p| p.sim.steps).max().unwrap_or(1) as f64;
-    let smin = pts.iter().map(|p| p.sim.steps).min().unwrap_or(1) as f64;
+    let smax = pts.iter().map(|p| cost(p, fig)).max().unwrap_or(1) as f64;
+    let smin = pts.iter().map(|p| cost(p, fig)).min().unwrap_or(1) as f64;
     let mut chart = ChartBuilder::on(&cell)
         .margin(fig.px(4.0))
         .margin_right(fig.px(8.0))
@@ -326,7 +348,7 @@ where
         .y_labels(5)
         .x_label_formatter(&|v| si(*v))
         .y_label_formatter(&|v| super::tick(*v))
-        .x_desc("simulated steps")
+        .x_desc(format!("simulated {}", fig.cost.name()))
         .y_desc(format!("time ({uname})"))
         .label_style(("sans-serif", font))
         .axis_desc_style(("sans-serif", font))
@@ -351,7 +373,7 @@ where
         let color = OKABE_ITO[i % OKABE_ITO.len()];
         chart
             .draw_series(pts.iter().filter(|p| &p.kernel == name).map(|p| {
-                EmptyElement::at((p.sim.steps as f64, time_of(p, fig) / scale))
+                EmptyElement::at((cost(p, fig) as f64, time_of(p, fig) / scale))
                     + super::marker::<DB>(i, mark, color)
             }))
             .map_err(draw_err)?
@@ -372,7 +394,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::{SimMeasures, Stats};
+    use crate::bench::{SimMeasures, Stats, WarpCost};
 
     fn p(kernel: &str, size: u64, steps: u64, ns: u64) -> BenchPoint {
         BenchPoint {
@@ -393,6 +415,7 @@ mod tests {
                 threads: 1,
                 steps,
                 intervals: 1,
+                warp: None,
             },
             kernel_samples_ns: vec![ns],
             total_samples_ns: vec![ns],
@@ -423,5 +446,42 @@ mod tests {
         assert_eq!((f.sizes_compared, f.sizes_ranked_alike), (4, 3));
         assert!(f.r2 < 0.99, "{f:?}");
         assert!(fit(&BenchSeries::default(), &Figure::default()).is_none());
+    }
+
+    #[test]
+    fn the_warp_instruction_cost_is_fitted_when_the_points_have_it() {
+        // t = 3 · instructions^0.8, with steps unrelated to time.
+        let mut s = BenchSeries::default();
+        for e in 1..=5u32 {
+            let instructions = 7 * 3u64.pow(e);
+            let t = 3.0 * (instructions as f64).powf(0.8);
+            let mut point = p("a", 1 << e, 1000 - 100 * e as u64, t.round() as u64);
+            point.sim.warp = Some(WarpCost {
+                warp_size: 32,
+                instructions,
+                lane_steps: 32 * instructions,
+                divergent_branches: 0,
+            });
+            s.points.push(point);
+        }
+        let fig = Figure {
+            cost: Cost::WarpInstructions,
+            ..Figure::default()
+        };
+        let f = fit(&s, &fig).unwrap();
+        assert!((f.slope - 0.8).abs() < 1e-2, "{f:?}");
+        assert!(f.r2 > 0.999, "{f:?}");
+        assert!(
+            f.to_string().starts_with("time ∝ warp instructions^0.80"),
+            "{f}"
+        );
+        assert!(fit(&s, &Figure::default()).unwrap().slope < 0.0);
+        for point in &mut s.points {
+            point.sim.warp = None;
+        }
+        assert!(fit(&s, &fig).is_none());
+        let dir = tempfile::tempdir().unwrap();
+        let e = plot(&s, &dir.path().join("x.svg"), &fig).unwrap_err();
+        assert!(e.0.contains("--warp-size"), "{}", e.0);
     }
 }

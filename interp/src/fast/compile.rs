@@ -23,6 +23,7 @@ use crate::annotation::Mention;
 use crate::launch::Launch;
 use crate::monoid::Monoid;
 use crate::race::AccessKind;
+use crate::warp::ProgramOrder;
 use lang::ast::{BinOp, Span, UnOp};
 use lang::core::{
     Annotation, AtomicOp, Builtin, DimQuery, Expr, ExprKind, Fence, Kernel, Lit, StmtKind, Ty,
@@ -422,6 +423,14 @@ pub(crate) enum Inst {
     Halt {
         steps: u16,
     },
+    /// The start of a statement, emitted only when compiling for warps
+    /// ([`compile`]`(.., true)`): `order` is its [`ProgramOrder`] number, `branch` whether
+    /// it is an `if` or `while` test. The interpreter stops here, so that a warp can pick
+    /// the lanes of its next instruction ([`super::warp`]).
+    Sync {
+        order: u32,
+        branch: bool,
+    },
 }
 
 const _: () = assert!(std::mem::size_of::<Inst>() == 16);
@@ -517,13 +526,17 @@ struct Compiler<'a> {
     /// Compiling an annotation's condition: loads are peeks.
     peek: bool,
     checks: Vec<Check>,
+    /// When compiling for warps: the program order, for the statements' [`Inst::Sync`].
+    order: Option<ProgramOrder>,
 }
 
 /// Temporaries are numbered from `TEMP_BASE` during compilation and moved after the
 /// constants at the end.
 const TEMP_BASE: u32 = 1 << 15;
 
-pub(crate) fn compile(launch: &Launch) -> Result<Program, Unsupported> {
+/// Compiles the launch's kernel; `warp`: with an [`Inst::Sync`] at the start of every
+/// statement, for lock-step warps (the plain executor never sees one).
+pub(crate) fn compile(launch: &Launch, warp: bool) -> Result<Program, Unsupported> {
     let kernel = &*launch.kernel;
     let monoid = launch.monoid;
     let mut c = Compiler {
@@ -546,6 +559,7 @@ pub(crate) fn compile(launch: &Launch) -> Result<Program, Unsupported> {
         guard: NO_SITE,
         peek: false,
         checks: Vec::new(),
+        order: warp.then(|| ProgramOrder::new(kernel)),
     };
     let arr_repr = kernel
         .arrays
@@ -743,7 +757,7 @@ fn for_each_reg(inst: &mut Inst, mut f: impl FnMut(&mut Reg)) {
             f(a);
             f(b);
         }
-        Jump { .. } | Loop { .. } | Barrier { .. } | Halt { .. } => {}
+        Jump { .. } | Loop { .. } | Barrier { .. } | Halt { .. } | Sync { .. } => {}
     }
 }
 
@@ -808,6 +822,14 @@ impl Compiler<'_> {
             .count() as u32
     }
 
+    /// Marks the start of statement `index` of block `block` (warp compilation only).
+    fn sync(&mut self, block: usize, index: usize, branch: bool) {
+        if let Some(order) = &self.order {
+            let order = order.of(block, index);
+            self.code.push(Inst::Sync { order, branch });
+        }
+    }
+
     /// A statement completed.
     fn done(&mut self) {
         if self.credit > 0 {
@@ -866,7 +888,13 @@ impl Compiler<'_> {
 
     fn block(&mut self, b: usize) -> Result<(), Unsupported> {
         let kernel = self.kernel;
-        for s in &kernel.blocks[b] {
+        for (i, s) in kernel.blocks[b].iter().enumerate() {
+            if !matches!(
+                s.kind,
+                StmtKind::Barrier { .. } | StmtKind::While { .. } | StmtKind::If { .. }
+            ) {
+                self.sync(b, i, false);
+            }
             self.stmt = self.spans.len() as u32;
             self.spans.push(s.span.clone());
             let mark = self.next_temp;
@@ -902,8 +930,10 @@ impl Compiler<'_> {
                     // in this loop, not by recursion, so that its length costs no stack;
                     // `exits` jump from the end of each then-branch to the end of the chain.
                     let mut s = s;
+                    let mut at = (b, i);
                     let mut exits = Vec::new();
                     loop {
+                        self.sync(at.0, at.1, true);
                         let StmtKind::If { cond, then, els } = &s.kind else {
                             unreachable!("the chain continues only with an `if`")
                         };
@@ -934,6 +964,7 @@ impl Compiler<'_> {
                             self.stmt = self.spans.len() as u32;
                             self.spans.push(next.span.clone());
                             s = next;
+                            at = (*els, 0);
                             continue;
                         }
                         self.block(*els)?;
@@ -948,6 +979,7 @@ impl Compiler<'_> {
                 StmtKind::While { cond, body } => {
                     self.flush()?;
                     let head = self.here();
+                    self.sync(b, i, true);
                     let lb = self.lead(*body);
                     let jz = self.cond_jump(cond, 0, lb)?;
                     self.next_temp = mark;

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 /// Saved program counter of a terminated thread.
-const DONE: u64 = u64::MAX;
+pub(super) const DONE: u64 = u64::MAX;
 
 /// Without race tracking, groups with fewer threads than this run plain sequentially
 /// (lock-step speculation needs conflict detection, which pays off from a few batches on).
@@ -89,23 +89,23 @@ struct Scratch {
 }
 
 pub(crate) struct Engine<'a> {
-    launch: &'a Launch,
-    prog: &'a Program,
-    opts: &'a FastOptions,
+    pub(super) launch: &'a Launch,
+    pub(super) prog: &'a Program,
+    pub(super) opts: &'a FastOptions,
     full_exact: bool,
     /// Memory: per array, all instances back to back.
-    mem: Vec<Vec<AtomicU64>>,
+    pub(super) mem: Vec<Vec<AtomicU64>>,
     /// Writer shadow, same layout (empty when unused).
     wsh: Vec<Vec<AtomicU64>>,
     /// Group marks (writer group, reader groups) for `global` arrays shared by several
     /// groups when races are tracked (empty when unused).
     gw: Vec<Vec<AtomicU32>>,
     gr: Vec<Vec<AtomicU32>>,
-    tracker: Option<Tracker>,
+    pub(super) tracker: Option<Tracker>,
     stamp: u32,
-    steps: u64,
-    intervals: u64,
-    stride: usize,
+    pub(super) steps: u64,
+    pub(super) intervals: u64,
+    pub(super) stride: usize,
     threads_in_pool: usize,
     /// Per-chunk scratch, reused across intervals.
     scratch: Vec<Scratch>,
@@ -192,7 +192,7 @@ impl<'a> Engine<'a> {
         })
     }
 
-    fn tracker(&mut self) -> &mut Tracker {
+    pub(super) fn tracker(&mut self) -> &mut Tracker {
         if self.tracker.is_none() {
             let k = &self.launch.kernel;
             let lens: Vec<usize> = self.mem.iter().map(|m| m.len()).collect();
@@ -227,7 +227,7 @@ impl<'a> Engine<'a> {
         self.tracker.as_mut().unwrap()
     }
 
-    fn views(&self, group: usize) -> Vec<ArrView<'_>> {
+    pub(super) fn views(&self, group: usize) -> Vec<ArrView<'_>> {
         let k = &self.launch.kernel;
         (0..k.arrays.len())
             .map(|a| {
@@ -256,7 +256,7 @@ impl<'a> Engine<'a> {
             .collect()
     }
 
-    fn new_regs(&self, group: usize) -> Vec<u64> {
+    pub(super) fn new_regs(&self, group: usize) -> Vec<u64> {
         let mut regs = vec![0u64; self.prog.nregs];
         for &(r, v) in &self.prog.consts {
             regs[r as usize] = v;
@@ -275,7 +275,7 @@ impl<'a> Engine<'a> {
         self.launch.builtin(b, group, tid).as_i64().unwrap_or(0) as i32 as u32 as u64
     }
 
-    fn set_thread(&self, regs: &mut [u64], group: usize, tid: usize) {
+    pub(super) fn set_thread(&self, regs: &mut [u64], group: usize, tid: usize) {
         if let Some(r) = self.prog.tid_reg {
             regs[r as usize] = tid as i32 as u32 as u64;
         }
@@ -345,24 +345,7 @@ impl<'a> Engine<'a> {
                             break;
                         }
                         epoch += 1;
-                        let (fence, d) = self.barrier(&cur, g);
-                        epochs = epochs.after(fence);
-                        // As the reference semantics: the first firing of each distinct
-                        // divergence (a barrier in a loop may diverge at every iteration).
-                        let d = d.filter(|(d, _)| {
-                            !divergences
-                                .iter()
-                                .any(|b: &BarrierInfo| b.divergence.as_ref() == Some(d))
-                        });
-                        if let Some((d, sides)) = d {
-                            divergences.push(BarrierInfo {
-                                group: g,
-                                epoch,
-                                fence,
-                                divergence: Some(d),
-                                sides,
-                            });
-                        }
+                        epochs = self.fire_barrier(&cur, g, epoch, epochs, &mut divergences);
                     }
                     Interval::Stop(f, steps) => {
                         self.steps = steps;
@@ -389,10 +372,11 @@ impl<'a> Engine<'a> {
             divergences,
             intervals: self.intervals,
             steps: self.steps,
+            simt: None,
         })
     }
 
-    fn memory(&self) -> Memory {
+    pub(super) fn memory(&self) -> Memory {
         Memory {
             arrays: (0..self.mem.len())
                 .map(|a| {
@@ -481,10 +465,7 @@ impl<'a> Engine<'a> {
                 let budget = remaining - cum;
                 let exit = if track {
                     let mut pol = Exact {
-                        who: Who {
-                            group: g as u32,
-                            tid: t as u32,
-                        },
+                        who: Who::thread(g as u32, t as u32),
                         epochs,
                         step_base: self.steps + cum,
                         max_steps: self.launch.max_steps,
@@ -526,6 +507,7 @@ impl<'a> Engine<'a> {
                         break;
                     }
                     Exit::Stop => unreachable!("only cross-group conflicts stop a sequential run"),
+                    Exit::Sync => unreachable!("only warp programs have statement marks"),
                 }
                 cum += steps;
             }
@@ -640,10 +622,7 @@ impl<'a> Engine<'a> {
                     }
                 }
                 let mut pol = Spec {
-                    who: Who {
-                        group: g as u32,
-                        tid: t0,
-                    },
+                    who: Who::thread(g as u32, t0),
                     me: 0,
                     stamp,
                     reads: &mut sc.reads,
@@ -697,12 +676,46 @@ impl<'a> Engine<'a> {
         res
     }
 
+    /// K-BARRIER for group `g` (see [`Engine::barrier`]), its `epoch`-th: records its
+    /// divergence as the reference semantics does (the first firing of each distinct
+    /// divergence: a barrier in a loop may diverge at every iteration) and returns the
+    /// group's epochs after it.
+    pub(super) fn fire_barrier(
+        &self,
+        cur: &[u64],
+        g: usize,
+        epoch: u64,
+        epochs: Epochs,
+        divergences: &mut Vec<BarrierInfo>,
+    ) -> Epochs {
+        let (fence, d) = self.barrier(cur, g);
+        let d = d.filter(|(d, _)| {
+            !divergences
+                .iter()
+                .any(|b: &BarrierInfo| b.divergence.as_ref() == Some(d))
+        });
+        if let Some((d, sides)) = d {
+            divergences.push(BarrierInfo {
+                group: g,
+                epoch,
+                fence,
+                divergence: Some(d),
+                sides,
+            });
+        }
+        epochs.after(fence)
+    }
+
     /// K-BARRIER at the end of an interval of group `g` whose saved thread states `cur`
     /// hold `DONE` for a terminated thread and, for a waiting one, the program counter just
     /// past its `barrier` instruction: the barrier's fence (the union of the fences waited
     /// at) and its divergence, judged and worded as by the reference semantics
     /// ([`crate::reference::divergence`]).
-    fn barrier(&self, cur: &[u64], g: usize) -> (Fence, Option<(String, Vec<DivergenceSide>)>) {
+    pub(super) fn barrier(
+        &self,
+        cur: &[u64],
+        g: usize,
+    ) -> (Fence, Option<(String, Vec<DivergenceSide>)>) {
         let mut fence = Fence {
             local: false,
             global: false,

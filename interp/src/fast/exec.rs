@@ -43,6 +43,9 @@ pub(crate) enum Exit {
     Budget,
     /// The policy asked to stop (a conflict in speculative mode, a cross-group conflict).
     Stop,
+    /// At the start of the next statement (warp compilation only); the program counter
+    /// points at its [`Inst::Sync`].
+    Sync,
 }
 
 /// What a thread is: its group and local id.
@@ -50,6 +53,41 @@ pub(crate) enum Exit {
 pub(crate) struct Who {
     pub group: u32,
     pub tid: u32,
+    /// The unit whose accesses never race with each other: the thread itself (`tid`),
+    /// or its warp under lock-step warps ([`super::warp`]), numbered within the group.
+    pub warp: u32,
+    /// The thread's lane in `warp` (0 without warps); below 64.
+    pub lane: u32,
+}
+
+impl Who {
+    /// A thread interleaved on its own (no warps).
+    pub fn thread(group: u32, tid: u32) -> Who {
+        Who {
+            group,
+            tid,
+            warp: tid,
+            lane: 0,
+        }
+    }
+}
+
+/// The operation of an S-ATOMIC on an `int` (`signed`) or `uint` element, with its
+/// operands: what a [`Policy`] applies to the element.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rmw {
+    pub op: lang::core::AtomicOp,
+    pub signed: bool,
+    pub a: u64,
+    pub b: u64,
+}
+
+impl Rmw {
+    /// The element's new bits when it held `old`.
+    #[inline]
+    pub fn apply(self, old: u64) -> u64 {
+        atomic_bits(self.op, self.signed, old, self.a, self.b)
+    }
 }
 
 /// Memory semantics of a run. `steps` is the thread's step counter; the access is at the
@@ -73,12 +111,16 @@ pub(crate) trait Policy {
         site: &Site,
         off: usize,
         steps: u64,
-        new: impl FnOnce(u64) -> u64,
+        op: Rmw,
     ) -> Result<u64, ()> {
         let old = self.load(view, site, off, steps)?;
-        self.store(view, site, off, new(old), steps)?;
+        self.store(view, site, off, op.apply(old), steps)?;
         Ok(old)
     }
+    /// The outcome of a conditional jump (`go`: the condition held). Only the lock-step
+    /// warp policy listens, to see which way an `if` or `while` test went.
+    #[inline(always)]
+    fn branch(&mut self, _go: bool) {}
 }
 
 /// The new bits of an `int` (`signed`) or `uint` element under an atomic operation with
@@ -183,7 +225,9 @@ pub(crate) fn exec<P: Policy>(
     }
     macro_rules! branch {
         ($go:expr, $t:expr, $st:expr, $sf:expr) => {{
-            if $go {
+            let go = $go;
+            pol.branch(go);
+            if go {
                 steps += $sf as u64;
             } else {
                 steps += $st as u64;
@@ -446,9 +490,18 @@ pub(crate) fn exec<P: Policy>(
                     fault!(site, oob(view, index.to_vec()));
                 };
                 let (x, y) = (r!(a), r!(b));
-                match pol.rmw(view, s, off, steps, |old| {
-                    atomic_bits(op, signed, old, x, y)
-                }) {
+                match pol.rmw(
+                    view,
+                    s,
+                    off,
+                    steps,
+                    Rmw {
+                        op,
+                        signed,
+                        a: x,
+                        b: y,
+                    },
+                ) {
                     Ok(old) => r!(d) = old,
                     Err(()) => return Exit::Stop,
                 }
@@ -475,6 +528,11 @@ pub(crate) fn exec<P: Policy>(
             Inst::JnLeU { a, b, t, st, sf } => branch!(r!(a) <= r!(b), t, st, sf),
             Inst::JnEq { a, b, t, st, sf } => branch!(r!(a) == r!(b), t, st, sf),
             Inst::JnNe { a, b, t, st, sf } => branch!(r!(a) != r!(b), t, st, sf),
+            Inst::Sync { .. } => {
+                *pc_io = pc as u32 - 1;
+                *steps_io = steps;
+                return Exit::Sync;
+            }
             Inst::Barrier { steps: n, .. } | Inst::Halt { steps: n } => {
                 steps += n as u64;
                 *pc_io = pc as u32;

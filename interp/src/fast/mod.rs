@@ -168,6 +168,7 @@ mod engine;
 mod exec;
 mod repr;
 mod shadow;
+mod warp;
 
 use crate::fault::Fault;
 use crate::launch::{Launch, Memory};
@@ -208,8 +209,11 @@ pub struct FastOutcome {
     pub divergences: Vec<BarrierInfo>,
     /// Barrier intervals executed, summed over groups.
     pub intervals: u64,
-    /// K-STEP rule applications (up to the fault; `max_steps` at the step bound).
+    /// K-STEP rule applications (up to the fault; `max_steps` at the step bound); with
+    /// warps, warp instructions.
     pub steps: u64,
+    /// What the SIMT execution cost, with lock-step warps ([`crate::warp`]).
+    pub simt: Option<crate::warp::SimtCost>,
 }
 
 /// The launch uses something the fast executor does not implement (e.g. the `list`
@@ -237,7 +241,13 @@ impl std::error::Error for Unsupported {}
 
 /// Runs `launch` under the canonical schedule (see the module documentation).
 pub fn run(launch: &Launch, opts: &FastOptions) -> Result<FastOutcome, Unsupported> {
-    let prog = compile::compile(launch)?;
+    if let Some(warps) = crate::warp::Warps::new(launch) {
+        warp::supported(&warps)?;
+        let prog = compile::compile(launch, true)?;
+        let engine = engine::Engine::new(launch, &prog, opts, true)?;
+        return Ok(engine.run_warps(warps));
+    }
+    let prog = compile::compile(launch, false)?;
     let mut builder = rayon::ThreadPoolBuilder::new();
     if opts.jobs > 0 {
         builder = builder.num_threads(opts.jobs);
@@ -262,7 +272,7 @@ pub fn run(launch: &Launch, opts: &FastOptions) -> Result<FastOutcome, Unsupport
 /// The compiled bytecode of a launch, one instruction per line (for debugging and tests).
 #[doc(hidden)]
 pub fn disassemble(launch: &Launch) -> Result<String, Unsupported> {
-    let prog = compile::compile(launch)?;
+    let prog = compile::compile(launch, launch.warp_size.is_some())?;
     let mut out = format!(
         "nregs {} nvars {} consts {:?}\n",
         prog.nregs, prog.nvars, prog.consts

@@ -3,7 +3,7 @@
 //! exact tracker that reports every conflicting pair of a sequential canonical run.
 
 use super::compile::Site;
-use super::exec::{ArrView, Policy, Who};
+use super::exec::{ArrView, Policy, Rmw, Who};
 use crate::codec::Repr;
 use crate::fault::ThreadId;
 use crate::policy::Stored;
@@ -226,13 +226,13 @@ impl Policy for Exact<'_> {
         site: &Site,
         off: usize,
         steps: u64,
-        new: impl FnOnce(u64) -> u64,
+        op: Rmw,
     ) -> Result<u64, ()> {
         if !self.access(view, site, off, steps, AccessKind::Atomic, None) {
             return Err(());
         }
         let old = view.mem[off].load(Relaxed);
-        view.mem[off].store(new(old), Relaxed);
+        view.mem[off].store(op.apply(old), Relaxed);
         Ok(old)
     }
 }
@@ -251,7 +251,11 @@ struct Entry {
     /// The epoch of the instances counted in `cur_*`.
     cur_epoch: u64,
     cur_first: (u32, u64),
-    cur_last: u32,
+    /// The warp (the thread, without warps) of the last instances, and the lanes of it
+    /// among the instances of `cur_epoch`: a warp's accesses never race with each other in
+    /// the tracker (same-instruction writes are judged by [`Tracker::same_instruction`]).
+    cur_warp: u32,
+    cur_mask: u64,
     /// Distinct threads of `cur_epoch`.
     cur_n: u64,
     /// Distinct (thread, epoch) instances over the launch.
@@ -387,6 +391,77 @@ impl Tracker {
         }
     }
 
+    /// The race between two accesses to flat element `abs` of array `a`.
+    fn race(&self, a: usize, abs: usize, first: Access, second: Access) -> Race {
+        let (len, d1, is_local) = self.shape[a];
+        let elem = abs % len;
+        Race {
+            array: a,
+            instance: if is_local { abs / len } else { 0 },
+            index: match elem.checked_div(d1) {
+                Some(row) => vec![row, elem % d1],
+                None => vec![elem],
+            },
+            first,
+            second,
+        }
+    }
+
+    /// Counts `pairs` conflicting pairs of `race`'s key, keeping `race` if it is the
+    /// first of its key; journalled for [`Tracker::fault_at`] (the caller has set the
+    /// journal's step).
+    fn add(&mut self, race: Race, pairs: u64) {
+        let key = race.key();
+        match self.keys.get(&key) {
+            Some(&k) => {
+                self.races[k].1 += pairs;
+                self.journal.push((k, pairs, false));
+            }
+            None => {
+                self.keys.insert(key, self.races.len());
+                self.journal.push((self.races.len(), pairs, true));
+                self.races.push((race, pairs));
+            }
+        }
+    }
+
+    /// Lock-step warps ([`super::warp`]): lane `second` writes flat element `abs` of array
+    /// `arr` in the instruction at position `step` in which `writers` lower lanes of its
+    /// warp, the first of them `first`, wrote it already: a write-write race per pair
+    /// (the one kind of race within one instruction). `stored`: the words written by
+    /// `first` and `second` (same-value race policy only).
+    #[allow(clippy::too_many_arguments)]
+    pub fn same_instruction(
+        &mut self,
+        arr: u32,
+        abs: usize,
+        stmt: u32,
+        (first, second): (Who, Who),
+        writers: u64,
+        step: u64,
+        epoch: u64,
+        stored: (Option<(u64, bool)>, Option<(u64, bool)>),
+    ) {
+        if self.journal_step != step {
+            self.journal.clear();
+            self.journal_step = step;
+        }
+        let a = arr as usize;
+        let access = |who: Who, stored| Access {
+            thread: ThreadId {
+                group: who.group as usize,
+                local: who.tid as usize,
+            },
+            kind: AccessKind::Write,
+            span: self.spans[stmt as usize].clone(),
+            step,
+            epoch,
+            stored: self.stored(a, stored),
+        };
+        let race = self.race(a, abs, access(first, stored.0), access(second, stored.1));
+        self.add(race, writers);
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub fn access(
         &mut self,
@@ -407,7 +482,11 @@ impl Tracker {
         while id != 0 {
             let e = self.entry(id);
             if e.group == who.group && e.stmt == stmt && e.kind == kind && e.stored == stored {
-                if e.cur_epoch == epoch && e.cur_last == who.tid && e.cur_n > 0 {
+                if e.cur_epoch == epoch
+                    && e.cur_warp == who.warp
+                    && e.cur_mask >> who.lane & 1 != 0
+                    && e.cur_n > 0
+                {
                     return;
                 }
                 own = id;
@@ -431,10 +510,12 @@ impl Tracker {
             let (pairs, rep) = if e.group != who.group {
                 (e.total_n, e.first)
             } else if e.cur_epoch == epoch {
-                (
-                    e.cur_n - (e.cur_last == who.tid) as u64,
-                    (e.cur_first.0, e.cur_first.1, epoch),
-                )
+                let own = if e.cur_warp == who.warp {
+                    e.cur_mask.count_ones() as u64
+                } else {
+                    0
+                };
+                (e.cur_n - own, (e.cur_first.0, e.cur_first.1, epoch))
             } else {
                 continue;
             };
@@ -463,34 +544,11 @@ impl Tracker {
                 epoch,
                 stored: self.stored(a, stored),
             };
-            let (len, d1, is_local) = self.shape[a];
-            let elem = abs % len;
-            let race = Race {
-                array: a,
-                instance: if is_local { abs / len } else { 0 },
-                index: match elem.checked_div(d1) {
-                    Some(row) => vec![row, elem % d1],
-                    None => vec![elem],
-                },
-                first,
-                second,
-            };
-            found.push((rep.1, e.kind, race, pairs));
+            found.push((rep.1, e.kind, self.race(a, abs, first, second), pairs));
         }
         found.sort_by_key(|f| (f.0, f.1));
         for (_, _, race, pairs) in found {
-            let key = race.key();
-            match self.keys.get(&key) {
-                Some(&k) => {
-                    self.races[k].1 += pairs;
-                    self.journal.push((k, pairs, false));
-                }
-                None => {
-                    self.keys.insert(key, self.races.len());
-                    self.journal.push((self.races.len(), pairs, true));
-                    self.races.push((race, pairs));
-                }
-            }
+            self.add(race, pairs);
         }
         // Record the instance.
         if own != 0 {
@@ -499,9 +557,14 @@ impl Tracker {
                 e.cur_epoch = epoch;
                 e.cur_n = 0;
                 e.cur_first = (who.tid, step);
+                e.cur_mask = 0;
+            }
+            if e.cur_warp != who.warp {
+                e.cur_warp = who.warp;
+                e.cur_mask = 0;
             }
             e.cur_n += 1;
-            e.cur_last = who.tid;
+            e.cur_mask |= 1 << who.lane;
             e.total_n += 1;
             return;
         }
@@ -513,7 +576,8 @@ impl Tracker {
             stored,
             cur_epoch: epoch,
             cur_first: (who.tid, step),
-            cur_last: who.tid,
+            cur_warp: who.warp,
+            cur_mask: 1 << who.lane,
             cur_n: 1,
             total_n: 1,
             first: (who.tid, step, epoch),
