@@ -60,7 +60,7 @@ fn flat_inits<'e>(
                     return unsupported("braces around a scalar initialiser", s);
                 }
                 // Align to the next sub-array, then fill it.
-                while out.len() as u64 % sub != 0 {
+                while !(out.len() as u64).is_multiple_of(sub) {
                     out.push(None);
                 }
                 let mut part = flat_inits(inner, &dims[1..], s)?;
