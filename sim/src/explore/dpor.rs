@@ -114,10 +114,9 @@
 use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
 use crate::schedule::Schedule;
 use interp::fault::{Fault, FaultKind};
-use interp::race::{Access, AccessKind, Epochs, Race};
-use interp::reference::{Elem, State};
+use interp::race::{step_races, Access, Epochs};
+use interp::reference::{Elem, State, StepInfo};
 use interp::Launch;
-use lang::ast::Span;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -136,45 +135,67 @@ fn key(e: &Elem) -> ElemKey {
     (e.array, e.instance, e.offset)
 }
 
-/// The accesses of one step (executed or pending).
+/// The accesses of one step (executed or pending), as the reference semantics reports
+/// them ([`StepInfo`]).
 #[derive(Clone, Debug)]
-struct Acc {
-    reads: Vec<Elem>,
-    /// Boxed: most steps write nothing, and every event of the path keeps its `Acc`.
-    write: Option<Box<Elem>>,
-    /// A faulting step: dependent with everything.
-    fault: bool,
-    /// `write` is the atomic read-modify-write of S-ATOMIC: dependent like a write (two
-    /// atomics on one element do not commute), but it races only with plain accesses.
-    atomic: bool,
+enum Acc {
+    /// A faulting step: its accesses are not known, so it is dependent with everything.
+    Fault,
+    /// A step that accesses no array element (the path keeps an event per step, so its
+    /// [`StepInfo`] is not kept).
+    Private,
+    /// A step that accesses array elements (boxed: most steps do not).
+    Array(Box<StepInfo>),
 }
 
 impl Acc {
+    fn of(info: StepInfo) -> Acc {
+        if info.reads.is_empty() && info.write.is_none() {
+            Acc::Private
+        } else {
+            Acc::Array(Box::new(info))
+        }
+    }
+
+    fn fault(&self) -> bool {
+        matches!(self, Acc::Fault)
+    }
+
+    fn info(&self) -> Option<&StepInfo> {
+        match self {
+            Acc::Array(info) => Some(info),
+            Acc::Fault | Acc::Private => None,
+        }
+    }
+
+    /// The elements the step accesses (reads, then the write), each with whether the
+    /// access changes it (a plain or atomic write).
+    fn elems(&self) -> impl Iterator<Item = (&Elem, bool)> {
+        let info = self.info();
+        let reads = info
+            .into_iter()
+            .flat_map(|i| i.reads.iter().map(|e| (e, false)));
+        reads.chain(info.and_then(|i| i.write.as_ref()).map(|e| (e, true)))
+    }
+
+    /// Dependency: one step faults, or both access an element and one of them changes it
+    /// (two atomic updates of one element do not commute either).
     fn dependent(&self, other: &Acc) -> bool {
-        if self.fault || other.fault {
+        if self.fault() || other.fault() {
             return true;
         }
-        let hits = |w: &Option<Box<Elem>>, o: &Acc| {
-            w.as_ref().is_some_and(|w| {
-                let k = key(w);
-                o.reads.iter().any(|r| key(r) == k) || o.write.as_ref().is_some_and(|x| key(x) == k)
-            })
-        };
-        hits(&self.write, other) || hits(&other.write, self)
+        self.elems()
+            .any(|(e, w)| other.elems().any(|(f, v)| (w || v) && key(e) == key(f)))
     }
 }
 
 struct Event {
     thread: usize,
     acc: Acc,
-    span: Span,
     /// The barrier epochs of the thread's group before the step.
     epochs: Epochs,
     /// Vector clock after the event (segment-local event counts per thread).
     clock: Clock,
-    /// What the event's plain write stored, under the same-value race policy (boxed: every
-    /// event of the path keeps it, and it is `None` under the default `strict`).
-    stored: Option<Box<interp::policy::Stored>>,
 }
 
 struct Sleeper {
@@ -486,8 +507,8 @@ impl Dpor<'_, '_> {
     fn undo(&mut self, i: usize) {
         let ev = self.path[i].event.take().expect("event");
         self.choices.pop();
-        if !ev.acc.fault {
-            for (e, _) in accesses(&ev.acc) {
+        if !ev.acc.fault() {
+            for (e, _) in ev.acc.elems() {
                 let v = self.index.get_mut(&key(e)).expect("indexed");
                 while v.last().is_some_and(|&(j, _)| j == i) {
                     v.pop();
@@ -507,7 +528,7 @@ impl Dpor<'_, '_> {
     fn dependent_events(&self, i: usize, p: usize, acc: &Acc) -> Vec<usize> {
         let seg = self.path[i].seg;
         let mut d: Vec<usize> = Vec::new();
-        if acc.fault {
+        if acc.fault() {
             // Every node of the segment below `i` holds an event (a fault is always a leaf).
             for j in (seg..i).rev() {
                 if self.event(j).thread != p {
@@ -515,13 +536,13 @@ impl Dpor<'_, '_> {
                 }
             }
         } else {
-            for (e, kind) in accesses(acc) {
+            for (e, writes) in acc.elems() {
                 if let Some(v) = self.index.get(&key(e)) {
                     for &(j, w) in v.iter().rev() {
                         if j < seg {
                             break;
                         }
-                        if (w || kind != AccessKind::Read) && self.event(j).thread != p {
+                        if (w || writes) && self.event(j).thread != p {
                             d.push(j);
                         }
                     }
@@ -655,7 +676,7 @@ impl Dpor<'_, '_> {
         };
         join(&self.event(j).clock);
         let seg = self.path[i].seg;
-        for r in &acc.reads {
+        for (r, _) in acc.elems().filter(|&(_, w)| !w) {
             if let Some(v) = self.index.get(&key(r)) {
                 for &(k, w) in v.iter().rev() {
                     if k < seg {
@@ -730,12 +751,7 @@ impl Dpor<'_, '_> {
         self.col.summary.steps += 1;
         match state.step(launch, p) {
             Err(fault) => {
-                let acc = Acc {
-                    reads: Vec::new(),
-                    write: None,
-                    fault: true,
-                    atomic: false,
-                };
+                let acc = Acc::Fault;
                 let (_, clock) = self.analyse(i, p, &acc);
                 self.choices.push(p);
                 // Nothing follows a fault: every other enabled thread is an alternative.
@@ -755,50 +771,28 @@ impl Dpor<'_, '_> {
                 self.path[i].event = Some(Event {
                     thread: p,
                     acc,
-                    span: fault.span.clone().unwrap_or(0..0),
                     epochs,
                     clock,
-                    stored: None,
                 });
                 self.col.fault(fault, &self.choices);
                 self.complete(i as u64 + 1, false);
             }
             Ok((mut next, info)) => {
-                let stored = info.stored(launch).map(Box::new);
-                let acc = Acc {
-                    reads: info.reads,
-                    write: info.write.map(Box::new),
-                    fault: false,
-                    atomic: info.atomic,
-                };
+                let acc = Acc::of(info);
                 let (d, clock) = self.analyse(i, p, &acc);
                 self.choices.push(p);
                 let ev = Event {
                     thread: p,
                     acc,
-                    span: info.span,
                     epochs,
                     clock: clock.clone(),
-                    stored,
                 };
                 // Races (Definition 5.2) with every dependent event of the segment.
                 let mut races = Vec::new();
+                let second = accesses(launch, &ev, i);
                 for &j in &d {
-                    let ej = self.event(j);
-                    for (a, ka) in accesses(&ej.acc) {
-                        for (b, kb) in accesses(&ev.acc) {
-                            if key(a) != key(b) || !ka.conflicts_with(kb) {
-                                continue;
-                            }
-                            let first = access(launch, ej, a, ka, j as u64);
-                            let second = access(launch, &ev, b, kb, i as u64);
-                            if let Some(race) =
-                                Race::between(b.array, b.instance, &b.index, &first, &second)
-                            {
-                                races.push((j, race));
-                            }
-                        }
-                    }
+                    let first = accesses(launch, self.event(j), j);
+                    races.extend(step_races(&first, &second).into_iter().map(|r| (j, r)));
                 }
                 for (j, mut race) in races {
                     // The shortest schedule with the same events that reaches this race:
@@ -813,15 +807,13 @@ impl Dpor<'_, '_> {
                         self.col.race(race, &sched);
                     }
                 }
-                for (e, kind) in accesses(&ev.acc) {
+                for (e, writes) in ev.acc.elems() {
                     let v = self.index.entry(key(e)).or_default();
                     if v.last().is_some_and(|&(j, _)| j == i) {
                         // Read and written by the same step: keep the write.
-                        if kind != AccessKind::Read {
-                            v.last_mut().expect("entry").1 = true;
-                        }
+                        v.last_mut().expect("entry").1 |= writes;
                     } else {
-                        v.push((i, kind != AccessKind::Read));
+                        v.push((i, writes));
                     }
                 }
                 // The child's sleep set: sleeping threads independent of this event.
@@ -960,30 +952,19 @@ impl Dpor<'_, '_> {
                 }
                 match s.step(self.launch, t) {
                     Ok((next, info)) => {
-                        let acc = Acc {
-                            reads: info.reads,
-                            write: info.write.map(Box::new),
-                            fault: false,
-                            atomic: info.atomic,
-                        };
-                        for (e, kind) in accesses(&acc) {
+                        let acc = Acc::of(info);
+                        for (e, writes) in acc.elems() {
                             let (threads, written) = touched.entry(key(e)).or_default();
                             if !threads.contains(&t) {
                                 threads.push(t);
                             }
-                            *written |= kind != AccessKind::Read;
+                            *written |= writes;
                         }
                         self.analyse(i, t, &acc);
                         s = next;
                     }
                     Err(_) => {
-                        let acc = Acc {
-                            reads: Vec::new(),
-                            write: None,
-                            fault: true,
-                            atomic: false,
-                        };
-                        self.analyse(i, t, &acc);
+                        self.analyse(i, t, &Acc::Fault);
                         waiting.push(t);
                         ran_out = false;
                         break;
@@ -1069,30 +1050,11 @@ fn barrier_clocks(launch: &Launch, clocks: &mut imbl::Vector<Clock>, group: usiz
     }
 }
 
-fn accesses(acc: &Acc) -> impl Iterator<Item = (&Elem, AccessKind)> {
-    let write = if acc.atomic {
-        AccessKind::Atomic
-    } else {
-        AccessKind::Write
-    };
-    acc.reads
-        .iter()
-        .map(|e| (e, AccessKind::Read))
-        .chain(acc.write.iter().map(move |e| (&**e, write)))
-}
-
-fn access(launch: &Launch, ev: &Event, elem: &Elem, kind: AccessKind, step: u64) -> Access {
-    Access {
-        thread: interp::ThreadId {
-            group: ev.thread / launch.local_size,
-            local: ev.thread % launch.local_size,
-        },
-        kind,
-        span: ev.span.clone(),
-        step,
-        epoch: ev.epochs.of(launch.kernel.arrays[elem.array].space),
-        stored: (kind == AccessKind::Write)
-            .then(|| ev.stored.as_deref().cloned())
-            .flatten(),
+/// The accesses of event `ev` at position `step` of the execution, as Definition 5.2 sees
+/// them (none for a faulting step, which is always the last one).
+fn accesses<'e>(launch: &'e Launch, ev: &'e Event, step: usize) -> Vec<(&'e Elem, Access)> {
+    match ev.acc.info() {
+        Some(info) => info.accesses(launch, step as u64, ev.epochs).collect(),
+        None => Vec::new(),
     }
 }
