@@ -101,11 +101,40 @@
 //! step bound (the theorem is about maximal executions). `sim/tests/shortest.rs` and
 //! `explore_prop.rs` check it against brute force.
 //!
-//! With several work-groups a barrier orders only its own group, and accesses of different
-//! groups to a `global` array race whatever barriers lie between them, so there is no
-//! synchronisation point after the start: the whole execution is one DPOR segment with
-//! barrier edges in HB, and there is no state caching. The same holds when some barrier
-//! leaves a memory space unordered (`barrier(local)`): races of that space span it.
+//! # Several work-groups
+//!
+//! A barrier orders only its own group, and accesses of different groups to a `global`
+//! element race (and do not commute) whatever barriers lie between them. A state R is a
+//! *synchronisation point* when every group is between two barrier intervals: a K-BARRIER
+//! has just fired and, in every group, each thread that has not terminated has seen every
+//! step of its group-mates (their vector clocks are equal: a barrier joined them and none
+//! of them has stepped since), or all the group's threads have terminated. Then every step
+//! of a group before R is HB-before every step of the same group after R, as with one
+//! group. Steps of *different* groups are ordered by nothing, so caching at R is sound only
+//! if no step after R is dependent with a step of another group before R. The explorer
+//! therefore keeps a *footprint*: per element, the groups that accessed it (in any
+//! explored execution, solo runs at the step bound included) and whether one of them wrote
+//! it. As long as no element is accessed by two groups with a write among them, no step of
+//! any execution is dependent with a step of another group (by induction on the first such
+//! pair: the prefix before it is explored up to equivalence, and both of its steps are
+//! explored from their states, so both are in the footprint), no step races with one of
+//! another group, and each group's behaviour depends on its own state alone: caching at
+//! synchronisation points is exact, and a race's shortest schedule needs only its own
+//! group's steps before the segment (the others are independent of them and are left out,
+//! see [`Dpor::segment_prefix`]). Local arrays have one copy per group, so only `global`
+//! elements can be shared. A faulting step is dependent with everything (its accesses are
+//! not known).
+//!
+//! The footprint is first taken from the canonical execution, which decides most kernels
+//! before the search starts; when the search meets a shared element (or a fault) later, it
+//! stops and starts again from scratch without caching (one DPOR segment over the whole
+//! execution, barrier edges in HB), and the summary says so ([`CACHING_OFF_SHARED`]):
+//! never a cache hit that could hide a race, a final store or a fault. Races found by the
+//! abandoned search are found again (a caller's `on_race` may hear of one twice).
+//!
+//! When some barrier leaves a memory space unordered (`barrier(local)`), races of that
+//! space span it: no barrier is a synchronisation point, and there is no caching
+//! ([`CACHING_OFF_FENCES`]).
 //!
 //! An atomic step (S-ATOMIC) is dependent with every other access to its element, atomic
 //! ones included (two atomic updates do not commute in general), so the reduction explores
@@ -122,10 +151,47 @@ use std::sync::Arc;
 
 type ElemKey = (usize, usize, usize);
 
-/// Why there is no state caching with several work-groups (see the module documentation).
-pub const CACHING_OFF_GROUPS: &str = "several work-groups: a barrier orders only its own \
-    group and accesses of different groups to a `global` array race whatever barriers lie \
-    between them, so no barrier is a point where the future depends on the state alone";
+/// Why there is no state caching when work-groups share data (see the module
+/// documentation, "Several work-groups").
+pub const CACHING_OFF_SHARED: &str = "several work-groups access one `global` element, one \
+    of them writing, or a step faults: a barrier orders only its own group, so accesses \
+    before a barrier can race with accesses of another group after it, and no barrier is a \
+    point where the future depends on the state alone";
+
+/// Why there is no state caching when a barrier leaves a memory space unordered.
+pub const CACHING_OFF_FENCES: &str = "a barrier orders only one memory space (`barrier(local)` \
+    or `barrier(global)`): races of the other space span it, so no barrier is a point where \
+    the future depends on the state alone";
+
+/// Per array element: a work-group that accessed it, whether another group did too, and
+/// whether one of them wrote it (see the module documentation, "Several work-groups").
+#[derive(Default)]
+struct Footprint {
+    elems: HashMap<ElemKey, (usize, bool, bool)>,
+    /// Two groups accessed one element, one of them writing, or a step faulted: state
+    /// caching with several groups is not sound.
+    shared: bool,
+}
+
+impl Footprint {
+    fn note(&mut self, group: usize, acc: &Acc) {
+        if acc.fault() {
+            self.shared = true;
+        }
+        for (e, writes) in acc.elems() {
+            let x = self.elems.entry(key(e)).or_insert((group, false, false));
+            x.1 |= x.0 != group;
+            x.2 |= writes;
+            self.shared |= x.1 && x.2;
+        }
+    }
+}
+
+impl interp::exec::Observer for Footprint {
+    fn step(&mut self, info: &StepInfo) {
+        self.note(info.thread.group, &Acc::of(info.clone()));
+    }
+}
 
 /// How far a thread is run alone at the step bound to look for races (see `bound_leaf`).
 const SOLO_STEPS: usize = 10_000;
@@ -253,6 +319,8 @@ struct Dpor<'a, 'p> {
     index: HashMap<ElemKey, Vec<(usize, bool)>>,
     cache: HashMap<State, Entry>,
     caching: bool,
+    /// With several groups and caching: what the groups accessed (`None` otherwise).
+    footprint: Option<Footprint>,
     zero: Clock,
     stop: Option<Incomplete>,
     /// Something was left unexplored (a state over `max_states`).
@@ -266,18 +334,57 @@ struct Dpor<'a, 'p> {
 
 /// Explores every execution of `launch` up to equivalence (see the module documentation).
 pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) -> Summary {
+    let mut col = Collector::new(Mode::Exhaustive, cfg);
+    let mut caching = Ok(());
+    if !launch.kernel.barriers_order_both() {
+        caching = Err(CACHING_OFF_FENCES);
+    } else if launch.groups > 1 {
+        let mut footprint = Footprint::default();
+        let out = interp::exec::run(launch, |_, r| r.first(), &mut footprint);
+        let faulted = out
+            .fault
+            .is_some_and(|f| !matches!(f.kind, FaultKind::StepBound { .. }));
+        if footprint.shared || faulted {
+            caching = Err(CACHING_OFF_SHARED);
+        }
+    }
+    let mut d = search(launch, cfg, col, caching, progress);
+    if d.footprint.as_ref().is_some_and(|f| f.shared) {
+        // A shared element showed up during the search: start again without caching.
+        let progress = d.progress.take();
+        col = d.col;
+        col.restart();
+        d = search(launch, cfg, col, Err(CACHING_OFF_SHARED), progress);
+    }
+    let verdict = if d.path.is_empty() && !d.skipped && d.cut_unseen {
+        Verdict::Incomplete(Incomplete::StepBound)
+    } else if d.path.is_empty() && !d.skipped {
+        Verdict::Exhaustive
+    } else {
+        Verdict::Incomplete(d.stop.unwrap_or(Incomplete::Interrupted))
+    };
+    d.col.finish(verdict)
+}
+
+/// One search, with state caching at synchronisation points unless `caching` says why not.
+fn search<'a, 'p>(
+    launch: &'a Launch,
+    cfg: &'a Config<'a>,
+    col: Collector<'a>,
+    caching: Result<(), &'static str>,
+    progress: Option<ProgressFn<'p>>,
+) -> Dpor<'a, 'p> {
     let threads = launch.threads();
     let mut d = Dpor {
         launch,
         cfg,
-        col: Collector::new(Mode::Exhaustive, cfg),
+        col,
         path: Vec::new(),
         choices: Schedule::default(),
         index: HashMap::new(),
         cache: HashMap::new(),
-        // A barrier that leaves a memory space unordered does not end the races of that
-        // space: not a synchronisation point, so no segments and no caching then.
-        caching: launch.groups == 1 && launch.kernel.barriers_order_both(),
+        caching: caching.is_ok(),
+        footprint: (caching.is_ok() && launch.groups > 1).then(Footprint::default),
         zero: vec![0u32; threads].into(),
         stop: None,
         skipped: false,
@@ -292,25 +399,16 @@ pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>
         }
     }
     d.col.summary.states = 1;
-    if !d.caching {
-        d.col.summary.caching_off = Some(CACHING_OFF_GROUPS);
-    }
+    d.col.summary.caching_off = caching.err();
     if state.is_final() {
         d.col
             .final_store(state.memory(launch), &Schedule::default());
         d.col.summary.complete = 1;
-        return d.col.finish(Verdict::Exhaustive);
+        return d;
     }
     d.push_root(state, 0);
     d.run();
-    let verdict = if d.path.is_empty() && !d.skipped && d.cut_unseen {
-        Verdict::Incomplete(Incomplete::StepBound)
-    } else if d.path.is_empty() && !d.skipped {
-        Verdict::Exhaustive
-    } else {
-        Verdict::Incomplete(d.stop.unwrap_or(Incomplete::Interrupted))
-    };
-    d.col.finish(verdict)
+    d
 }
 
 impl Dpor<'_, '_> {
@@ -408,6 +506,9 @@ impl Dpor<'_, '_> {
     fn run(&mut self) {
         let mut steps_since_check = 0u32;
         while let Some(top) = self.path.len().checked_sub(1) {
+            if self.shared() {
+                break; // `exhaustive` starts again without caching
+            }
             // Coming back from the child: undo the event, put its thread to sleep.
             if self.path[top].event.is_some() {
                 self.undo(top);
@@ -464,6 +565,67 @@ impl Dpor<'_, '_> {
                 break;
             }
         }
+    }
+
+    /// Two groups share an element: caching at synchronisation points is not sound.
+    fn shared(&self) -> bool {
+        self.footprint.as_ref().is_some_and(|f| f.shared)
+    }
+
+    /// Records a step of thread `p` in the footprint; false when caching is no longer
+    /// sound (the search must stop).
+    fn note(&mut self, p: usize, acc: &Acc) -> bool {
+        let group = p / self.launch.local_size;
+        if let Some(f) = &mut self.footprint {
+            f.note(group, acc);
+        }
+        !self.shared()
+    }
+
+    /// A K-BARRIER just fired: whether every work-group is between two barrier intervals
+    /// (see the module documentation, "Several work-groups"). Always so with one group.
+    fn sync_point(&self, state: &State, clocks: &imbl::Vector<Clock>) -> bool {
+        if self.launch.groups == 1 {
+            return true; // a barrier joined every clock
+        }
+        let ls = self.launch.local_size;
+        (0..self.launch.groups).all(|g| {
+            let range = g * ls..(g + 1) * ls;
+            let live: Vec<usize> = range
+                .clone()
+                .filter(|&t| {
+                    state.status(self.launch, t) != interp::reference::ThreadStatus::Terminated
+                })
+                .collect();
+            // Every live thread has seen every step of the group (its clock is the join).
+            live.iter().all(|&t| {
+                range
+                    .clone()
+                    .all(|u| clocks[u].iter().zip(clocks[t].iter()).all(|(a, b)| a <= b))
+            })
+        })
+    }
+
+    /// The steps before the segment of node `i` that a race of thread `p`'s step there
+    /// needs: all of them with one group (each is HB-before the segment's barrier); with
+    /// several, those of `p`'s group only (caching is then on only while no step depends on
+    /// a step of another group: see the module documentation). Without caching the only
+    /// segment starts at the initial state: none.
+    fn segment_prefix(&self, i: usize, p: usize) -> Schedule {
+        let all = self.choices.prefix(self.path[i].seg as u64);
+        let ls = self.launch.local_size;
+        if self.launch.groups == 1 {
+            return all;
+        }
+        let mut mine = Schedule::default();
+        for &(t, n) in &all.runs {
+            if t / ls == p / ls {
+                for _ in 0..n {
+                    mine.push(t);
+                }
+            }
+        }
+        mine
     }
 
     /// The next thread to explore at node `i`, if any (recorded in its backtrack set).
@@ -691,12 +853,19 @@ impl Dpor<'_, '_> {
         c
     }
 
-    /// The schedule of [`Dpor::race_past`]'s events: the prefix before the segment, then
+    /// The schedule of [`Dpor::race_past`]'s events: the prefix before the segment
+    /// ([`Dpor::segment_prefix`]), then
     /// the segment's events counted in `past`, ending with `p`'s step at node `i`; and the
     /// position of event `j` in it.
-    fn past_schedule(&self, i: usize, p: usize, past: &[u32], j: usize) -> (Schedule, u64) {
+    fn past_schedule(
+        &self,
+        i: usize,
+        p: usize,
+        past: &[u32],
+        j: usize,
+        mut sched: Schedule,
+    ) -> (Schedule, u64) {
         let seg = self.path[i].seg;
-        let mut sched = self.choices.prefix(seg as u64);
         let mut at = 0;
         for k in seg..i {
             let e = self.event(k);
@@ -752,6 +921,9 @@ impl Dpor<'_, '_> {
         match state.step(launch, p) {
             Err(fault) => {
                 let acc = Acc::Fault;
+                if !self.note(p, &acc) {
+                    return; // `run` stops: the search starts again without caching
+                }
                 let (_, clock) = self.analyse(i, p, &acc);
                 self.choices.push(p);
                 // Nothing follows a fault: every other enabled thread is an alternative.
@@ -779,6 +951,9 @@ impl Dpor<'_, '_> {
             }
             Ok((mut next, info)) => {
                 let acc = Acc::of(info);
+                if !self.note(p, &acc) {
+                    return; // `run` stops: the search starts again without caching
+                }
                 let (d, clock) = self.analyse(i, p, &acc);
                 self.choices.push(p);
                 let ev = Event {
@@ -798,10 +973,10 @@ impl Dpor<'_, '_> {
                     // The shortest schedule with the same events that reaches this race:
                     // see `race_past`.
                     let past = self.race_past(i, p, &ev.acc, j);
-                    let seg = self.path[i].seg;
-                    let len = seg as u64 + past.iter().map(|&c| c as u64).sum::<u64>();
+                    let prefix = self.segment_prefix(i, p);
+                    let len = prefix.len() + past.iter().map(|&c| c as u64).sum::<u64>();
                     if self.col.race_improves(&race.key(), len) {
-                        let (sched, at) = self.past_schedule(i, p, &past, j);
+                        let (sched, at) = self.past_schedule(i, p, &past, j, prefix);
                         race.first.step = at;
                         race.second.step = len - 1;
                         self.col.race(race, &sched);
@@ -851,7 +1026,7 @@ impl Dpor<'_, '_> {
                 if next.is_final() {
                     self.col.final_store(next.memory(launch), &self.choices);
                     self.complete(steps, false);
-                } else if !fired.is_empty() && self.caching {
+                } else if !fired.is_empty() && self.caching && self.sync_point(&next, &clocks) {
                     self.barrier_point(next, steps);
                 } else {
                     self.push_node(next, seg, sleep, clocks, None);
@@ -953,6 +1128,7 @@ impl Dpor<'_, '_> {
                 match s.step(self.launch, t) {
                     Ok((next, info)) => {
                         let acc = Acc::of(info);
+                        self.note(t, &acc);
                         for (e, writes) in acc.elems() {
                             let (threads, written) = touched.entry(key(e)).or_default();
                             if !threads.contains(&t) {
@@ -964,6 +1140,7 @@ impl Dpor<'_, '_> {
                         s = next;
                     }
                     Err(_) => {
+                        self.note(t, &Acc::Fault);
                         self.analyse(i, t, &Acc::Fault);
                         waiting.push(t);
                         ran_out = false;
