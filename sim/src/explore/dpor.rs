@@ -264,6 +264,27 @@ struct Event {
     clock: Clock,
 }
 
+/// The events of the path that accessed one element, in path order: every one (node index,
+/// writes?), and the writing ones apart, so that a read, dependent only with writes, does
+/// not scan the element's earlier reads (a thread spinning on an element would make that
+/// quadratic in the number of reads).
+#[derive(Default)]
+struct Log {
+    all: Vec<(usize, bool)>,
+    writes: Vec<usize>,
+}
+
+impl Log {
+    /// The events from the newest down, those that write it only if `writes_only`.
+    fn newest_first(&self, writes_only: bool) -> Box<dyn Iterator<Item = (usize, bool)> + '_> {
+        if writes_only {
+            Box::new(self.writes.iter().rev().map(|&j| (j, true)))
+        } else {
+            Box::new(self.all.iter().rev().copied())
+        }
+    }
+}
+
 struct Sleeper {
     thread: usize,
     acc: Acc,
@@ -315,8 +336,8 @@ struct Dpor<'a, 'p> {
     col: Collector<'a>,
     path: Vec<Node>,
     choices: Schedule,
-    /// Per element: the events (node index, writes?) of the path that accessed it.
-    index: HashMap<ElemKey, Vec<(usize, bool)>>,
+    /// Per element: the events of the path that accessed it.
+    index: HashMap<ElemKey, Log>,
     cache: HashMap<State, Entry>,
     caching: bool,
     /// With several groups and caching: what the groups accessed (`None` otherwise).
@@ -672,8 +693,11 @@ impl Dpor<'_, '_> {
         if !ev.acc.fault() {
             for (e, _) in ev.acc.elems() {
                 let v = self.index.get_mut(&key(e)).expect("indexed");
-                while v.last().is_some_and(|&(j, _)| j == i) {
-                    v.pop();
+                while v.all.last().is_some_and(|&(j, _)| j == i) {
+                    v.all.pop();
+                }
+                if v.writes.last() == Some(&i) {
+                    v.writes.pop();
                 }
             }
         }
@@ -700,7 +724,7 @@ impl Dpor<'_, '_> {
         } else {
             for (e, writes) in acc.elems() {
                 if let Some(v) = self.index.get(&key(e)) {
-                    for &(j, w) in v.iter().rev() {
+                    for (j, w) in v.newest_first(!writes) {
                         if j < seg {
                             break;
                         }
@@ -738,16 +762,28 @@ impl Dpor<'_, '_> {
             }
         }
         let clock: Clock = clock.into();
-        let candidates: Vec<usize> = d
-            .iter()
-            .copied()
-            .filter(|&j| !self.hb(j, &before))
-            .collect();
-        for &j in &candidates {
-            let immediate = !d
-                .iter()
-                .any(|&k| k != j && k > j && self.hb(j, &self.event(k).clock));
-            if immediate {
+        // e_j ⋖ e′ is immediate iff no other dependent event is HB-after e_j: a later event
+        // of e_j's thread is (program order), and an event of another thread is iff its
+        // clock counts e_j. So only the last dependent event of each thread can be
+        // immediate, and `seen[t]`, the most events of thread t counted by a dependent event
+        // of another thread, decides it: linear in |d|, where comparing pairs was quadratic.
+        let threads = self.launch.threads();
+        let mut seen = vec![0u32; threads];
+        let mut last: Vec<Option<usize>> = vec![None; threads];
+        for &k in &d {
+            let ek = self.event(k);
+            for (t, (s, c)) in seen.iter_mut().zip(ek.clock.iter()).enumerate() {
+                if t != ek.thread {
+                    *s = (*s).max(*c);
+                }
+            }
+            let l = &mut last[ek.thread];
+            *l = Some(l.map_or(k, |l| l.max(k)));
+        }
+        for &j in &d {
+            let ej = self.event(j);
+            let (tj, cj) = (ej.thread, ej.clock[ej.thread]);
+            if last[tj] == Some(j) && seen[tj] < cj && !self.hb(j, &before) {
                 self.backtrack_for(j, i, p, &clock);
             }
         }
@@ -840,7 +876,7 @@ impl Dpor<'_, '_> {
         let seg = self.path[i].seg;
         for (r, _) in acc.elems().filter(|&(_, w)| !w) {
             if let Some(v) = self.index.get(&key(r)) {
-                for &(k, w) in v.iter().rev() {
+                for (k, w) in v.newest_first(true) {
                     if k < seg {
                         break;
                     }
@@ -984,11 +1020,14 @@ impl Dpor<'_, '_> {
                 }
                 for (e, writes) in ev.acc.elems() {
                     let v = self.index.entry(key(e)).or_default();
-                    if v.last().is_some_and(|&(j, _)| j == i) {
+                    if v.all.last().is_some_and(|&(j, _)| j == i) {
                         // Read and written by the same step: keep the write.
-                        v.last_mut().expect("entry").1 |= writes;
+                        v.all.last_mut().expect("entry").1 |= writes;
                     } else {
-                        v.push((i, writes));
+                        v.all.push((i, writes));
+                    }
+                    if writes && v.writes.last() != Some(&i) {
+                        v.writes.push(i);
                     }
                 }
                 // The child's sleep set: sleeping threads independent of this event.
