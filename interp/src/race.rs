@@ -147,6 +147,28 @@ pub fn conflict(a: &Access, b: &Access) -> bool {
         && (a.thread.group != b.thread.group || a.epoch == b.epoch)
 }
 
+/// Every race between an access of an earlier step and one of a later step to a common
+/// element, each step's accesses as [`crate::reference::StepInfo::accesses`] lists them
+/// (the step-pairing rule of the exhaustive explorer and of the state graph; the race
+/// tracker pairs one access with its summary of earlier ones, by the same [`conflict`]).
+pub fn step_races(
+    first: &[(&crate::reference::Elem, Access)],
+    second: &[(&crate::reference::Elem, Access)],
+) -> Vec<Race> {
+    let mut races = Vec::new();
+    for (e, a) in first {
+        for (f, b) in second {
+            if (e.array, e.instance, e.offset) != (f.array, f.instance, f.offset) {
+                continue;
+            }
+            if let Some(race) = Race::between(f.array, f.instance, &f.index, a, b) {
+                races.push(race);
+            }
+        }
+    }
+    races
+}
+
 impl Race {
     /// The race between two accesses to element `index` of instance `instance` of
     /// `array`, `first` the earlier, if they conflict ([`conflict`]): the one place where

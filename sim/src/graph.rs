@@ -148,25 +148,20 @@ fn node(launch: &Launch, state: &State, faults: Vec<Fault>) -> Node {
 }
 
 /// Whether two steps enabled in `state` race: an element both access with a pair of
-/// accesses that Definition 5.2 calls conflicting ([`interp::race::conflict`]: one writes,
-/// and two atomic accesses never conflict).
+/// accesses that Definition 5.2 calls conflicting ([`interp::race::step_races`]: one
+/// writes, and two atomic accesses never conflict).
 fn conflict(
     launch: &Launch,
     state: &State,
     (t, a): (usize, &StepInfo),
     (u, b): (usize, &StepInfo),
 ) -> bool {
-    let key = |e: &interp::reference::Elem| (e.array, e.instance, e.offset);
-    let accesses = |t: usize, x: &'_ StepInfo| -> Vec<_> {
-        let epochs = state.epochs(t / launch.local_size);
-        // Both steps would be the next one: the step number does not matter here.
-        x.accesses(launch, 0, epochs)
-            .map(|(e, acc)| (key(e), acc))
-            .collect()
-    };
-    let (xs, ys) = (accesses(t, a), accesses(u, b));
-    xs.iter().any(|(e, x)| {
-        ys.iter()
-            .any(|(f, y)| e == f && interp::race::conflict(x, y))
-    })
+    // Both steps would be the next one: the step number does not matter here.
+    let (ea, eb) = (
+        state.epochs(t / launch.local_size),
+        state.epochs(u / launch.local_size),
+    );
+    let xs: Vec<_> = a.accesses(launch, 0, ea).collect();
+    let ys: Vec<_> = b.accesses(launch, 0, eb).collect();
+    !interp::race::step_races(&xs, &ys).is_empty()
 }

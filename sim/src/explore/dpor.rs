@@ -101,11 +101,40 @@
 //! step bound (the theorem is about maximal executions). `sim/tests/shortest.rs` and
 //! `explore_prop.rs` check it against brute force.
 //!
-//! With several work-groups a barrier orders only its own group, and accesses of different
-//! groups to a `global` array race whatever barriers lie between them, so there is no
-//! synchronisation point after the start: the whole execution is one DPOR segment with
-//! barrier edges in HB, and there is no state caching. The same holds when some barrier
-//! leaves a memory space unordered (`barrier(local)`): races of that space span it.
+//! # Several work-groups
+//!
+//! A barrier orders only its own group, and accesses of different groups to a `global`
+//! element race (and do not commute) whatever barriers lie between them. A state R is a
+//! *synchronisation point* when every group is between two barrier intervals: a K-BARRIER
+//! has just fired and, in every group, each thread that has not terminated has seen every
+//! step of its group-mates (their vector clocks are equal: a barrier joined them and none
+//! of them has stepped since), or all the group's threads have terminated. Then every step
+//! of a group before R is HB-before every step of the same group after R, as with one
+//! group. Steps of *different* groups are ordered by nothing, so caching at R is sound only
+//! if no step after R is dependent with a step of another group before R. The explorer
+//! therefore keeps a *footprint*: per element, the groups that accessed it (in any
+//! explored execution, solo runs at the step bound included) and whether one of them wrote
+//! it. As long as no element is accessed by two groups with a write among them, no step of
+//! any execution is dependent with a step of another group (by induction on the first such
+//! pair: the prefix before it is explored up to equivalence, and both of its steps are
+//! explored from their states, so both are in the footprint), no step races with one of
+//! another group, and each group's behaviour depends on its own state alone: caching at
+//! synchronisation points is exact, and a race's shortest schedule needs only its own
+//! group's steps before the segment (the others are independent of them and are left out,
+//! see [`Dpor::segment_prefix`]). Local arrays have one copy per group, so only `global`
+//! elements can be shared. A faulting step is dependent with everything (its accesses are
+//! not known).
+//!
+//! The footprint is first taken from the canonical execution, which decides most kernels
+//! before the search starts; when the search meets a shared element (or a fault) later, it
+//! stops and starts again from scratch without caching (one DPOR segment over the whole
+//! execution, barrier edges in HB), and the summary says so ([`CACHING_OFF_SHARED`]):
+//! never a cache hit that could hide a race, a final store or a fault. Races found by the
+//! abandoned search are found again (a caller's `on_race` may hear of one twice).
+//!
+//! When some barrier leaves a memory space unordered (`barrier(local)`), races of that
+//! space span it: no barrier is a synchronisation point, and there is no caching
+//! ([`CACHING_OFF_FENCES`]).
 //!
 //! An atomic step (S-ATOMIC) is dependent with every other access to its element, atomic
 //! ones included (two atomic updates do not commute in general), so the reduction explores
@@ -114,19 +143,55 @@
 use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
 use crate::schedule::Schedule;
 use interp::fault::{Fault, FaultKind};
-use interp::race::{Access, AccessKind, Epochs, Race};
-use interp::reference::{Elem, State};
+use interp::race::{step_races, Access, Epochs};
+use interp::reference::{Elem, State, StepInfo};
 use interp::Launch;
-use lang::ast::Span;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 type ElemKey = (usize, usize, usize);
 
-/// Why there is no state caching with several work-groups (see the module documentation).
-pub const CACHING_OFF_GROUPS: &str = "several work-groups: a barrier orders only its own \
-    group and accesses of different groups to a `global` array race whatever barriers lie \
-    between them, so no barrier is a point where the future depends on the state alone";
+/// Why there is no state caching when work-groups share data (see the module
+/// documentation, "Several work-groups").
+pub const CACHING_OFF_SHARED: &str = "several work-groups access one `global` element, one \
+    of them writing, or a step faults: a barrier orders only its own group, so accesses \
+    before a barrier can race with accesses of another group after it, and no barrier is a \
+    point where the future depends on the state alone";
+
+/// Why there is no state caching when a barrier leaves a memory space unordered.
+pub const CACHING_OFF_FENCES: &str = "a barrier orders only one memory space (`barrier(local)` \
+    or `barrier(global)`): races of the other space span it, so no barrier is a point where \
+    the future depends on the state alone";
+
+/// Per array element: a work-group that accessed it, whether another group did too, and
+/// whether one of them wrote it (see the module documentation, "Several work-groups").
+#[derive(Default)]
+struct Footprint {
+    elems: HashMap<ElemKey, (usize, bool, bool)>,
+    /// Two groups accessed one element, one of them writing, or a step faulted: state
+    /// caching with several groups is not sound.
+    shared: bool,
+}
+
+impl Footprint {
+    fn note(&mut self, group: usize, acc: &Acc) {
+        if acc.fault() {
+            self.shared = true;
+        }
+        for (e, writes) in acc.elems() {
+            let x = self.elems.entry(key(e)).or_insert((group, false, false));
+            x.1 |= x.0 != group;
+            x.2 |= writes;
+            self.shared |= x.1 && x.2;
+        }
+    }
+}
+
+impl interp::exec::Observer for Footprint {
+    fn step(&mut self, info: &StepInfo) {
+        self.note(info.thread.group, &Acc::of(info.clone()));
+    }
+}
 
 /// How far a thread is run alone at the step bound to look for races (see `bound_leaf`).
 const SOLO_STEPS: usize = 10_000;
@@ -136,45 +201,88 @@ fn key(e: &Elem) -> ElemKey {
     (e.array, e.instance, e.offset)
 }
 
-/// The accesses of one step (executed or pending).
+/// The accesses of one step (executed or pending), as the reference semantics reports
+/// them ([`StepInfo`]).
 #[derive(Clone, Debug)]
-struct Acc {
-    reads: Vec<Elem>,
-    /// Boxed: most steps write nothing, and every event of the path keeps its `Acc`.
-    write: Option<Box<Elem>>,
-    /// A faulting step: dependent with everything.
-    fault: bool,
-    /// `write` is the atomic read-modify-write of S-ATOMIC: dependent like a write (two
-    /// atomics on one element do not commute), but it races only with plain accesses.
-    atomic: bool,
+enum Acc {
+    /// A faulting step: its accesses are not known, so it is dependent with everything.
+    Fault,
+    /// A step that accesses no array element (the path keeps an event per step, so its
+    /// [`StepInfo`] is not kept).
+    Private,
+    /// A step that accesses array elements (boxed: most steps do not).
+    Array(Box<StepInfo>),
 }
 
 impl Acc {
+    fn of(info: StepInfo) -> Acc {
+        if info.reads.is_empty() && info.write.is_none() {
+            Acc::Private
+        } else {
+            Acc::Array(Box::new(info))
+        }
+    }
+
+    fn fault(&self) -> bool {
+        matches!(self, Acc::Fault)
+    }
+
+    fn info(&self) -> Option<&StepInfo> {
+        match self {
+            Acc::Array(info) => Some(info),
+            Acc::Fault | Acc::Private => None,
+        }
+    }
+
+    /// The elements the step accesses (reads, then the write), each with whether the
+    /// access changes it (a plain or atomic write).
+    fn elems(&self) -> impl Iterator<Item = (&Elem, bool)> {
+        let info = self.info();
+        let reads = info
+            .into_iter()
+            .flat_map(|i| i.reads.iter().map(|e| (e, false)));
+        reads.chain(info.and_then(|i| i.write.as_ref()).map(|e| (e, true)))
+    }
+
+    /// Dependency: one step faults, or both access an element and one of them changes it
+    /// (two atomic updates of one element do not commute either).
     fn dependent(&self, other: &Acc) -> bool {
-        if self.fault || other.fault {
+        if self.fault() || other.fault() {
             return true;
         }
-        let hits = |w: &Option<Box<Elem>>, o: &Acc| {
-            w.as_ref().is_some_and(|w| {
-                let k = key(w);
-                o.reads.iter().any(|r| key(r) == k) || o.write.as_ref().is_some_and(|x| key(x) == k)
-            })
-        };
-        hits(&self.write, other) || hits(&other.write, self)
+        self.elems()
+            .any(|(e, w)| other.elems().any(|(f, v)| (w || v) && key(e) == key(f)))
     }
 }
 
 struct Event {
     thread: usize,
     acc: Acc,
-    span: Span,
     /// The barrier epochs of the thread's group before the step.
     epochs: Epochs,
     /// Vector clock after the event (segment-local event counts per thread).
     clock: Clock,
-    /// What the event's plain write stored, under the same-value race policy (boxed: every
-    /// event of the path keeps it, and it is `None` under the default `strict`).
-    stored: Option<Box<interp::policy::Stored>>,
+}
+
+/// The events of the path that accessed one element, in path order: every one (node index,
+/// writes?), and the writing ones apart, so that a read, dependent only with writes, does
+/// not scan the element's earlier reads (a thread spinning on an element would make that
+/// quadratic in the number of reads).
+#[derive(Default)]
+struct Log {
+    all: Vec<(usize, bool)>,
+    writes: Vec<usize>,
+}
+
+impl Log {
+    /// The events from the newest down, those that write it only if `writes_only`.
+    fn newest_first(&self, writes_only: bool) -> Box<dyn Iterator<Item = (usize, bool)> + '_> {
+        if writes_only {
+            Box::new(self.writes.iter().rev().map(|&j| (j, true)))
+        } else {
+            Box::new(self.all.iter().rev().copied())
+        }
+    }
 }
 
 struct Sleeper {
@@ -228,10 +336,12 @@ struct Dpor<'a, 'p> {
     col: Collector<'a>,
     path: Vec<Node>,
     choices: Schedule,
-    /// Per element: the events (node index, writes?) of the path that accessed it.
-    index: HashMap<ElemKey, Vec<(usize, bool)>>,
+    /// Per element: the events of the path that accessed it.
+    index: HashMap<ElemKey, Log>,
     cache: HashMap<State, Entry>,
     caching: bool,
+    /// With several groups and caching: what the groups accessed (`None` otherwise).
+    footprint: Option<Footprint>,
     zero: Clock,
     stop: Option<Incomplete>,
     /// Something was left unexplored (a state over `max_states`).
@@ -245,18 +355,57 @@ struct Dpor<'a, 'p> {
 
 /// Explores every execution of `launch` up to equivalence (see the module documentation).
 pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) -> Summary {
+    let mut col = Collector::new(Mode::Exhaustive, cfg);
+    let mut caching = Ok(());
+    if !launch.kernel.barriers_order_both() {
+        caching = Err(CACHING_OFF_FENCES);
+    } else if launch.groups > 1 {
+        let mut footprint = Footprint::default();
+        let out = interp::exec::run(launch, |_, r| r.first(), &mut footprint);
+        let faulted = out
+            .fault
+            .is_some_and(|f| !matches!(f.kind, FaultKind::StepBound { .. }));
+        if footprint.shared || faulted {
+            caching = Err(CACHING_OFF_SHARED);
+        }
+    }
+    let mut d = search(launch, cfg, col, caching, progress);
+    if d.footprint.as_ref().is_some_and(|f| f.shared) {
+        // A shared element showed up during the search: start again without caching.
+        let progress = d.progress.take();
+        col = d.col;
+        col.restart();
+        d = search(launch, cfg, col, Err(CACHING_OFF_SHARED), progress);
+    }
+    let verdict = if d.path.is_empty() && !d.skipped && d.cut_unseen {
+        Verdict::Incomplete(Incomplete::StepBound)
+    } else if d.path.is_empty() && !d.skipped {
+        Verdict::Exhaustive
+    } else {
+        Verdict::Incomplete(d.stop.unwrap_or(Incomplete::Interrupted))
+    };
+    d.col.finish(verdict)
+}
+
+/// One search, with state caching at synchronisation points unless `caching` says why not.
+fn search<'a, 'p>(
+    launch: &'a Launch,
+    cfg: &'a Config<'a>,
+    col: Collector<'a>,
+    caching: Result<(), &'static str>,
+    progress: Option<ProgressFn<'p>>,
+) -> Dpor<'a, 'p> {
     let threads = launch.threads();
     let mut d = Dpor {
         launch,
         cfg,
-        col: Collector::new(Mode::Exhaustive, cfg),
+        col,
         path: Vec::new(),
         choices: Schedule::default(),
         index: HashMap::new(),
         cache: HashMap::new(),
-        // A barrier that leaves a memory space unordered does not end the races of that
-        // space: not a synchronisation point, so no segments and no caching then.
-        caching: launch.groups == 1 && launch.kernel.barriers_order_both(),
+        caching: caching.is_ok(),
+        footprint: (caching.is_ok() && launch.groups > 1).then(Footprint::default),
         zero: vec![0u32; threads].into(),
         stop: None,
         skipped: false,
@@ -271,25 +420,16 @@ pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>
         }
     }
     d.col.summary.states = 1;
-    if !d.caching {
-        d.col.summary.caching_off = Some(CACHING_OFF_GROUPS);
-    }
+    d.col.summary.caching_off = caching.err();
     if state.is_final() {
         d.col
             .final_store(state.memory(launch), &Schedule::default());
         d.col.summary.complete = 1;
-        return d.col.finish(Verdict::Exhaustive);
+        return d;
     }
     d.push_root(state, 0);
     d.run();
-    let verdict = if d.path.is_empty() && !d.skipped && d.cut_unseen {
-        Verdict::Incomplete(Incomplete::StepBound)
-    } else if d.path.is_empty() && !d.skipped {
-        Verdict::Exhaustive
-    } else {
-        Verdict::Incomplete(d.stop.unwrap_or(Incomplete::Interrupted))
-    };
-    d.col.finish(verdict)
+    d
 }
 
 impl Dpor<'_, '_> {
@@ -387,6 +527,9 @@ impl Dpor<'_, '_> {
     fn run(&mut self) {
         let mut steps_since_check = 0u32;
         while let Some(top) = self.path.len().checked_sub(1) {
+            if self.shared() {
+                break; // `exhaustive` starts again without caching
+            }
             // Coming back from the child: undo the event, put its thread to sleep.
             if self.path[top].event.is_some() {
                 self.undo(top);
@@ -445,6 +588,67 @@ impl Dpor<'_, '_> {
         }
     }
 
+    /// Two groups share an element: caching at synchronisation points is not sound.
+    fn shared(&self) -> bool {
+        self.footprint.as_ref().is_some_and(|f| f.shared)
+    }
+
+    /// Records a step of thread `p` in the footprint; false when caching is no longer
+    /// sound (the search must stop).
+    fn note(&mut self, p: usize, acc: &Acc) -> bool {
+        let group = p / self.launch.local_size;
+        if let Some(f) = &mut self.footprint {
+            f.note(group, acc);
+        }
+        !self.shared()
+    }
+
+    /// A K-BARRIER just fired: whether every work-group is between two barrier intervals
+    /// (see the module documentation, "Several work-groups"). Always so with one group.
+    fn sync_point(&self, state: &State, clocks: &imbl::Vector<Clock>) -> bool {
+        if self.launch.groups == 1 {
+            return true; // a barrier joined every clock
+        }
+        let ls = self.launch.local_size;
+        (0..self.launch.groups).all(|g| {
+            let range = g * ls..(g + 1) * ls;
+            let live: Vec<usize> = range
+                .clone()
+                .filter(|&t| {
+                    state.status(self.launch, t) != interp::reference::ThreadStatus::Terminated
+                })
+                .collect();
+            // Every live thread has seen every step of the group (its clock is the join).
+            live.iter().all(|&t| {
+                range
+                    .clone()
+                    .all(|u| clocks[u].iter().zip(clocks[t].iter()).all(|(a, b)| a <= b))
+            })
+        })
+    }
+
+    /// The steps before the segment of node `i` that a race of thread `p`'s step there
+    /// needs: all of them with one group (each is HB-before the segment's barrier); with
+    /// several, those of `p`'s group only (caching is then on only while no step depends on
+    /// a step of another group: see the module documentation). Without caching the only
+    /// segment starts at the initial state: none.
+    fn segment_prefix(&self, i: usize, p: usize) -> Schedule {
+        let all = self.choices.prefix(self.path[i].seg as u64);
+        let ls = self.launch.local_size;
+        if self.launch.groups == 1 {
+            return all;
+        }
+        let mut mine = Schedule::default();
+        for &(t, n) in &all.runs {
+            if t / ls == p / ls {
+                for _ in 0..n {
+                    mine.push(t);
+                }
+            }
+        }
+        mine
+    }
+
     /// The next thread to explore at node `i`, if any (recorded in its backtrack set).
     fn next_choice(&mut self, i: usize) -> Option<usize> {
         let seg = self.path[i].seg;
@@ -486,11 +690,14 @@ impl Dpor<'_, '_> {
     fn undo(&mut self, i: usize) {
         let ev = self.path[i].event.take().expect("event");
         self.choices.pop();
-        if !ev.acc.fault {
-            for (e, _) in accesses(&ev.acc) {
+        if !ev.acc.fault() {
+            for (e, _) in ev.acc.elems() {
                 let v = self.index.get_mut(&key(e)).expect("indexed");
-                while v.last().is_some_and(|&(j, _)| j == i) {
-                    v.pop();
+                while v.all.last().is_some_and(|&(j, _)| j == i) {
+                    v.all.pop();
+                }
+                if v.writes.last() == Some(&i) {
+                    v.writes.pop();
                 }
             }
         }
@@ -507,7 +714,7 @@ impl Dpor<'_, '_> {
     fn dependent_events(&self, i: usize, p: usize, acc: &Acc) -> Vec<usize> {
         let seg = self.path[i].seg;
         let mut d: Vec<usize> = Vec::new();
-        if acc.fault {
+        if acc.fault() {
             // Every node of the segment below `i` holds an event (a fault is always a leaf).
             for j in (seg..i).rev() {
                 if self.event(j).thread != p {
@@ -515,13 +722,13 @@ impl Dpor<'_, '_> {
                 }
             }
         } else {
-            for (e, kind) in accesses(acc) {
+            for (e, writes) in acc.elems() {
                 if let Some(v) = self.index.get(&key(e)) {
-                    for &(j, w) in v.iter().rev() {
+                    for (j, w) in v.newest_first(!writes) {
                         if j < seg {
                             break;
                         }
-                        if (w || kind != AccessKind::Read) && self.event(j).thread != p {
+                        if (w || writes) && self.event(j).thread != p {
                             d.push(j);
                         }
                     }
@@ -555,16 +762,28 @@ impl Dpor<'_, '_> {
             }
         }
         let clock: Clock = clock.into();
-        let candidates: Vec<usize> = d
-            .iter()
-            .copied()
-            .filter(|&j| !self.hb(j, &before))
-            .collect();
-        for &j in &candidates {
-            let immediate = !d
-                .iter()
-                .any(|&k| k != j && k > j && self.hb(j, &self.event(k).clock));
-            if immediate {
+        // e_j ⋖ e′ is immediate iff no other dependent event is HB-after e_j: a later event
+        // of e_j's thread is (program order), and an event of another thread is iff its
+        // clock counts e_j. So only the last dependent event of each thread can be
+        // immediate, and `seen[t]`, the most events of thread t counted by a dependent event
+        // of another thread, decides it: linear in |d|, where comparing pairs was quadratic.
+        let threads = self.launch.threads();
+        let mut seen = vec![0u32; threads];
+        let mut last: Vec<Option<usize>> = vec![None; threads];
+        for &k in &d {
+            let ek = self.event(k);
+            for (t, (s, c)) in seen.iter_mut().zip(ek.clock.iter()).enumerate() {
+                if t != ek.thread {
+                    *s = (*s).max(*c);
+                }
+            }
+            let l = &mut last[ek.thread];
+            *l = Some(l.map_or(k, |l| l.max(k)));
+        }
+        for &j in &d {
+            let ej = self.event(j);
+            let (tj, cj) = (ej.thread, ej.clock[ej.thread]);
+            if last[tj] == Some(j) && seen[tj] < cj && !self.hb(j, &before) {
                 self.backtrack_for(j, i, p, &clock);
             }
         }
@@ -655,9 +874,9 @@ impl Dpor<'_, '_> {
         };
         join(&self.event(j).clock);
         let seg = self.path[i].seg;
-        for r in &acc.reads {
+        for (r, _) in acc.elems().filter(|&(_, w)| !w) {
             if let Some(v) = self.index.get(&key(r)) {
-                for &(k, w) in v.iter().rev() {
+                for (k, w) in v.newest_first(true) {
                     if k < seg {
                         break;
                     }
@@ -670,12 +889,19 @@ impl Dpor<'_, '_> {
         c
     }
 
-    /// The schedule of [`Dpor::race_past`]'s events: the prefix before the segment, then
+    /// The schedule of [`Dpor::race_past`]'s events: the prefix before the segment
+    /// ([`Dpor::segment_prefix`]), then
     /// the segment's events counted in `past`, ending with `p`'s step at node `i`; and the
     /// position of event `j` in it.
-    fn past_schedule(&self, i: usize, p: usize, past: &[u32], j: usize) -> (Schedule, u64) {
+    fn past_schedule(
+        &self,
+        i: usize,
+        p: usize,
+        past: &[u32],
+        j: usize,
+        mut sched: Schedule,
+    ) -> (Schedule, u64) {
         let seg = self.path[i].seg;
-        let mut sched = self.choices.prefix(seg as u64);
         let mut at = 0;
         for k in seg..i {
             let e = self.event(k);
@@ -730,12 +956,10 @@ impl Dpor<'_, '_> {
         self.col.summary.steps += 1;
         match state.step(launch, p) {
             Err(fault) => {
-                let acc = Acc {
-                    reads: Vec::new(),
-                    write: None,
-                    fault: true,
-                    atomic: false,
-                };
+                let acc = Acc::Fault;
+                if !self.note(p, &acc) {
+                    return; // `run` stops: the search starts again without caching
+                }
                 let (_, clock) = self.analyse(i, p, &acc);
                 self.choices.push(p);
                 // Nothing follows a fault: every other enabled thread is an alternative.
@@ -755,73 +979,55 @@ impl Dpor<'_, '_> {
                 self.path[i].event = Some(Event {
                     thread: p,
                     acc,
-                    span: fault.span.clone().unwrap_or(0..0),
                     epochs,
                     clock,
-                    stored: None,
                 });
                 self.col.fault(fault, &self.choices);
                 self.complete(i as u64 + 1, false);
             }
             Ok((mut next, info)) => {
-                let stored = info.stored(launch).map(Box::new);
-                let acc = Acc {
-                    reads: info.reads,
-                    write: info.write.map(Box::new),
-                    fault: false,
-                    atomic: info.atomic,
-                };
+                let acc = Acc::of(info);
+                if !self.note(p, &acc) {
+                    return; // `run` stops: the search starts again without caching
+                }
                 let (d, clock) = self.analyse(i, p, &acc);
                 self.choices.push(p);
                 let ev = Event {
                     thread: p,
                     acc,
-                    span: info.span,
                     epochs,
                     clock: clock.clone(),
-                    stored,
                 };
                 // Races (Definition 5.2) with every dependent event of the segment.
                 let mut races = Vec::new();
+                let second = accesses(launch, &ev, i);
                 for &j in &d {
-                    let ej = self.event(j);
-                    for (a, ka) in accesses(&ej.acc) {
-                        for (b, kb) in accesses(&ev.acc) {
-                            if key(a) != key(b) || !ka.conflicts_with(kb) {
-                                continue;
-                            }
-                            let first = access(launch, ej, a, ka, j as u64);
-                            let second = access(launch, &ev, b, kb, i as u64);
-                            if let Some(race) =
-                                Race::between(b.array, b.instance, &b.index, &first, &second)
-                            {
-                                races.push((j, race));
-                            }
-                        }
-                    }
+                    let first = accesses(launch, self.event(j), j);
+                    races.extend(step_races(&first, &second).into_iter().map(|r| (j, r)));
                 }
                 for (j, mut race) in races {
                     // The shortest schedule with the same events that reaches this race:
                     // see `race_past`.
                     let past = self.race_past(i, p, &ev.acc, j);
-                    let seg = self.path[i].seg;
-                    let len = seg as u64 + past.iter().map(|&c| c as u64).sum::<u64>();
+                    let prefix = self.segment_prefix(i, p);
+                    let len = prefix.len() + past.iter().map(|&c| c as u64).sum::<u64>();
                     if self.col.race_improves(&race.key(), len) {
-                        let (sched, at) = self.past_schedule(i, p, &past, j);
+                        let (sched, at) = self.past_schedule(i, p, &past, j, prefix);
                         race.first.step = at;
                         race.second.step = len - 1;
                         self.col.race(race, &sched);
                     }
                 }
-                for (e, kind) in accesses(&ev.acc) {
+                for (e, writes) in ev.acc.elems() {
                     let v = self.index.entry(key(e)).or_default();
-                    if v.last().is_some_and(|&(j, _)| j == i) {
+                    if v.all.last().is_some_and(|&(j, _)| j == i) {
                         // Read and written by the same step: keep the write.
-                        if kind != AccessKind::Read {
-                            v.last_mut().expect("entry").1 = true;
-                        }
+                        v.all.last_mut().expect("entry").1 |= writes;
                     } else {
-                        v.push((i, kind != AccessKind::Read));
+                        v.all.push((i, writes));
+                    }
+                    if writes && v.writes.last() != Some(&i) {
+                        v.writes.push(i);
                     }
                 }
                 // The child's sleep set: sleeping threads independent of this event.
@@ -859,7 +1065,7 @@ impl Dpor<'_, '_> {
                 if next.is_final() {
                     self.col.final_store(next.memory(launch), &self.choices);
                     self.complete(steps, false);
-                } else if !fired.is_empty() && self.caching {
+                } else if !fired.is_empty() && self.caching && self.sync_point(&next, &clocks) {
                     self.barrier_point(next, steps);
                 } else {
                     self.push_node(next, seg, sleep, clocks, None);
@@ -960,30 +1166,21 @@ impl Dpor<'_, '_> {
                 }
                 match s.step(self.launch, t) {
                     Ok((next, info)) => {
-                        let acc = Acc {
-                            reads: info.reads,
-                            write: info.write.map(Box::new),
-                            fault: false,
-                            atomic: info.atomic,
-                        };
-                        for (e, kind) in accesses(&acc) {
+                        let acc = Acc::of(info);
+                        self.note(t, &acc);
+                        for (e, writes) in acc.elems() {
                             let (threads, written) = touched.entry(key(e)).or_default();
                             if !threads.contains(&t) {
                                 threads.push(t);
                             }
-                            *written |= kind != AccessKind::Read;
+                            *written |= writes;
                         }
                         self.analyse(i, t, &acc);
                         s = next;
                     }
                     Err(_) => {
-                        let acc = Acc {
-                            reads: Vec::new(),
-                            write: None,
-                            fault: true,
-                            atomic: false,
-                        };
-                        self.analyse(i, t, &acc);
+                        self.note(t, &Acc::Fault);
+                        self.analyse(i, t, &Acc::Fault);
                         waiting.push(t);
                         ran_out = false;
                         break;
@@ -1069,30 +1266,11 @@ fn barrier_clocks(launch: &Launch, clocks: &mut imbl::Vector<Clock>, group: usiz
     }
 }
 
-fn accesses(acc: &Acc) -> impl Iterator<Item = (&Elem, AccessKind)> {
-    let write = if acc.atomic {
-        AccessKind::Atomic
-    } else {
-        AccessKind::Write
-    };
-    acc.reads
-        .iter()
-        .map(|e| (e, AccessKind::Read))
-        .chain(acc.write.iter().map(move |e| (&**e, write)))
-}
-
-fn access(launch: &Launch, ev: &Event, elem: &Elem, kind: AccessKind, step: u64) -> Access {
-    Access {
-        thread: interp::ThreadId {
-            group: ev.thread / launch.local_size,
-            local: ev.thread % launch.local_size,
-        },
-        kind,
-        span: ev.span.clone(),
-        step,
-        epoch: ev.epochs.of(launch.kernel.arrays[elem.array].space),
-        stored: (kind == AccessKind::Write)
-            .then(|| ev.stored.as_deref().cloned())
-            .flatten(),
+/// The accesses of event `ev` at position `step` of the execution, as Definition 5.2 sees
+/// them (none for a faulting step, which is always the last one).
+fn accesses<'e>(launch: &'e Launch, ev: &'e Event, step: usize) -> Vec<(&'e Elem, Access)> {
+    match ev.acc.info() {
+        Some(info) => info.accesses(launch, step as u64, ev.epochs).collect(),
+        None => Vec::new(),
     }
 }

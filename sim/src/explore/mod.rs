@@ -426,6 +426,16 @@ impl<'a> Collector<'a> {
         }
     }
 
+    /// Forgets every finding (to search again from scratch), keeping the start time, the
+    /// deadline and the race limit.
+    pub fn restart(&mut self) {
+        self.summary = Summary::new(self.summary.mode.clone());
+        self.finals.clear();
+        self.races.clear();
+        self.faults.clear();
+        self.divergences.clear();
+    }
+
     /// Checks the race limit, the timeout and the interrupt flag.
     pub fn stop_reason(&self) -> Option<Incomplete> {
         self.race_stop().or_else(|| self.deadline.reason())
