@@ -241,10 +241,34 @@ struct Dpor<'a, 'p> {
     cut_unseen: bool,
     progress: Option<ProgressFn<'p>>,
     ticks: u64,
+    /// Told of every step the search executes (`ksim graph --reduce por`).
+    visit: Option<VisitFn<'p>>,
+    /// `visit` asked to stop.
+    visit_full: bool,
 }
+
+/// Told of each step the exhaustive search executes, as the state it ran from and the
+/// thread it ran (replays that rebuild a dropped state are not told): the explored part of
+/// the state space, for `ksim graph --reduce por`. Returning `false` stops the search
+/// (verdict INCOMPLETE (max-states)).
+pub type VisitFn<'v> = &'v mut dyn FnMut(&State, usize) -> bool;
 
 /// Explores every execution of `launch` up to equivalence (see the module documentation).
 pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) -> Summary {
+    search(launch, cfg, progress, None)
+}
+
+/// [`exhaustive`], telling `visit` of every step it executes (see [`VisitFn`]).
+pub fn exhaustive_visiting(launch: &Launch, cfg: &Config, visit: VisitFn<'_>) -> Summary {
+    search(launch, cfg, None, Some(visit))
+}
+
+fn search<'p>(
+    launch: &Launch,
+    cfg: &Config,
+    progress: Option<ProgressFn<'p>>,
+    visit: Option<VisitFn<'p>>,
+) -> Summary {
     let threads = launch.threads();
     let mut d = Dpor {
         launch,
@@ -263,6 +287,8 @@ pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>
         cut_unseen: false,
         progress,
         ticks: 0,
+        visit,
+        visit_full: false,
     };
     let mut state = State::initial(launch);
     for b in super::fire_all(&mut state, launch) {
@@ -436,6 +462,11 @@ impl Dpor<'_, '_> {
                 self.col.progress(&mut self.progress, None);
             }
             self.execute(top, p);
+            if self.visit_full {
+                self.stop.get_or_insert(Incomplete::MaxStates);
+                self.col.summary.cut += 1;
+                break;
+            }
             if let Some(why) = self.col.race_stop() {
                 // `--stop-on-race`, `--max-races`: at once, not at the next execution.
                 self.stop.get_or_insert(why);
@@ -728,6 +759,9 @@ impl Dpor<'_, '_> {
         let group = p / launch.local_size;
         let epochs = state.epochs(group);
         self.col.summary.steps += 1;
+        if let Some(visit) = self.visit.as_mut() {
+            self.visit_full |= !visit(&state, p);
+        }
         match state.step(launch, p) {
             Err(fault) => {
                 let acc = Acc {
