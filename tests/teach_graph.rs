@@ -102,7 +102,13 @@ fn por_on_a_race_free_kernel_with_a_barrier_has_fewer_configurations() {
 
 #[test]
 fn por_on_kogge_stone_for_two_threads_keeps_the_one_final_configuration() {
-    let args = ["examples/kogge_stone.ksim", "-D", "n=2", "--input", "in=1,2"];
+    let args = [
+        "examples/kogge_stone.ksim",
+        "-D",
+        "n=2",
+        "--input",
+        "in=1,2",
+    ];
     let (none, por) = both(&args);
     assert!(
         nodes(&por).len() < nodes(&none).len(),
@@ -164,7 +170,10 @@ fn por_says_what_was_reduced_in_every_format() {
     };
     let (dot, err) = run("dot");
     assert!(err.contains("--reduce por"), "{err}");
-    assert!(err.contains("5 configurations (1 final), 4 steps (0 racy)"), "{err}");
+    assert!(
+        err.contains("5 configurations (1 final), 4 steps (0 racy)"),
+        "{err}"
+    );
     assert!(err.contains("1 executions, 0 pruned"), "{err}");
     let parsed = graphviz_rust::parse(&dot).expect("DOT parses");
     assert!(matches!(
@@ -175,7 +184,10 @@ fn por_says_what_was_reduced_in_every_format() {
     let (svg, _) = run("svg");
     assert!(svg.contains("--reduce por: what ksim explore --exhaustive visits"));
     let g = graph(&["tests/kernels/swap_halves.ksim", "--reduce", "por"]);
-    assert!(g["legend"].as_str().unwrap().contains("partial-order reduction"));
+    assert!(g["legend"]
+        .as_str()
+        .unwrap()
+        .contains("partial-order reduction"));
 }
 
 #[test]

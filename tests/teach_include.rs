@@ -95,13 +95,22 @@ fn the_html_page_lists_the_header_and_links_its_lines() {
     }
     // The race's accesses link to the header's rows 13 (line 4) and 14 (line 5).
     let race = &data["races"][0];
-    let mut lines = [race["first"]["line"].as_u64(), race["second"]["line"].as_u64()];
+    let mut lines = [
+        race["first"]["line"].as_u64(),
+        race["second"]["line"].as_u64(),
+    ];
     lines.sort();
     assert_eq!(lines, [Some(13), Some(14)], "{race}");
-    assert!(race["first"]["what"].as_str().unwrap().contains("shift_helper.h:"));
+    assert!(race["first"]["what"]
+        .as_str()
+        .unwrap()
+        .contains("shift_helper.h:"));
     // The timeline's marks say where, in their titles.
     let page_text = std::fs::read_to_string(&page).unwrap();
-    assert!(page_text.contains(&format!("line tests/kernels/{WRITE}")), "titles");
+    assert!(
+        page_text.contains(&format!("line tests/kernels/{WRITE}")),
+        "titles"
+    );
 }
 
 #[test]
@@ -127,11 +136,15 @@ fn step_shows_the_header_line_of_the_next_statement() {
     let o = child.wait_with_output().unwrap();
     let t = text(&o);
     assert!(
-        t.contains(&format!("line tests/kernels/{WRITE}: tmp[l_1] := data[l_1]")),
+        t.contains(&format!(
+            "line tests/kernels/{WRITE}: tmp[l_1] := data[l_1]"
+        )),
         "the configuration: {t}"
     );
     assert!(
-        t.contains(&format!("step 3: t0 S-ARRAY  tests/kernels/{WRITE}: tmp[l_1] := data[l_1]")),
+        t.contains(&format!(
+            "step 3: t0 S-ARRAY  tests/kernels/{WRITE}: tmp[l_1] := data[l_1]"
+        )),
         "the step: {t}"
     );
     assert!(t.contains("line 6: "), "the kernel's own line: {t}");
@@ -146,7 +159,9 @@ fn graph_labels_and_the_race_timeline_point_into_the_header() {
         .map(|n| n["label"].as_str().unwrap())
         .collect();
     assert!(
-        labels.iter().any(|l| l.contains(&format!("@tests/kernels/{READ}"))),
+        labels
+            .iter()
+            .any(|l| l.contains(&format!("@tests/kernels/{READ}"))),
         "{labels:?}"
     );
 

@@ -284,7 +284,7 @@ fn page_config(src: SourceText<'_>, launch: &Launch, c: &Config) -> PageConfig {
 }
 
 /// A row-major offset as one index per dimension.
-fn unflatten(mut offset: usize, dims: &[usize]) -> Vec<usize> {
+pub(crate) fn unflatten(mut offset: usize, dims: &[usize]) -> Vec<usize> {
     let mut index = vec![0; dims.len()];
     for (i, d) in dims.iter().enumerate().rev() {
         index[i] = offset % d.max(&1);
