@@ -7,6 +7,10 @@
 //! node: the graph is a DAG whose paths from the root are the executions. This is the full
 //! interleaving graph (no reduction), so it is for tiny launches: two or three threads.
 //!
+//! With `--reduce por` ([`explored`]) the graph is the part of it that the exhaustive
+//! explorer visits, so that students see what state caching and partial-order reduction
+//! save.
+//!
 //! An edge is *racy* when, at its source, another thread's enabled step accesses an element
 //! the edge's step accesses, and the two accesses conflict (one writes; two atomic
 //! accesses never race): both orders are executions with the two accesses adjacent and no
@@ -60,62 +64,127 @@ pub struct Graph {
     pub truncated: bool,
 }
 
-/// Every configuration reachable from the initial one, up to `max_states` of them.
-pub fn reachable(launch: &Launch, max_states: usize) -> Graph {
+/// Which part of the state space a [`Graph`] holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reduce {
+    /// Every reachable configuration and every K-STEP between them.
+    None,
+    /// What the exhaustive explorer visits ([`explored`]).
+    Por,
+}
+
+/// The initial configuration: every barrier enabled at the start has fired.
+fn initial(launch: &Launch) -> State {
     let mut initial = State::initial(launch);
     while !initial.fire_ready_barriers(launch).is_empty() {}
-    let mut ids: HashMap<State, usize> = HashMap::new();
-    let mut states = vec![initial.clone()];
-    ids.insert(initial, 0);
+    initial
+}
+
+/// The K-STEPs enabled in `state`: each enabled thread's successor (before the barriers it
+/// enables fire) and step, and the faults of the threads whose step faults.
+type Expansion = (Vec<(usize, State, StepInfo)>, Vec<Fault>);
+
+fn expand(launch: &Launch, state: &State) -> Expansion {
+    let mut faults = Vec::new();
+    let steps = state
+        .runnable()
+        .iter()
+        .filter_map(|t| match state.step(launch, t) {
+            Ok((s, info)) => Some((t, s, info)),
+            Err(f) => {
+                faults.push(f);
+                None
+            }
+        })
+        .collect();
+    (steps, faults)
+}
+
+/// Fires the K-BARRIERs a step enabled; the groups whose barrier fired.
+fn fire(launch: &Launch, to: &mut State) -> Vec<usize> {
+    let mut barriers = Vec::new();
+    loop {
+        let fired = to.fire_ready_barriers(launch);
+        if fired.is_empty() {
+            return barriers;
+        }
+        barriers.extend(fired.iter().map(|b| b.group));
+    }
+}
+
+/// The edge for thread `t`'s step among `steps` (an [`Expansion`] of `state`), with the
+/// configuration it leads to; racy as the module documentation says.
+fn edge_of(
+    launch: &Launch,
+    state: &State,
+    steps: &[(usize, State, StepInfo)],
+    t: usize,
+) -> Option<(State, Rule, Vec<usize>, bool)> {
+    let (_, to, info) = steps.iter().find(|(u, _, _)| *u == t)?;
+    let mut to = to.clone();
+    let barriers = fire(launch, &mut to);
+    let racy = steps
+        .iter()
+        .any(|(u, _, other)| *u != t && conflict(launch, state, (t, info), (*u, other)));
+    Some((to, info.rule, barriers, racy))
+}
+
+/// Numbers configurations as they are found, up to `max` of them.
+struct Ids {
+    ids: HashMap<State, usize>,
+    states: Vec<State>,
+    max: usize,
+}
+
+impl Ids {
+    fn new(initial: State, max: usize) -> Ids {
+        let mut ids = Ids {
+            ids: HashMap::new(),
+            states: Vec::new(),
+            max,
+        };
+        ids.get(initial);
+        ids
+    }
+
+    /// The number of `state`, or `None` when it is new and `max` are numbered already.
+    fn get(&mut self, state: State) -> Option<usize> {
+        if let Some(&id) = self.ids.get(&state) {
+            return Some(id);
+        }
+        if self.states.len() >= self.max {
+            return None;
+        }
+        self.states.push(state.clone());
+        self.ids.insert(state, self.states.len() - 1);
+        Some(self.states.len() - 1)
+    }
+}
+
+/// Every configuration reachable from the initial one, up to `max_states` of them.
+pub fn reachable(launch: &Launch, max_states: usize) -> Graph {
+    let mut ids = Ids::new(initial(launch), max_states);
     let mut graph = Graph {
         nodes: Vec::new(),
         edges: Vec::new(),
         truncated: false,
     };
     let mut next = 0;
-    while next < states.len() {
-        let state = states[next].clone();
-        let mut faults = Vec::new();
-        let steps: Vec<(usize, State, StepInfo)> = state
-            .runnable()
-            .iter()
-            .filter_map(|t| match state.step(launch, t) {
-                Ok((s, info)) => Some((t, s, info)),
-                Err(f) => {
-                    faults.push(f);
-                    None
-                }
-            })
-            .collect();
-        for (t, mut to, info) in steps.iter().cloned() {
-            let mut barriers = Vec::new();
-            loop {
-                let fired = to.fire_ready_barriers(launch);
-                if fired.is_empty() {
-                    break;
-                }
-                barriers.extend(fired.iter().map(|b| b.group));
-            }
-            let racy = steps
-                .iter()
-                .any(|(u, _, other)| *u != t && conflict(launch, &state, (t, &info), (*u, other)));
-            let id = match ids.get(&to) {
-                Some(&id) => id,
-                None if states.len() < max_states => {
-                    states.push(to.clone());
-                    ids.insert(to, states.len() - 1);
-                    states.len() - 1
-                }
-                None => {
-                    graph.truncated = true;
-                    continue;
-                }
+    while next < ids.states.len() {
+        let state = ids.states[next].clone();
+        let (steps, faults) = expand(launch, &state);
+        for &(t, _, _) in &steps {
+            let (to, rule, barriers, racy) = edge_of(launch, &state, &steps, t).expect("enabled");
+            let Some(id) = ids.get(to) else {
+                graph.truncated = true;
+                continue;
             };
             graph.edges.push(Edge {
                 from: next,
                 to: id,
                 thread: t,
-                rule: info.rule,
+                rule,
                 barriers,
                 racy,
             });
@@ -124,6 +193,80 @@ pub fn reachable(launch: &Launch, max_states: usize) -> Graph {
         next += 1;
     }
     graph
+}
+
+/// The part of the state space that ksim's exhaustive explorer ([`crate::explore::exhaustive`],
+/// state caching at barrier points and source-DPOR with sleep sets) visits: every step the
+/// search executes, between the configurations it runs from and reaches, equal
+/// configurations reached along different paths being one node as in [`reachable`]. Nodes
+/// and edges are labelled exactly as there (the faults a node lists and whether an edge is
+/// racy are properties of the configuration, computed the same way), so the two graphs can
+/// be compared node for node: this one is a subgraph of the full one.
+///
+/// Why it has every final configuration of the full graph: the explorer visits one
+/// execution of each Mazurkiewicz class of maximal executions (source-DPOR, Theorem 7.5 of
+/// Abdulla et al.), and equivalent executions end in the same state; a barrier state
+/// already explored is not explored again, but its future — its final configurations
+/// included — is already in the graph, reached from the same node. A racy step is judged
+/// by the same local test as in [`reachable`], so the graph shows the racy steps the search
+/// ran; the races the explorer itself found (between any two steps of one barrier
+/// interval, adjacent or not) are in its summary. (`tests/teach_cli.rs` compares both
+/// graphs on small kernels.)
+///
+/// The explorer's summary comes with the graph: its executions, pruned ones (cache hits,
+/// sleep-set blocked) and verdict say what the reduction saved.
+pub fn explored(launch: &Launch, max_states: usize) -> (Graph, crate::Summary) {
+    let mut ids = Ids::new(initial(launch), max_states);
+    // Per configuration number: the threads the search ran from it, in order.
+    let mut ran: Vec<Vec<usize>> = Vec::new();
+    let mut truncated = false;
+    let cfg = crate::Config::default();
+    let summary = crate::explore::dpor::exhaustive_visiting(launch, &cfg, &mut |state, t| {
+        let Some(id) = ids.get(state.clone()) else {
+            truncated = true;
+            return false;
+        };
+        ran.resize(ran.len().max(id + 1), Vec::new());
+        if !ran[id].contains(&t) {
+            ran[id].push(t);
+        }
+        true
+    });
+    // The edges, and the configurations they reach, numbered breadth-first from the
+    // initial one as in `reachable` (the search found them depth-first).
+    let mut order = Ids::new(ids.states[0].clone(), max_states);
+    let mut graph = Graph {
+        nodes: Vec::new(),
+        edges: Vec::new(),
+        truncated,
+    };
+    let mut next = 0;
+    while next < order.states.len() {
+        let state = order.states[next].clone();
+        let (steps, faults) = expand(launch, &state);
+        let threads = ids.ids.get(&state).and_then(|&id| ran.get(id));
+        for &t in threads.into_iter().flatten() {
+            // A faulting step has no edge, as in `reachable`.
+            let Some((to, rule, barriers, racy)) = edge_of(launch, &state, &steps, t) else {
+                continue;
+            };
+            let Some(id) = order.get(to) else {
+                graph.truncated = true;
+                continue;
+            };
+            graph.edges.push(Edge {
+                from: next,
+                to: id,
+                thread: t,
+                rule,
+                barriers,
+                racy,
+            });
+        }
+        graph.nodes.push(node(launch, &state, faults));
+        next += 1;
+    }
+    (graph, summary)
 }
 
 fn node(launch: &Launch, state: &State, faults: Vec<Fault>) -> Node {

@@ -4,12 +4,50 @@
 use crate::graph::{Graph, Node, Point};
 use crate::text::{elem_name, SourceText};
 use crate::timeline::esc;
+use crate::Summary;
 use interp::Launch;
 use serde_json::json;
 use std::fmt::Write as _;
 
-/// The graph as JSON (docs/json.md, `ksim graph --format json`).
-pub fn json(launch: &Launch, g: &Graph, labels: &[String]) -> serde_json::Value {
+/// What the graph holds, in one line: its size, and for the explored part
+/// ([`crate::graph::explored`], with the explorer's `summary`) what the reductions saved.
+pub fn legend(g: &Graph, summary: Option<&Summary>) -> String {
+    let size = format!(
+        "{} configurations ({} final), {} steps ({} racy)",
+        g.nodes.len(),
+        g.nodes.iter().filter(|n| n.is_final).count(),
+        g.edges.len(),
+        g.edges.iter().filter(|e| e.racy).count()
+    );
+    let Some(s) = summary else {
+        return format!("--reduce none: every interleaving; {size}");
+    };
+    let mut line = format!(
+        "--reduce por: what ksim explore --exhaustive visits (state caching at barrier \
+         points, partial-order reduction); {size}; {} executions, {} pruned ({} barrier-state \
+         cache hits, {} sleep-set blocked), {} races found, {}",
+        s.complete,
+        s.pruned,
+        s.cache_hits,
+        s.sleep_blocked,
+        s.races.len(),
+        s.verdict
+    );
+    for off in [s.caching_off, s.reduction_off].into_iter().flatten() {
+        let _ = write!(line, "; off: {off}");
+    }
+    line
+}
+
+/// The graph as JSON (docs/json.md, `ksim graph --format json`); `summary` is the
+/// explorer's, for `--reduce por`.
+pub fn json(
+    launch: &Launch,
+    g: &Graph,
+    labels: &[String],
+    summary: Option<&Summary>,
+    legend: &str,
+) -> serde_json::Value {
     let nodes: Vec<_> = (g.nodes.iter().zip(labels).enumerate())
         .map(|(id, (n, l))| {
             json!({"id": id, "label": l, "final": n.is_final,
@@ -17,8 +55,14 @@ pub fn json(launch: &Launch, g: &Graph, labels: &[String]) -> serde_json::Value 
             "arrays": arrays_json(launch, n)})
         })
         .collect();
-    json!({"kernel": launch.kernel.name, "nodes": nodes, "edges": g.edges,
-        "truncated": g.truncated})
+    let explorer = summary.map(|s| {
+        json!({"complete": s.complete, "pruned": s.pruned, "cache_hits": s.cache_hits,
+            "sleep_blocked": s.sleep_blocked, "races": s.races.len(),
+            "verdict": s.verdict.to_string()})
+    });
+    let reduce = if summary.is_some() { "por" } else { "none" };
+    json!({"kernel": launch.kernel.name, "reduce": reduce, "legend": legend,
+        "explorer": explorer, "nodes": nodes, "edges": g.edges, "truncated": g.truncated})
 }
 
 fn arrays_json(launch: &Launch, n: &Node) -> serde_json::Value {
@@ -33,7 +77,7 @@ fn arrays_json(launch: &Launch, n: &Node) -> serde_json::Value {
 }
 
 /// A node's label: `x = 0 1` per array instance, then `t0 @3  t1 barrier@5  t2 done`
-/// (source lines), then the faults its threads' steps raise.
+/// (source lines; `t0 @helper.h:3` in an included file), then the faults its threads' steps raise.
 pub fn label(src: SourceText<'_>, launch: &Launch, n: &Node) -> String {
     let mut lines = Vec::new();
     for (a, instances) in n.memory.arrays.iter().enumerate() {
@@ -46,7 +90,7 @@ pub fn label(src: SourceText<'_>, launch: &Launch, n: &Node) -> String {
             ));
         }
     }
-    let line = |off: usize| lang::render::line_col(src.text, off).0;
+    let line = |off: usize| src.at(off);
     let points: Vec<String> = n
         .points
         .iter()
@@ -75,9 +119,10 @@ fn quote(s: &str) -> String {
 
 /// The graph in Graphviz's DOT: final configurations are double-bordered, racy steps
 /// red, steps that fired a K-BARRIER bold with the rule in their label.
-pub fn dot(launch: &Launch, g: &Graph, labels: &[String]) -> String {
+pub fn dot(launch: &Launch, g: &Graph, labels: &[String], legend: &str) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "digraph {} {{", quote(&launch.kernel.name));
+    let _ = writeln!(s, "  labelloc=t;\n  label={};", quote(legend));
     let _ = writeln!(s, "  node [shape=box, fontname=\"monospace\"];");
     for (id, (n, l)) in g.nodes.iter().zip(labels).enumerate() {
         let extra = if n.is_final { ", peripheries=2" } else { "" };
@@ -109,7 +154,7 @@ pub fn dot(launch: &Launch, g: &Graph, labels: &[String]) -> String {
 /// A layered drawing: a configuration's row is the number of K-STEPs from the initial
 /// one (breadth-first depth), boxes in discovery order within a row, edges as straight
 /// lines from the bottom of one box to the top of the next, labelled two thirds down.
-pub fn svg(g: &Graph, labels: &[String]) -> String {
+pub fn svg(g: &Graph, labels: &[String], legend: &str) -> String {
     const CHAR: f64 = 7.5;
     const LINE: f64 = 15.0;
     const GAP_X: f64 = 30.0;
@@ -143,14 +188,18 @@ pub fn svg(g: &Graph, labels: &[String]) -> String {
         }
     }
     let widest = in_row.iter().map(Vec::len).max().unwrap_or(1) as f64;
-    let width = widest * (box_w + GAP_X) + GAP_X;
-    let height = rows as f64 * (box_h + GAP_Y) + GAP_Y / 2.0;
+    // The legend above the graph, a line per `;`-separated part.
+    let legend: Vec<&str> = legend.split("; ").collect();
+    let legend_w = legend.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64 * CHAR;
+    let width = (widest * (box_w + GAP_X) + GAP_X).max(legend_w + 16.0);
+    let top = LINE * (legend.len() as f64 + 0.5);
+    let height = top + rows as f64 * (box_h + GAP_Y) + GAP_Y / 2.0;
     let mut pos = vec![(0.0, 0.0); g.nodes.len()];
     for (r, nodes) in in_row.iter().enumerate() {
         let row_w = nodes.len() as f64 * (box_w + GAP_X) - GAP_X;
         for (i, &n) in nodes.iter().enumerate() {
             let x = (width - row_w) / 2.0 + i as f64 * (box_w + GAP_X);
-            let y = GAP_Y / 2.0 + r as f64 * (box_h + GAP_Y);
+            let y = top + GAP_Y / 2.0 + r as f64 * (box_h + GAP_Y);
             pos[n] = (x, y);
         }
     }
@@ -160,6 +209,10 @@ pub fn svg(g: &Graph, labels: &[String]) -> String {
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="12">"#
     );
     let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    for (i, line) in legend.iter().enumerate() {
+        let y = LINE * (i as f64 + 1.0);
+        let _ = writeln!(s, r#"<text x="8" y="{y}">{}</text>"#, esc(line));
+    }
     for e in &g.edges {
         let (fx, fy) = pos[e.from];
         let (tx, ty) = pos[e.to];

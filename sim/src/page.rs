@@ -29,7 +29,9 @@ pub const MAX_VALUES: u64 = 4_000_000;
 struct Data {
     kernel: String,
     path: String,
-    source: Vec<String>,
+    /// The source listing ([`SourceText::listing`]): `[number shown, text]` per row; every
+    /// `line` of the page data (the step records' included) is a row of it.
+    source: Vec<(String, String)>,
     threads: usize,
     groups: usize,
     steps: Vec<serde_json::Value>,
@@ -54,7 +56,7 @@ struct PageThread {
     label: String,
     status: String,
     next: String,
-    /// Source line of the next statement (0: none).
+    /// Row of the source listing of the next statement (0: none).
     line: usize,
     vars: Vec<(String, String)>,
 }
@@ -175,6 +177,8 @@ pub fn render(src: SourceText<'_>, launch: &Launch, schedule: &Schedule) -> Resu
             let line = view.step(&s.info).expect("no filter");
             let mut rec: serde_json::Value = serde_json::from_str(&line).expect("a trace record");
             rec["barriers"] = fired.clone().into();
+            // The row of the page's listing, which holds the included files too.
+            rec["line"] = src.row(s.info.span.start).into();
             rec
         })
         .collect();
@@ -185,7 +189,7 @@ pub fn render(src: SourceText<'_>, launch: &Launch, schedule: &Schedule) -> Resu
             let access = |a: &interp::race::Access| PageAccess {
                 step: a.step,
                 thread: a.thread.group * launch.local_size + a.thread.local,
-                line: lang::render::line_col(src.text, a.span.start).0,
+                line: src.row(a.span.start),
                 what: format!(
                     "{} {} at {}",
                     crate::text::thread_name(launch, a.thread),
@@ -203,7 +207,7 @@ pub fn render(src: SourceText<'_>, launch: &Launch, schedule: &Schedule) -> Resu
     let data = Data {
         kernel: k.name.clone(),
         path: src.path.to_string(),
-        source: src.text.lines().map(str::to_string).collect(),
+        source: src.listing(),
         threads: launch.threads(),
         groups: launch.groups,
         steps: records,
@@ -232,7 +236,7 @@ pub fn render(src: SourceText<'_>, launch: &Launch, schedule: &Schedule) -> Resu
 }
 
 fn page_config(src: SourceText<'_>, launch: &Launch, c: &Config) -> PageConfig {
-    let line = |span: &lang::ast::Span| lang::render::line_col(src.text, span.start).0;
+    let line = |span: &lang::ast::Span| src.row(span.start);
     let threads = (c.threads.iter())
         .map(|t| PageThread {
             label: if launch.groups > 1 {
@@ -243,7 +247,7 @@ fn page_config(src: SourceText<'_>, launch: &Launch, c: &Config) -> PageConfig {
             status: match &t.status {
                 Status::Enabled { rule: Ok(r) } => format!("enabled ({})", r.name()),
                 Status::Enabled { rule: Err(f) } => format!("enabled (faults: {f})"),
-                Status::AtBarrier { span } => format!("at barrier (line {})", line(span)),
+                Status::AtBarrier { span } => format!("at barrier (line {})", src.at(span.start)),
                 Status::Done => "done".into(),
             },
             next: t.next.as_ref().map(|n| n.0.clone()).unwrap_or_default(),
@@ -280,7 +284,7 @@ fn page_config(src: SourceText<'_>, launch: &Launch, c: &Config) -> PageConfig {
 }
 
 /// A row-major offset as one index per dimension.
-fn unflatten(mut offset: usize, dims: &[usize]) -> Vec<usize> {
+pub(crate) fn unflatten(mut offset: usize, dims: &[usize]) -> Vec<usize> {
     let mut index = vec![0; dims.len()];
     for (i, d) in dims.iter().enumerate().rev() {
         index[i] = offset % d.max(&1);

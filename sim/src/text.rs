@@ -60,6 +60,61 @@ impl SourceText<'_> {
         lang::render::line_col(text, offset - base).0
     }
 
+    /// Where the teaching views (`trace`, `step`, `graph`, the page, the timeline) say a
+    /// statement is: its line (`7`) in the main file, `file:line` (`helper.h:3`) in an
+    /// `#include`d file.
+    pub fn at(&self, offset: usize) -> String {
+        let (path, text, base) = self.file_of(offset);
+        let line = lang::render::line_col(text, offset - base).0;
+        if base == 0 {
+            line.to_string()
+        } else {
+            format!("{path}:{line}")
+        }
+    }
+
+    /// The whole source as one listing, as the HTML page shows it: the main file's lines,
+    /// then for each included file a heading row and its lines; each row is the line
+    /// number to show (empty for a heading) and the text. [`SourceText::row`] finds a
+    /// statement's row in it.
+    pub fn listing(&self) -> Vec<(String, String)> {
+        let mut rows: Vec<(String, String)> = (self.text.lines().enumerate())
+            .map(|(i, l)| ((i + 1).to_string(), l.to_string()))
+            .collect();
+        for (path, text, _) in self.includes {
+            rows.push((String::new(), format!("// #include \"{path}\"")));
+            rows.extend(
+                (text.lines().enumerate()).map(|(i, l)| ((i + 1).to_string(), l.to_string())),
+            );
+        }
+        rows
+    }
+
+    /// The row (from 1) of [`SourceText::listing`] that holds a byte offset.
+    pub fn row(&self, offset: usize) -> usize {
+        let (_, text, base) = self.file_of(offset);
+        let line = lang::render::line_col(text, offset - base).0;
+        if base == 0 {
+            return line;
+        }
+        let mut row = self.text.lines().count();
+        for (_, t, b) in self.includes {
+            row += 1; // the heading
+            if *b == base {
+                return row + line;
+            }
+            row += t.lines().count();
+        }
+        line
+    }
+
+    /// The path of the file holding a byte offset, when it is an included file (`None` for
+    /// the main file).
+    pub fn included_file(&self, offset: usize) -> Option<&str> {
+        let (path, _, base) = self.file_of(offset);
+        (base != 0).then_some(path)
+    }
+
     /// The first line of a statement's source text: what traces and summaries show.
     pub fn statement(&self, span: &lang::ast::Span) -> String {
         let (_, text, base) = self.file_of(span.start);

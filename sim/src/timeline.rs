@@ -18,7 +18,10 @@ pub struct Mark {
     pub step: u64,
     pub thread: usize,
     pub rule: Rule,
+    /// The row of the source listing ([`SourceText::listing`]) that the HTML page links to.
     pub line: usize,
+    /// The line as the title shows it ([`SourceText::at`]: `file:line` when included).
+    pub at: String,
 }
 
 /// A K-BARRIER application: after `after` K-STEPs, work-group `group` entered `epoch`.
@@ -53,7 +56,8 @@ impl Observer for Recorder<'_> {
             step: self.marks.len() as u64,
             thread: info.thread.group * self.local_size + info.thread.local,
             rule: info.rule,
-            line: lang::render::line_col(self.src.text, info.span.start).0,
+            line: self.src.row(info.span.start),
+            at: self.src.at(info.span.start),
         });
     }
 
@@ -146,10 +150,11 @@ impl Timeline {
             let (x, y) = geo.mark_xy(m.step, m.thread);
             let _ = writeln!(
                 s,
-                r##"<rect class="step" data-step="{k}" data-thread="{t}" data-line="{l}" x="{rx}" y="{ry}" width="{w}" height="12" fill="#555555"><title>step {k}: thread {t}, {r}, line {l}</title></rect>"##,
+                r##"<rect class="step" data-step="{k}" data-thread="{t}" data-line="{l}" x="{rx}" y="{ry}" width="{w}" height="12" fill="#555555"><title>step {k}: thread {t}, {r}, line {at}</title></rect>"##,
                 k = m.step,
                 t = m.thread,
                 l = m.line,
+                at = esc(&m.at),
                 rx = x - geo.mark_w / 2.0,
                 ry = y - 6.0,
                 w = geo.mark_w,
@@ -213,7 +218,7 @@ impl Timeline {
                 r##"<circle id="{id}" class="race-access" data-step="{k}" data-thread="{t}" data-line="{l}" cx="{x}" cy="{y}" r="8" fill="#c0392b"><title>step {k}: {who} {v} {e} at {loc}</title></circle>"##,
                 k = acc.step,
                 t = global(acc.thread),
-                l = lang::render::line_col(src.text, acc.span.start).0,
+                l = src.row(acc.span.start),
                 who = esc(&thread_name(launch, acc.thread)),
                 v = verb(acc.kind),
                 e = esc(&elem),

@@ -136,7 +136,10 @@ pub(crate) struct StepRecord<'a> {
     rule: Rule,
     statement: &'a str,
     core: &'a str,
+    /// The statement's line in its file: the kernel's, or `file`.
     line: usize,
+    /// The `#include`d file holding the statement (`null`: the kernel's own file).
+    file: Option<&'a str>,
     change: &'a str,
     race: Option<&'a str>,
     reads: Option<&'a str>,
@@ -258,12 +261,19 @@ impl<'a> TraceView<'a> {
                 rule: info.rule,
                 statement: &stmt,
                 core: &core,
-                line: lang::render::line_col(self.src.text, info.span.start).0,
+                line: self.src.line(info.span.start),
+                file: self.src.included_file(info.span.start),
                 change: &change,
                 race,
                 reads: reads.as_deref(),
             });
         }
+        // A statement of an included file says where it is.
+        let shown = if self.opts.core { &core } else { &stmt };
+        let shown = match self.src.included_file(info.span.start) {
+            Some(_) => format!("{}: {shown}", self.src.at(info.span.start)),
+            None => shown.clone(),
+        };
         let notes: Vec<&str> = [Some(change.as_str()), reads.as_deref(), race]
             .into_iter()
             .flatten()
@@ -275,7 +285,7 @@ impl<'a> TraceView<'a> {
             info.thread.group,
             info.thread.local,
             info.rule.name(),
-            if self.opts.core { &core } else { &stmt },
+            shown,
             notes.join("; ")
         );
         line.trim_end().to_string()

@@ -218,6 +218,9 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
         let finals = summary.finals.iter().map(|f| &f.memory);
         summary.race_free = sim::fix::race_free_store(&src.text, &args.launch.options()?, finals);
     }
+    if !summary.finals.is_empty() {
+        summary.canonical = Some(explore::stores::canonical_store(&launch, &summary.finals));
+    }
     // Each report was written when its race was found; now again with the shortest
     // schedule found.
     let reports: Vec<Option<String>> = summary

@@ -18,14 +18,19 @@ pub enum GraphFormat {
 pub enum Reduce {
     /// Every interleaving: the full graph of the semantics.
     None,
+    /// What `ksim explore --exhaustive` visits: state caching at barrier points and
+    /// partial-order reduction (source-DPOR with sleep sets).
+    Por,
 }
 
 #[derive(Args, Debug)]
 pub struct GraphArgs {
     #[command(flatten)]
     pub launch: LaunchArgs,
-    /// Which graph: `none` is the full interleaving graph (partial-order reduction is not
-    /// offered yet).
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    /// Which graph: `none` is the full interleaving graph; `por` the part of it that the
+    /// exhaustive explorer visits, to show what its reductions save.
     #[arg(long, value_enum, default_value = "none")]
     pub reduce: Reduce,
     /// Stop after this many configurations (the graph is then marked truncated).
@@ -36,19 +41,26 @@ pub struct GraphArgs {
 }
 
 pub fn graph(args: &GraphArgs) -> CmdResult {
-    let (src, launch) = args.launch.launch()?;
+    let (src, launch) = args.policy.launch(&args.launch)?;
     if args.max_states == 0 {
         return Err(Failure::usage("--max-states must be at least 1"));
     }
-    let g = sim::graph::reachable(&launch, args.max_states);
+    let (g, summary) = match args.reduce {
+        Reduce::None => (sim::graph::reachable(&launch, args.max_states), None),
+        Reduce::Por => {
+            let (g, s) = sim::graph::explored(&launch, args.max_states);
+            (g, Some(s))
+        }
+    };
+    let legend = graph_view::legend(&g, summary.as_ref());
     let labels: Vec<String> = (g.nodes.iter())
         .map(|n| graph_view::label(src.view(), &launch, n))
         .collect();
     match args.format {
-        GraphFormat::Dot => print!("{}", graph_view::dot(&launch, &g, &labels)),
-        GraphFormat::Svg => print!("{}", graph_view::svg(&g, &labels)),
+        GraphFormat::Dot => print!("{}", graph_view::dot(&launch, &g, &labels, &legend)),
+        GraphFormat::Svg => print!("{}", graph_view::svg(&g, &labels, &legend)),
         GraphFormat::Json => {
-            let doc = graph_view::json(&launch, &g, &labels);
+            let doc = graph_view::json(&launch, &g, &labels, summary.as_ref(), &legend);
             println!("{}", serde_json::to_string_pretty(&doc).expect("JSON"));
         }
     }
@@ -58,12 +70,6 @@ pub fn graph(args: &GraphArgs) -> CmdResult {
             args.max_states
         );
     }
-    eprintln!(
-        "{} configurations ({} final), {} steps ({} racy)",
-        g.nodes.len(),
-        g.nodes.iter().filter(|n| n.is_final).count(),
-        g.edges.len(),
-        g.edges.iter().filter(|e| e.racy).count()
-    );
+    eprintln!("{legend}");
     Ok(EXIT_OK)
 }

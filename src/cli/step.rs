@@ -232,6 +232,11 @@ impl Session<'_> {
         let stmt = notation::find_stmt(k, &info.span, info.rule)
             .map(|x| notation::stmt(k, x))
             .unwrap_or_else(|| self.src.view().statement(&info.span));
+        // A statement of an included file says where it is, as in `trace`.
+        let stmt = match self.src.view().included_file(info.span.start) {
+            Some(_) => format!("{}: {stmt}", self.line(info.span.start)),
+            None => stmt,
+        };
         let change = if let Some((v, old, new)) = &info.var_change {
             format!(
                 "{}: {} -> {}",
@@ -359,8 +364,9 @@ impl Session<'_> {
         }
     }
 
-    fn line(&self, offset: usize) -> usize {
-        lang::render::line_col(&self.src.text, offset).0
+    /// The line of a statement (`file:line` in an included file).
+    fn line(&self, offset: usize) -> String {
+        self.src.view().at(offset)
     }
 }
 

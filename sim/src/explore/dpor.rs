@@ -351,10 +351,36 @@ struct Dpor<'a, 'p> {
     cut_unseen: bool,
     progress: Option<ProgressFn<'p>>,
     ticks: u64,
+    /// Told of every step the search executes (`ksim graph --reduce por`).
+    visit: Option<VisitFn<'p>>,
+    /// `visit` asked to stop.
+    visit_full: bool,
 }
+
+/// Told of each step the exhaustive search executes, as the state it ran from and the
+/// thread it ran (replays that rebuild a dropped state are not told): the explored part of
+/// the state space, for `ksim graph --reduce por`. Returning `false` stops the search
+/// (verdict INCOMPLETE (max-states)).
+pub type VisitFn<'v> = &'v mut dyn FnMut(&State, usize) -> bool;
 
 /// Explores every execution of `launch` up to equivalence (see the module documentation).
 pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) -> Summary {
+    explore_all(launch, cfg, progress, None)
+}
+
+/// [`exhaustive`], telling `visit` of every step it executes (see [`VisitFn`]). Where the
+/// search restarts without caching (a global element shared by groups found late), `visit`
+/// is told of both searches' steps.
+pub fn exhaustive_visiting(launch: &Launch, cfg: &Config, visit: VisitFn<'_>) -> Summary {
+    explore_all(launch, cfg, None, Some(visit))
+}
+
+fn explore_all<'p>(
+    launch: &Launch,
+    cfg: &Config,
+    progress: Option<ProgressFn<'p>>,
+    visit: Option<VisitFn<'p>>,
+) -> Summary {
     let mut col = Collector::new(Mode::Exhaustive, cfg);
     let mut caching = Ok(());
     if !launch.kernel.barriers_order_both() {
@@ -369,13 +395,13 @@ pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>
             caching = Err(CACHING_OFF_SHARED);
         }
     }
-    let mut d = search(launch, cfg, col, caching, progress);
+    let mut d = search(launch, cfg, col, caching, progress, visit);
     if d.footprint.as_ref().is_some_and(|f| f.shared) {
         // A shared element showed up during the search: start again without caching.
-        let progress = d.progress.take();
+        let (progress, visit) = (d.progress.take(), d.visit.take());
         col = d.col;
         col.restart();
-        d = search(launch, cfg, col, Err(CACHING_OFF_SHARED), progress);
+        d = search(launch, cfg, col, Err(CACHING_OFF_SHARED), progress, visit);
     }
     let verdict = if d.path.is_empty() && !d.skipped && d.cut_unseen {
         Verdict::Incomplete(Incomplete::StepBound)
@@ -394,6 +420,7 @@ fn search<'a, 'p>(
     col: Collector<'a>,
     caching: Result<(), &'static str>,
     progress: Option<ProgressFn<'p>>,
+    visit: Option<VisitFn<'p>>,
 ) -> Dpor<'a, 'p> {
     let threads = launch.threads();
     let mut d = Dpor {
@@ -412,6 +439,8 @@ fn search<'a, 'p>(
         cut_unseen: false,
         progress,
         ticks: 0,
+        visit,
+        visit_full: false,
     };
     let mut state = State::initial(launch);
     for b in super::fire_all(&mut state, launch) {
@@ -579,6 +608,11 @@ impl Dpor<'_, '_> {
                 self.col.progress(&mut self.progress, None);
             }
             self.execute(top, p);
+            if self.visit_full {
+                self.stop.get_or_insert(Incomplete::MaxStates);
+                self.col.summary.cut += 1;
+                break;
+            }
             if let Some(why) = self.col.race_stop() {
                 // `--stop-on-race`, `--max-races`: at once, not at the next execution.
                 self.stop.get_or_insert(why);
@@ -954,6 +988,9 @@ impl Dpor<'_, '_> {
         let group = p / launch.local_size;
         let epochs = state.epochs(group);
         self.col.summary.steps += 1;
+        if let Some(visit) = self.visit.as_mut() {
+            self.visit_full |= !visit(&state, p);
+        }
         match state.step(launch, p) {
             Err(fault) => {
                 let acc = Acc::Fault;

@@ -45,6 +45,7 @@ pub mod model;
 pub mod naive;
 pub mod sample;
 pub mod shrink;
+pub mod stores;
 
 use interp::exec::Outcome;
 use interp::fault::{Fault, FaultKind};
@@ -304,6 +305,9 @@ pub struct Summary {
     /// Which final store the kernel made race-free by `ksim fix` ends in (set by the
     /// caller, which has the source text: [`crate::fix::race_free_store`]).
     pub race_free: Option<crate::fix::RaceFreeStore>,
+    /// The canonical execution's store, as the store of a race-free run (set by the
+    /// caller: [`stores::canonical_store`]).
+    pub canonical: Option<stores::CanonicalStore>,
 }
 
 impl Summary {
@@ -328,6 +332,7 @@ impl Summary {
             elapsed: Duration::ZERO,
             pct: None,
             caching_off: None,
+            canonical: None,
             reduction_off: None,
             race_preemptions: Vec::new(),
             race_free: None,

@@ -164,6 +164,12 @@ pub struct ExplorationModel {
     /// The final store of the kernel made race-free by the barriers `ksim fix` proposes,
     /// and which of `final_stores` (1-based) equals it; `null` without races or fix.
     pub race_free_store: Option<crate::fix::RaceFreeStore>,
+    /// Per array that is not the same in every final store, the elements that differ
+    /// from store #1 and in how many stores (empty with fewer than two stores).
+    pub final_store_differences: Vec<super::stores::StoreDifference>,
+    /// The store a race-free run gives: the canonical execution's, when it meets no race
+    /// (see `sim::explore::stores`); `null` when not computed (no final store).
+    pub canonical_store: Option<super::stores::CanonicalStore>,
     pub races: Vec<FoundRaceModel>,
     pub race_changes_result: Option<bool>,
     pub faults: Vec<FaultModel>,
@@ -292,6 +298,8 @@ impl ExplorationModel {
                 })
                 .collect(),
             race_free_store: s.race_free.clone(),
+            final_store_differences: super::stores::differences(launch, &s.finals),
+            canonical_store: s.canonical.clone(),
             races: s
                 .races
                 .iter()
@@ -647,6 +655,25 @@ fn final_stores_text(w: &mut String, launch: &Launch, s: &Summary) {
             }
         );
     }
+    // The store of a race-free run, said where it helps: with races or several stores.
+    let canonical = s
+        .canonical
+        .as_ref()
+        .filter(|_| s.finals.len() > 1 || !s.races.is_empty());
+    if let Some(c) = canonical {
+        let line = match (c.store, &c.why_none) {
+            (Some(_), _) if s.finals.len() == 1 => {
+                "a race-free run (the canonical execution, which meets no race) ends in this store"
+                    .to_string()
+            }
+            (Some(k), _) => format!(
+                "a race-free run (the canonical execution, which meets no race) ends in store #{k}"
+            ),
+            (None, Some(why)) => format!("no store can be named as a race-free run's: {why}"),
+            (None, None) => "no store can be named as a race-free run's".into(),
+        };
+        let _ = writeln!(w, "  {line}");
+    }
     if s.finals.len() == 1 {
         let f = &s.finals[0];
         for &(a, inst) in &common {
@@ -670,23 +697,14 @@ fn final_stores_text(w: &mut String, launch: &Launch, s: &Summary) {
         let _ = writeln!(w, "  the same in every final store: {}", names.join(", "));
     }
     let base = &s.finals[0].memory;
-    for &(a, inst) in &differing {
-        let counts: Vec<String> = base.arrays[a][inst]
-            .iter()
-            .enumerate()
-            .filter_map(|(j, x)| {
-                let n = s
-                    .finals
-                    .iter()
-                    .filter(|f| &f.memory.arrays[a][inst][j] != x)
-                    .count();
-                (n > 0).then(|| format!("[{j}] in {n}"))
-            })
+    for d in super::stores::differences(launch, &s.finals) {
+        let counts: Vec<String> = (d.elements.iter())
+            .map(|e| format!("[{}] in {}", e.offset, e.stores))
             .collect();
         let _ = writeln!(
             w,
             "  {} differs from store #1 at {} of {} stores",
-            array_label(launch, a, inst),
+            d.array,
             counts.join(", "),
             s.finals.len()
         );
@@ -695,6 +713,8 @@ fn final_stores_text(w: &mut String, launch: &Launch, s: &Summary) {
     for (i, f) in s.finals.iter().take(SHOWN).enumerate() {
         let mark = if race_free.and_then(|r| r.store) == Some(i + 1) {
             ", the race-free store"
+        } else if canonical.and_then(|c| c.store) == Some(i + 1) {
+            ", the race-free canonical run's store"
         } else {
             ""
         };
