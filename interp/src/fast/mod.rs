@@ -237,6 +237,9 @@ impl std::error::Error for Unsupported {}
 
 /// Runs `launch` under the canonical schedule (see the module documentation).
 pub fn run(launch: &Launch, opts: &FastOptions) -> Result<FastOutcome, Unsupported> {
+    launch.warp_size.map_or(Ok(()), |_| {
+        Err(Unsupported::new("--warp-size (SIMT lock-step)"))
+    })?;
     let prog = compile::compile(launch)?;
     let mut builder = rayon::ThreadPoolBuilder::new();
     if opts.jobs > 0 {

@@ -245,6 +245,9 @@ struct Dpor<'a, 'p> {
 
 /// Explores every execution of `launch` up to equivalence (see the module documentation).
 pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) -> Summary {
+    if launch.warp_size.is_some() {
+        return super::naive::exhaustive_warps(launch, cfg, progress);
+    }
     let threads = launch.threads();
     let mut d = Dpor {
         launch,
