@@ -244,6 +244,8 @@ struct Dpor<'a, 'p> {
 }
 
 /// Explores every execution of `launch` up to equivalence (see the module documentation).
+/// Under `--warp-size` the reduction (which reasons about threads) is off: every
+/// interleaving of warp instructions, each state once ([`super::naive::exhaustive_warps`]).
 pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) -> Summary {
     if launch.warp_size.is_some() {
         return super::naive::exhaustive_warps(launch, cfg, progress);
