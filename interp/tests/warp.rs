@@ -33,9 +33,12 @@ fn ints(l: &Launch, out: &Outcome, name: &str) -> Vec<i32> {
         .collect()
 }
 
-/// Every warp instruction: the warp, its active lanes (local ids) and their rules.
+/// One warp instruction: the warp, its active lanes (local ids), their rules, divergence.
+type Instruction = (usize, Vec<usize>, Vec<Rule>, bool);
+
+/// Every warp instruction of an execution.
 #[derive(Default)]
-struct Instructions(Vec<(usize, Vec<usize>, Vec<Rule>, bool)>);
+struct Instructions(Vec<Instruction>);
 
 impl Observer for Instructions {
     fn warp(&mut self, step: &WarpStep) {
@@ -48,7 +51,7 @@ impl Observer for Instructions {
     }
 }
 
-fn canonical_instructions(l: &Launch) -> (Outcome, Vec<(usize, Vec<usize>, Vec<Rule>, bool)>) {
+fn canonical_instructions(l: &Launch) -> (Outcome, Vec<Instruction>) {
     let mut obs = Instructions::default();
     let out = run(l, |_, r| r.first(), &mut obs);
     (out, obs.0)
