@@ -162,7 +162,7 @@ fn reference(launch: &Launch) -> Canonical {
             fault: out.fault,
             divergences: out.divergences,
             steps: out.steps,
-            simt: None,
+            simt: out.simt,
         },
         engine: Engine::Reference,
         fallback: None,

@@ -1,20 +1,25 @@
 //! Runs the reference semantics along one schedule, watching for races, faults, barrier
 //! divergence and non-termination.
 //!
-//! The schedule is a function choosing, at every point, one of the runnable threads;
-//! enabled barriers fire eagerly (see [`crate::reference`]). The choices made are recorded,
+//! The schedule is a function choosing, at every point, one of the runnable threads, or
+//! under `--warp-size` one of the enabled warps ([`crate::warp`]); enabled barriers fire
+//! eagerly (see [`crate::reference`]). The choices made are recorded,
 //! run-length encoded, so that any run can be replayed; nothing else an execution keeps
 //! grows with its length.
 
-use crate::fault::Fault;
+use crate::fault::{Fault, ThreadId};
 use crate::launch::{Launch, Memory};
-use crate::race::{Race, RaceTracker};
-use crate::reference::{BarrierInfo, Runnable, State, StepInfo};
+use crate::race::{AccessKind, Epochs, Race, RaceTracker};
+use crate::reference::{BarrierInfo, Runnable, State, StepInfo, WarpStep};
+use crate::warp::{SimtCost, Warps};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// A recorded schedule: `runs[k] = (thread, count)` means `count` consecutive K-STEPs of the
-/// thread with global index `thread` (`group * local_size + tid`). Barriers are not part of
-/// it: they fire as soon as they are enabled. Recorded run-length encoded as it grows, so a
+/// thread with global index `thread` (`group * local_size + tid`); under `--warp-size`,
+/// `count` consecutive instructions of the warp with launch-wide number `thread`
+/// ([`crate::warp::Warps::global`]). Barriers are not part of it: they fire as soon as they
+/// are enabled. Recorded run-length encoded as it grows, so a
 /// thread that runs alone for a long time costs one run.
 #[derive(
     Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
@@ -82,22 +87,27 @@ impl Schedule {
         self.runs.iter().fold(0u64, |a, r| a.saturating_add(r.1))
     }
 
-    /// Checks a schedule read from a file against a launch of `threads` threads: it is not
-    /// empty, names only threads of the launch, has no run of 0 steps, and its number of
-    /// steps fits in 64 bits. Returns that number.
-    pub fn check(&self, threads: usize) -> Result<u64, String> {
+    /// Checks a schedule read from a file against `launch`: it is not empty, names only
+    /// threads of the launch (warps under `--warp-size`), has no run of 0 steps, and its
+    /// number of steps fits in 64 bits. Returns that number.
+    pub fn check(&self, launch: &Launch) -> Result<u64, String> {
+        let (unit, count) = match Warps::new(launch) {
+            Some(w) => ("warp", w.count()),
+            None => ("thread", launch.threads()),
+        };
         if self.runs.is_empty() {
             return Err("the schedule is empty".into());
         }
         let mut steps = 0u64;
         for (k, &(t, n)) in self.runs.iter().enumerate() {
-            if t >= threads {
+            if t >= count {
+                let s = if count == 1 { "" } else { "s" };
                 return Err(format!(
-                    "run {k} names thread {t}, but the launch has only {threads} threads (0..{threads})"
+                    "run {k} names {unit} {t}, but the launch has only {count} {unit}{s} (0..{count})"
                 ));
             }
             if n == 0 {
-                return Err(format!("run {k} (thread {t}) has 0 steps"));
+                return Err(format!("run {k} ({unit} {t}) has 0 steps"));
             }
             steps = steps
                 .checked_add(n)
@@ -124,12 +134,15 @@ pub struct Outcome {
     /// first firing of each distinct divergence (a barrier in a loop can diverge at every
     /// iteration; one report each keeps an execution's record bounded).
     pub divergences: Vec<BarrierInfo>,
-    /// Number of K-STEP applications.
+    /// Number of K-STEP applications (warp instructions under `--warp-size`).
     pub steps: u64,
-    /// The thread chosen at every K-STEP (global thread index).
+    /// The thread (warp) chosen at every step.
     pub schedule: Schedule,
     /// The schedule gave up before the execution ended (e.g. an infeasible replay).
     pub stopped: bool,
+    /// What the SIMT execution cost (under `--warp-size` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simt: Option<SimtCost>,
 }
 
 impl Outcome {
@@ -146,6 +159,12 @@ impl Outcome {
 /// Sees every step of an execution (for traces).
 pub trait Observer {
     fn step(&mut self, _info: &StepInfo) {}
+    /// A warp instruction (under `--warp-size`): by default, each lane's step in turn.
+    fn warp(&mut self, step: &WarpStep) {
+        for info in &step.lanes {
+            self.step(info);
+        }
+    }
     fn barrier(&mut self, _info: &BarrierInfo) {}
     /// A race completed by the step just observed, the first of its key (`Race::key`) in
     /// this execution.
@@ -171,8 +190,9 @@ pub fn fire_barriers(state: &mut State, launch: &Launch) -> Vec<BarrierInfo> {
     }
 }
 
-/// Runs from the initial state. `choose` gets the state and its runnable threads (never
-/// empty) and returns one of them, or `None` to stop.
+/// Runs from the initial state. `choose` gets the state and its runnable threads, or under
+/// `--warp-size` its enabled warps ([`State::choices`], never empty), and returns one of
+/// them, or `None` to stop.
 pub fn run(
     launch: &Launch,
     mut choose: impl FnMut(&State, &Runnable) -> Option<usize>,
@@ -188,7 +208,13 @@ pub fn run(
         steps: 0,
         schedule: Schedule::default(),
         stopped: false,
+        simt: None,
     };
+    let warps = Warps::new(launch);
+    let mut simt = warps.map(|w| SimtCost {
+        warp_size: w.size,
+        ..SimtCost::default()
+    });
     loop {
         for b in fire_barriers(&mut state, launch) {
             tracker.barrier(b.fence);
@@ -206,10 +232,32 @@ pub fn run(
             out.fault = Some(Fault::step_bound(launch.max_steps));
             break;
         }
-        let Some(t) = choose(&state, state.runnable()) else {
+        let Some(t) = choose(&state, state.choices()) else {
             out.stopped = true;
             break;
         };
+        if let (Some(warps), Some(simt)) = (warps, &mut simt) {
+            let group = warps.group(t);
+            let (epochs, epoch) = (state.epochs(group), state.epoch(group));
+            match state.warp_step(launch, t) {
+                Err(f) => {
+                    out.fault = Some(f);
+                    break;
+                }
+                Ok(step) => {
+                    simt.instruction(epoch as usize, step.lanes.len(), step.divergent);
+                    let races = warp_races(launch, &step, (out.steps, epochs), &mut tracker);
+                    obs.warp(&step);
+                    out.schedule.push(t);
+                    for race in races {
+                        obs.race(&race);
+                        out.races.push(race);
+                    }
+                    out.steps += 1;
+                }
+            }
+            continue;
+        }
         let epochs = state.epochs(t / launch.local_size);
         match state.k_step(launch, t) {
             Err(f) => {
@@ -231,7 +279,50 @@ pub fn run(
         }
     }
     out.memory = state.memory(launch);
+    out.simt = simt;
     out
+}
+
+/// The races completed by a warp instruction ([`State::warp_step`]) taken at position
+/// `at_step` of the execution when its group's epochs were `epochs`. Accesses are recorded
+/// lane by lane, each lane's reads then its write; each is checked against the accesses of
+/// other warps ([`RaceTracker::access_by`] with the warp as owner), then a write against
+/// the earlier lanes' writes of this instruction (two lanes writing one element race:
+/// GPUVerify's `--warp-sync` rule).
+pub fn warp_races(
+    launch: &Launch,
+    step: &WarpStep,
+    (at_step, epochs): (u64, Epochs),
+    tracker: &mut RaceTracker,
+) -> Vec<Race> {
+    let owner = warp_owner(launch, step);
+    let mut races = Vec::new();
+    let mut written: HashMap<(usize, usize, usize), crate::race::Access> = HashMap::new();
+    for info in &step.lanes {
+        for (e, access) in info.accesses(launch, at_step, epochs) {
+            let at = (e.array, e.instance, e.offset);
+            races.extend(tracker.access_by(owner, at, &e.index, access.clone()));
+            if access.kind == AccessKind::Write {
+                if let Some(race) = written
+                    .get(&at)
+                    .and_then(|first| Race::between(e.array, e.instance, &e.index, first, &access))
+                {
+                    races.extend(tracker.report(race));
+                }
+                written.entry(at).or_insert(access);
+            }
+        }
+    }
+    races
+}
+
+/// The thread that stands for a warp in race tracking: its lane 0.
+pub fn warp_owner(launch: &Launch, step: &WarpStep) -> ThreadId {
+    let warps = Warps::new(launch).expect("a launch with a warp size");
+    ThreadId {
+        group: warps.group(step.warp),
+        local: warps.lanes(step.warp).start % launch.local_size,
+    }
 }
 
 /// The canonical schedule: always the lowest-numbered runnable thread. Each thread runs

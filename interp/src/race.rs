@@ -383,6 +383,20 @@ impl RaceTracker {
         index: &[usize],
         access: Access,
     ) -> Vec<Race> {
+        let owner = access.thread;
+        self.access_by(owner, (array, instance, offset), index, access)
+    }
+
+    /// [`RaceTracker::access`] for an access whose program order is `owner`'s: accesses of
+    /// one owner never race. Under `--warp-size` the owner is the warp (its lane 0), whose
+    /// instructions are ordered ([`crate::warp`], point 4); the race keeps the lanes.
+    pub fn access_by(
+        &mut self,
+        owner: ThreadId,
+        (array, instance, offset): (ArrayId, usize, usize),
+        index: &[usize],
+        access: Access,
+    ) -> Vec<Race> {
         let cross_group = self.cross_group;
         let elem = self.seen.entry((array, instance, offset)).or_default();
         let group = access.thread.group;
@@ -403,7 +417,7 @@ impl RaceTracker {
                 candidates.push((kind, span.clone(), e.clone()));
             }
         };
-        same.1.conflicting(access.thread, access.kind, &mut push);
+        same.1.conflicting(owner, access.kind, &mut push);
         if cross_group {
             elem.cross.conflicting(group, access.kind, &mut push);
         }
@@ -416,7 +430,7 @@ impl RaceTracker {
         let entry = (self.clock, access);
         self.clock += 1;
         let same = &mut elem.same.get_mut(&group).expect("just inserted").1;
-        same.record(entry.1.thread, &entry);
+        same.record(owner, &entry);
         if cross_group {
             elem.cross.record(group, &entry);
         }
@@ -428,6 +442,12 @@ impl RaceTracker {
                 self.reported.insert(race.key()).then_some(race)
             })
             .collect()
+    }
+
+    /// Reports a race found outside the tracker's summaries (two lanes of one warp writing
+    /// an element in the same instruction), unless its key was reported before.
+    pub fn report(&mut self, race: Race) -> Option<Race> {
+        self.reported.insert(race.key()).then_some(race)
     }
 
     /// K-BARRIER fired with `fence`. With one work-group and a barrier ordering both

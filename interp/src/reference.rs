@@ -31,6 +31,7 @@ use crate::launch::{Launch, Memory};
 use crate::monoid::Monoid;
 use crate::race::{Access, AccessKind, Epochs};
 use crate::value::Value;
+use crate::warp::{ProgramOrder, Warps};
 use lang::ast::Span;
 use lang::core::{
     Annotation, ArrayId, AtomicOp, BlockId, Builtin, Expr, Fence, ParamId, StmtKind, VarId,
@@ -288,6 +289,20 @@ struct Sched {
     terminated: usize,
     /// Work-groups whose K-BARRIER is enabled.
     ready: std::collections::BTreeSet<usize>,
+    /// Under `--warp-size`: the warps and which of them are enabled ([`crate::warp`]).
+    warps: Option<WarpSched>,
+}
+
+/// What K-STEP on warps needs beside the runnable threads: the partition, the program
+/// order that picks a warp's active lanes, and per warp its runnable lanes.
+#[derive(Clone, Debug)]
+struct WarpSched {
+    warps: Warps,
+    order: Arc<ProgramOrder>,
+    /// Per warp: runnable lanes.
+    runnable_lanes: Vec<usize>,
+    /// Warps with at least one runnable lane.
+    enabled: Runnable,
 }
 
 impl Sched {
@@ -300,6 +315,15 @@ impl Sched {
                     self.runnable.insert(t);
                 } else {
                     self.runnable.remove(t);
+                }
+                if let Some(ws) = &mut self.warps {
+                    let w = ws.warps.of_thread(t);
+                    add(&mut ws.runnable_lanes[w]);
+                    if ws.runnable_lanes[w] > 0 {
+                        ws.enabled.insert(w);
+                    } else {
+                        ws.enabled.remove(w);
+                    }
                 }
             }
             ThreadStatus::AtBarrier => add(&mut self.waiting_in[group]),
@@ -480,6 +504,12 @@ impl State {
             waiting_in: vec![0; launch.groups],
             terminated: 0,
             ready: Default::default(),
+            warps: Warps::new(launch).map(|warps| WarpSched {
+                warps,
+                order: Arc::new(ProgramOrder::new(k)),
+                runnable_lanes: vec![0; warps.count()],
+                enabled: Runnable::new(warps.count()),
+            }),
         };
         for t in 0..threads {
             sched.count(t / launch.local_size, t, status, 1);
@@ -500,6 +530,15 @@ impl State {
     /// Threads (global index `group * local_size + tid`) that can take a K-STEP, in order.
     pub fn runnable(&self) -> &Runnable {
         &self.sched.runnable
+    }
+
+    /// What a scheduler chooses from: the runnable threads, or under `--warp-size` the
+    /// enabled warps (launch-wide numbers, [`crate::warp::Warps::global`]).
+    pub fn choices(&self) -> &Runnable {
+        match &self.sched.warps {
+            Some(ws) => &ws.enabled,
+            None => &self.sched.runnable,
+        }
     }
 
     /// Whether every thread has terminated (a final state).
@@ -640,6 +679,69 @@ impl State {
     /// The sequential step →s is the rule of the thread's next statement, one function
     /// each below; the array update σ′_A is applied once the rule has succeeded.
     pub fn k_step(&mut self, launch: &Launch, t: usize) -> Result<StepInfo, Fault> {
+        let lane = self.rule(launch, t)?;
+        Ok(self.commit(launch, t, lane))
+    }
+
+    /// [`State::warp_step`] on a copy of the state.
+    pub fn step_warp(&self, launch: &Launch, warp: usize) -> Result<(State, WarpStep), Fault> {
+        let mut next = self.clone();
+        let step = next.warp_step(launch, warp)?;
+        Ok((next, step))
+    }
+
+    /// One warp instruction (module [`crate::warp`], points 2 and 3): the warp's runnable
+    /// lanes whose next statement is first in program order each take the rule K-STEP
+    /// would take for them alone, all reading the state before the instruction; then their
+    /// updates are applied in lane order (an atomic one reading the element as the lanes
+    /// before it left it). On a fault (the lowest faulting lane's) the state is unchanged.
+    /// `warp` must be enabled, and the launch must have a warp size.
+    pub fn warp_step(&mut self, launch: &Launch, warp: usize) -> Result<WarpStep, Fault> {
+        let ws = self
+            .sched
+            .warps
+            .as_ref()
+            .expect("a launch with a warp size");
+        let order = |t: usize| {
+            let &(b, i) = self.threads[t].frames.last().expect("runnable lane");
+            ws.order.of(b, i)
+        };
+        let runnable: Vec<usize> = ws
+            .warps
+            .lanes(warp)
+            .filter(|&t| self.sched.runnable.contains(t))
+            .collect();
+        let first = runnable
+            .iter()
+            .map(|&t| order(t))
+            .min()
+            .expect("an enabled warp has a runnable lane");
+        let active: Vec<usize> = runnable
+            .into_iter()
+            .filter(|&t| order(t) == first)
+            .collect();
+        let computed = active
+            .iter()
+            .map(|&t| self.rule(launch, t))
+            .collect::<Result<Vec<Lane>, Fault>>()?;
+        let lanes: Vec<StepInfo> = active
+            .iter()
+            .zip(computed)
+            .map(|(&t, lane)| self.commit(launch, t, lane))
+            .collect();
+        let took = |r: Rule| lanes.iter().any(|l| l.rule == r);
+        let divergent =
+            (took(Rule::SIteT) && took(Rule::SIteF)) || (took(Rule::SLoopT) && took(Rule::SLoopF));
+        Ok(WarpStep {
+            warp,
+            lanes,
+            divergent,
+        })
+    }
+
+    /// The sequential rule of thread `t`'s next statement, evaluated on this state and not
+    /// yet applied: the first half of K-STEP.
+    fn rule(&self, launch: &Launch, t: usize) -> Result<Lane, Fault> {
         let group = t / launch.local_size;
         let tid = ThreadId {
             group,
@@ -707,23 +809,88 @@ impl State {
             span: Some(stmt.span.clone()),
         })?;
         info.reads = env.reads;
-        if let Some((slot, offset, v)) = update {
-            self.arrays[slot].set(offset, v);
+        Ok(Lane {
+            thread,
+            info,
+            update,
+        })
+    }
+
+    /// The second half of K-STEP: applies a rule computed by [`State::rule`] for thread
+    /// `t`. An atomic update reads its element now, so that the atomics of one warp
+    /// instruction are serialised.
+    fn commit(&mut self, launch: &Launch, t: usize, lane: Lane) -> StepInfo {
+        let Lane {
+            mut thread,
+            mut info,
+            update,
+        } = lane;
+        match update {
+            None => {}
+            Some(ArrayUpdate::Store(slot, offset, v)) => {
+                self.arrays[slot].set(offset, v);
+            }
+            Some(ArrayUpdate::Atomic {
+                slot,
+                offset,
+                op,
+                operands,
+                result,
+            }) => {
+                let old = self.arrays[slot][offset].clone();
+                let new = atomic_apply(op, &old, &operands);
+                if let Some(var) = result {
+                    let prev = std::mem::replace(&mut thread.vars[var], old.clone());
+                    info.var_change = Some((var, prev, old.clone()));
+                }
+                info.elem_change = Some((old, new.clone()));
+                self.arrays[slot].set(offset, new);
+            }
         }
         normalise(launch, &mut thread.frames);
         let status = thread_status(launch, &thread);
         self.threads.set(t, Arc::new(thread));
         if status != ThreadStatus::Runnable {
             let sched = Arc::make_mut(&mut self.sched);
-            sched.count(group, t, ThreadStatus::Runnable, -1);
-            sched.count(group, t, status, 1);
+            sched.count(t / launch.local_size, t, ThreadStatus::Runnable, -1);
+            sched.count(t / launch.local_size, t, status, 1);
         }
-        Ok(info)
+        info
     }
 }
 
-/// An update of the array store σ_A that a rule makes: (instance slot, offset, value).
-type ArrayUpdate = Option<(usize, usize, Value)>;
+/// One warp instruction ([`State::warp_step`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WarpStep {
+    /// The warp's launch-wide number.
+    pub warp: usize,
+    /// The step of every active lane, in lane order.
+    pub lanes: Vec<StepInfo>,
+    /// An `if` or `while` test whose active lanes did not all go the same way.
+    pub divergent: bool,
+}
+
+/// A rule evaluated for one thread and not yet applied ([`State::rule`]): the thread's
+/// next part of K, what the step did so far, and its update of σ_A.
+struct Lane {
+    thread: Thread,
+    info: StepInfo,
+    update: Option<ArrayUpdate>,
+}
+
+/// An update of the array store σ_A that a rule makes, at an instance slot and offset.
+enum ArrayUpdate {
+    /// S-ARRAY: the value to store.
+    Store(usize, usize, Value),
+    /// S-ATOMIC: the operation, applied to the element's value when the update is.
+    Atomic {
+        slot: usize,
+        offset: usize,
+        op: AtomicOp,
+        operands: Vec<Value>,
+        result: Option<VarId>,
+    },
+}
 
 /// Moves a thread past the statement it just executed.
 fn advance(thread: &mut Thread) {
@@ -743,7 +910,7 @@ fn s_assign(
     info: &mut StepInfo,
     var: VarId,
     value: &Expr,
-) -> Result<ArrayUpdate, FaultKind> {
+) -> Result<Option<ArrayUpdate>, FaultKind> {
     let v = eval(value, env)?;
     let old = std::mem::replace(&mut thread.vars[var], v.clone());
     info.rule = if crate::atomicity::is_temporary(&env.launch.kernel, var)
@@ -772,7 +939,7 @@ fn s_array(
     array: ArrayId,
     index: &[Expr],
     value: &Expr,
-) -> Result<ArrayUpdate, FaultKind> {
+) -> Result<Option<ArrayUpdate>, FaultKind> {
     let idx = eval_index(index, env)?;
     let elem = env.elem(array, &idx)?;
     let v = eval(value, env)?;
@@ -780,7 +947,7 @@ fn s_array(
     let old = env.state.arrays[slot][elem.offset].clone();
     info.rule = Rule::SArray;
     info.elem_change = Some((old, v.clone()));
-    let update = (slot, elem.offset, v);
+    let update = ArrayUpdate::Store(slot, elem.offset, v);
     info.write = Some(elem);
     advance(thread);
     Ok(Some(update))
@@ -801,7 +968,7 @@ fn s_ite(
     cond: &Expr,
     then: BlockId,
     els: BlockId,
-) -> Result<ArrayUpdate, FaultKind> {
+) -> Result<Option<ArrayUpdate>, FaultKind> {
     let c = eval(cond, env)?.truthy();
     advance(thread);
     thread.frames.push((if c { then } else { els }, 0));
@@ -823,7 +990,7 @@ fn s_loop(
     info: &mut StepInfo,
     cond: &Expr,
     body: BlockId,
-) -> Result<ArrayUpdate, FaultKind> {
+) -> Result<Option<ArrayUpdate>, FaultKind> {
     if eval(cond, env)?.truthy() {
         thread.frames.push((body, 0));
         info.rule = Rule::SLoopT;
@@ -854,24 +1021,22 @@ fn s_atomic(
     index: &[Expr],
     args: &[Expr],
     result: Option<VarId>,
-) -> Result<ArrayUpdate, FaultKind> {
+) -> Result<Option<ArrayUpdate>, FaultKind> {
     let idx = eval_index(index, env)?;
     let elem = env.elem(array, &idx)?;
     let operands = args
         .iter()
         .map(|a| eval(a, env))
         .collect::<Result<Vec<Value>, _>>()?;
-    let slot = base(env.launch, array) + elem.instance;
-    let old = env.state.arrays[slot][elem.offset].clone();
-    let new = atomic_apply(op, &old, &operands);
-    if let Some(var) = result {
-        let prev = std::mem::replace(&mut thread.vars[var], old.clone());
-        info.var_change = Some((var, prev, old.clone()));
-    }
     info.rule = Rule::SAtomic;
     info.atomic = true;
-    info.elem_change = Some((old, new.clone()));
-    let update = (slot, elem.offset, new);
+    let update = ArrayUpdate::Atomic {
+        slot: base(env.launch, array) + elem.instance,
+        offset: elem.offset,
+        op,
+        operands,
+        result,
+    };
     info.write = Some(elem);
     advance(thread);
     Ok(Some(update))
@@ -893,7 +1058,7 @@ fn s_assert(
     info: &mut StepInfo,
     annotation: Annotation,
     cond: &Expr,
-) -> Result<ArrayUpdate, FaultKind> {
+) -> Result<Option<ArrayUpdate>, FaultKind> {
     let holds = eval(cond, env)?.truthy();
     env.reads.clear();
     if !holds {

@@ -3,11 +3,13 @@
 //! [`to_json`]) and their text views. The CLI builds a model with one call, hands it to a
 //! view and takes its exit code from it.
 
+use crate::explore::model::plural;
 use crate::schedule::{self, Infeasible, Schedule, Scheduler};
 use crate::text::{SourceText, Text};
 use interp::canonical::{self, Canonical, Engine};
 use interp::exec::Outcome;
 use interp::reference::BarrierInfo;
+use interp::warp::{SimtCost, SimtCounts};
 use interp::{Access, AccessKind, Fault, Launch, Memory, Race, Value};
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
@@ -33,6 +35,9 @@ pub struct LaunchInfo {
     pub race_policy: &'static str,
     /// `--atomicity`: what one thread step executes (`statement`, `access`).
     pub atomicity: &'static str,
+    /// `--warp-size`: lanes per warp in SIMT lock-step (absent: threads interleave).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warp_size: Option<usize>,
 }
 
 impl LaunchInfo {
@@ -51,6 +56,7 @@ impl LaunchInfo {
             max_steps: launch.max_steps,
             race_policy: launch.race_policy.name(),
             atomicity: launch.atomicity.name(),
+            warp_size: launch.warp_size,
         }
     }
 }
@@ -192,6 +198,9 @@ pub struct RunReport {
     pub clean: bool,
     /// The seed of `--schedule random`.
     pub seed: Option<u64>,
+    /// What the SIMT execution cost (`--warp-size` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simt: Option<SimtCost>,
 }
 
 /// Runs `launch` once: the canonical schedule on `engine` (through
@@ -248,6 +257,7 @@ impl RunReport {
             infeasible: None,
             clean,
             seed: None,
+            simt: e.simt,
         }
     }
 
@@ -272,6 +282,7 @@ impl RunReport {
             infeasible,
             clean,
             seed: None,
+            simt: out.simt,
         }
     }
 
@@ -300,6 +311,9 @@ impl RunReport {
             ));
         }
         out.push_str(&self.arrays_text(launch, show));
+        if let Some(simt) = &self.simt {
+            out.push_str(&simt_text(simt));
+        }
         Text {
             out,
             err: self.findings_text(launch, src),
@@ -338,8 +352,39 @@ impl RunReport {
         if launch.atomicity != interp::Atomicity::Statement {
             s.push_str(&format!("atomicity: {}\n", launch.atomicity.name()));
         }
+        if let Some(w) = launch.warp_size {
+            s.push_str(&format!("warp size: {w} (SIMT lock-step)\n"));
+        }
         s
     }
+}
+
+/// The SIMT cost of a run (`ksim run --warp-size`): the totals, then one line per barrier
+/// interval when there is more than one.
+pub fn simt_text(simt: &SimtCost) -> String {
+    let line = |c: &SimtCounts| {
+        format!(
+            "{}, {:.2} active lanes on average, {}",
+            plural(c.instructions, "warp instruction", "warp instructions"),
+            c.average_active(),
+            plural(
+                c.divergent_branches,
+                "divergent branch",
+                "divergent branches"
+            ),
+        )
+    };
+    let mut s = format!(
+        "SIMT cost (warps of {}): {}\n",
+        plural(simt.warp_size as u64, "thread", "threads"),
+        line(&simt.total)
+    );
+    if simt.per_epoch.len() > 1 {
+        for (k, c) in simt.per_epoch.iter().enumerate() {
+            s.push_str(&format!("  barrier interval {k}: {}\n", line(c)));
+        }
+    }
+    s
 }
 
 impl RunReport {
@@ -486,8 +531,12 @@ impl RacesReport {
             .intervals
             .map(|k| format!(", {k} barrier interval{}", if k == 1 { "" } else { "s" }))
             .unwrap_or_default();
+        let warps = launch
+            .warp_size
+            .map(|w| format!(", warps of {}", plural(w as u64, "thread", "threads")))
+            .unwrap_or_default();
         let summary = format!(
-            "{} threads{intervals}, {} steps, checked in {:.3} s, race policy {}",
+            "{} threads{warps}{intervals}, {} steps, checked in {:.3} s, race policy {}",
             self.threads,
             self.steps,
             self.seconds,

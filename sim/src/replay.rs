@@ -141,8 +141,12 @@ impl Replay {
     /// `--continue`.
     pub fn text(&self, report: &str, launch: &Launch) -> String {
         let mut o = format!(
-            "replay of {report}: kernel {}, {} steps of {} recorded{}, race policy {}\n",
+            "replay of {report}: kernel {}{}, {} steps of {} recorded{}, race policy {}\n",
             launch.kernel.name,
+            launch
+                .warp_size
+                .map(|w| format!(" in warps of {w}"))
+                .unwrap_or_default(),
             self.outcome.steps.min(self.recorded),
             self.recorded,
             if self.continued && self.outcome.steps > self.recorded {

@@ -138,6 +138,9 @@ pub struct LaunchSpec {
     /// The atomicity the race was found under (absent: `statement`).
     #[serde(default, skip_serializing_if = "is_statement")]
     pub atomicity: Atomicity,
+    /// The warp size the race was found under (`--warp-size`; absent: threads interleave).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warp_size: Option<usize>,
 }
 
 fn is_statement(a: &Atomicity) -> bool {
@@ -163,6 +166,7 @@ impl LaunchSpec {
             max_steps,
             race_policy,
             atomicity: Atomicity::Statement,
+            warp_size: None,
         }
     }
 
@@ -445,6 +449,7 @@ mod tests {
                 max_steps: 1,
                 race_policy: RacePolicy::Strict,
                 atomicity: Atomicity::Statement,
+                warp_size: None,
             },
             resolved: serde_json::Value::Null,
             race: serde_json::Value::Null,

@@ -11,7 +11,7 @@ use crate::explore::model::{ExplorationModel, RaceModel};
 use crate::fix::FixReport;
 use crate::outcome::{End, RacesReport, RunReport};
 use crate::report::{KeySpec, RaceReport};
-use crate::trace::{BarrierRecord, StepRecord};
+use crate::trace::{BarrierRecord, StepRecord, WarpRecord};
 use crate::verify::scan::ScanJson;
 use schemars::gen::{SchemaGenerator, SchemaSettings};
 use schemars::schema::{RootSchema, Schema, SchemaObject, SubschemaValidation};
@@ -58,12 +58,14 @@ impl JsonSchema for crate::verify::scan::ScanReport {
     }
 }
 
-/// One record of `ksim trace --format json`: a step, a K-BARRIER application, or the end.
+/// One record of `ksim trace --format json`: a step (a warp instruction under
+/// `--warp-size`), a K-BARRIER application, or the end.
 #[allow(dead_code)] // only its schema is used: the records are serialised one by one
 #[derive(schemars::JsonSchema)]
 #[serde(untagged)]
 enum TraceRecord<'a> {
     Step(StepRecord<'a>),
+    Warp(WarpRecord<'a>),
     Barrier(BarrierRecord<'a>),
     End(End<'a>),
 }
@@ -75,6 +77,8 @@ const OMITTED_WHEN_EMPTY: &[&str] = &[
     "kernel_path_from_report",
     "source",
     "launch_hash",
+    "warp_size",
+    "simt",
 ];
 
 /// Makes every nullable property required (see the module documentation).

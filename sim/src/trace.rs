@@ -12,7 +12,7 @@ use crate::text::{elem_name, SourceText};
 use crate::Scheduler;
 use interp::exec::Quiet;
 use interp::notation;
-use interp::reference::{BarrierInfo, Rule, StepInfo};
+use interp::reference::{BarrierInfo, Rule, StepInfo, WarpStep};
 use interp::{Launch, Memory};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -145,6 +145,30 @@ pub(crate) struct StepRecord<'a> {
     reads: Option<&'a str>,
 }
 
+/// One warp instruction (`--warp-size`): its active lanes and each lane's changes.
+#[derive(Serialize, schemars::JsonSchema)]
+pub(crate) struct WarpRecord<'a> {
+    event: &'static str,
+    step: u64,
+    group: usize,
+    /// The warp's number within its work-group.
+    warp: usize,
+    /// The active lanes' local thread ids, increasing.
+    threads: Vec<usize>,
+    /// One character per lane of the warp, lane 0 first: `1` active, `0` masked.
+    mask: &'a str,
+    /// The rule every active lane took, or `S-ITE-T/F` / `S-LOOP-T/F` when they diverged.
+    rule: &'a str,
+    divergent: bool,
+    statement: &'a str,
+    core: &'a str,
+    line: usize,
+    /// Every lane's changes, `tN: ...`, separated by `, `.
+    change: &'a str,
+    race: Option<&'a str>,
+    reads: Option<&'a str>,
+}
+
 #[derive(Serialize, schemars::JsonSchema)]
 pub(crate) struct BarrierRecord<'a> {
     event: &'static str,
@@ -192,7 +216,14 @@ impl<'a> TraceView<'a> {
         (!self.json && !self.opts.snapshots).then(|| {
             format!(
                 "{:>6}  {:<9} {:<10} {:<44} changes",
-                "step", "thread", "rule", "statement"
+                "step",
+                if self.launch.warp_size.is_some() {
+                    "warp"
+                } else {
+                    "thread"
+                },
+                "rule",
+                "statement"
             )
         })
     }
@@ -210,7 +241,97 @@ impl<'a> TraceView<'a> {
         line
     }
 
-    fn step_line(&self, index: u64, info: &StepInfo) -> String {
+    /// The line of a warp instruction (`--warp-size`), or `None` when the options filter
+    /// it out: the warp, its active mask, the rule, the statement, each lane's changes. With
+    /// `--thread` the instructions in which that thread is active are shown.
+    pub fn warp(&mut self, step: &WarpStep) -> Option<String> {
+        let index = self.step;
+        self.step += 1;
+        let local_size = self.launch.local_size;
+        let shown = (step.lanes.iter())
+            .any(|i| (self.opts).shows_step(index, i.thread.group * local_size + i.thread.local));
+        let line = shown.then(|| self.warp_line(index, step));
+        for info in &step.lanes {
+            self.apply(info);
+        }
+        line
+    }
+
+    fn warp_line(&self, index: u64, step: &WarpStep) -> String {
+        let first = &step.lanes[0];
+        let size = self.launch.warp_size.unwrap_or(1);
+        let base = first.thread.local / size * size;
+        let mut mask = vec![b'0'; size.min(self.launch.local_size - base)];
+        for info in &step.lanes {
+            mask[info.thread.local - base] = b'1';
+        }
+        let mask = String::from_utf8(mask).expect("ASCII");
+        let rule = if !step.divergent {
+            first.rule.name()
+        } else if matches!(first.rule, Rule::SIteT | Rule::SIteF) {
+            "S-ITE-T/F"
+        } else {
+            "S-LOOP-T/F"
+        };
+        let changes: Vec<String> = (step.lanes.iter())
+            .filter_map(|info| {
+                let c = self.change(info);
+                (!c.is_empty()).then(|| format!("t{}: {c}", info.thread.local))
+            })
+            .collect();
+        let change = changes.join(", ");
+        let k = &self.launch.kernel;
+        let stmt = self.src.statement(&first.span);
+        let core = notation::find_stmt(k, &first.span, first.rule)
+            .map(|s| notation::stmt(k, s))
+            .unwrap_or_else(|| stmt.clone());
+        let reads = self.opts.reads.then(|| {
+            let all: Vec<String> = (step.lanes.iter())
+                .map(|i| self.reads(i))
+                .filter(|r| !r.is_empty())
+                .collect();
+            all.join(", ")
+        });
+        let race = self.racing.get(&index).map(String::as_str);
+        let threads: Vec<usize> = step.lanes.iter().map(|i| i.thread.local).collect();
+        if self.json {
+            return record(&WarpRecord {
+                event: "warp",
+                step: index,
+                group: first.thread.group,
+                warp: base / size,
+                threads,
+                mask: &mask,
+                rule,
+                divergent: step.divergent,
+                statement: &stmt,
+                core: &core,
+                line: lang::render::line_col(self.src.text, first.span.start).0,
+                change: &change,
+                race,
+                reads: reads.as_deref(),
+            });
+        }
+        let notes: Vec<&str> = [Some(change.as_str()), reads.as_deref(), race]
+            .into_iter()
+            .flatten()
+            .filter(|s| !s.is_empty())
+            .collect();
+        let line = format!(
+            "{:>6}  g{}.w{:<5} {:<10} {:<44} mask {mask}; {}",
+            index,
+            first.thread.group,
+            base / size,
+            rule,
+            if self.opts.core { &core } else { &stmt },
+            notes.join("; ")
+        );
+        line.trim_end().trim_end_matches(';').to_string()
+    }
+
+    /// What a step changed: the element written, the variable assigned (`a[1]: 0 -> 2,
+    /// x: 1 -> 2`).
+    fn change(&self, info: &StepInfo) -> String {
         let k = &self.launch.kernel;
         // S-ATOMIC changes both: the element, then the variable given its old value.
         let elem = match (&info.write, &info.elem_change) {
@@ -245,7 +366,12 @@ impl<'a> TraceView<'a> {
                     })
             }
         });
-        let change = elem.into_iter().chain(var).collect::<Vec<_>>().join(", ");
+        elem.into_iter().chain(var).collect::<Vec<_>>().join(", ")
+    }
+
+    fn step_line(&self, index: u64, info: &StepInfo) -> String {
+        let k = &self.launch.kernel;
+        let change = self.change(info);
         let stmt = self.src.statement(&info.span);
         let core = notation::find_stmt(k, &info.span, info.rule)
             .map(|s| notation::stmt(k, s))

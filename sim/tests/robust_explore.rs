@@ -122,13 +122,26 @@ fn each_race_is_handed_out_when_it_is_found() {
 fn schedules_from_files_are_checked() {
     use sim::Schedule;
     let s = |runs: Vec<(usize, u64)>| Schedule { runs };
-    assert_eq!(s(vec![(0, 2), (1, 3)]).check(2), Ok(5));
-    assert!(s(vec![]).check(2).unwrap_err().contains("empty"));
-    assert!(s(vec![(7, 1)]).check(2).unwrap_err().contains("thread 7"));
-    assert!(s(vec![(0, 0)]).check(2).unwrap_err().contains("0 steps"));
+    let mut l = compile(
+        "kernel k(local int A[4]) launch(groups = 1, local_size = 2) { A[tid] = 1; }",
+        2,
+        100,
+    );
+    assert_eq!(s(vec![(0, 2), (1, 3)]).check(&l), Ok(5));
+    assert!(s(vec![]).check(&l).unwrap_err().contains("empty"));
+    assert!(s(vec![(7, 1)]).check(&l).unwrap_err().contains("thread 7"));
+    assert!(s(vec![(0, 0)]).check(&l).unwrap_err().contains("0 steps"));
     let huge = s(vec![(0, u64::MAX), (1, u64::MAX)]);
-    assert!(huge.check(2).unwrap_err().contains("2^64"));
+    assert!(huge.check(&l).unwrap_err().contains("2^64"));
     assert_eq!(huge.len(), u64::MAX);
+    // Under --warp-size the schedule names warps: 2 threads in warps of 2 are 1 warp.
+    l.warp_size = Some(2);
+    assert_eq!(s(vec![(0, 4)]).check(&l), Ok(4));
+    let e = s(vec![(1, 1)]).check(&l).unwrap_err();
+    assert!(
+        e.contains("warp 1, but the launch has only 1 warp (0..1)"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -91,8 +91,8 @@ pub struct LaunchArgs {
     pub max_steps: Option<u64>,
 }
 
-/// `--race-policy` and `--atomicity`, for the commands that judge races of executions (run,
-/// trace, explore, races); `replay` takes both from its report.
+/// `--race-policy`, `--atomicity` and `--warp-size`, for the commands that judge races of
+/// executions (run, trace, explore, races); `replay` takes them from its report.
 #[derive(Args, Clone, Debug)]
 pub struct PolicyArgs {
     /// Which data races are errors: `strict` (Definition 5.2, every conflicting pair) or
@@ -107,6 +107,13 @@ pub struct PolicyArgs {
     /// are the same in both; race reports keep it for replay.
     #[arg(long, default_value = "statement", value_name = "ATOMICITY", value_parser = interp::Atomicity::parse)]
     pub atomicity: interp::Atomicity,
+    /// Run warps of W consecutive threads of a work-group in SIMT lock-step (docs/semantics.md,
+    /// "Three knobs"): a warp executes one statement for all its active threads at once, reads
+    /// before writes, a divergent branch runs one side then the other; schedules interleave
+    /// warps. Only two threads of one warp writing an element in the same statement race
+    /// within a warp (GPUVerify's --warp-sync). Default: threads interleave one by one.
+    #[arg(long, value_name = "W", value_parser = parse_warp_size)]
+    pub warp_size: Option<usize>,
 }
 
 impl PolicyArgs {
@@ -118,10 +125,21 @@ impl PolicyArgs {
         Ok((src, launch))
     }
 
-    /// Sets this policy and atomicity on a launch built elsewhere (a `.sim` file's).
+    /// Sets this policy, atomicity and warp size on a launch built elsewhere (a `.sim`
+    /// file's).
     pub fn apply(&self, launch: &mut Launch) {
         launch.race_policy = self.race_policy;
         launch.set_atomicity(self.atomicity);
+        launch.warp_size = self.warp_size;
+    }
+}
+
+/// `--warp-size W`: a whole number of at least 1.
+pub fn parse_warp_size(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("a warp has at least 1 thread".into()),
+        Ok(w) => Ok(w),
+        Err(_) => Err(format!("`{s}` is not a number of threads")),
     }
 }
 

@@ -334,6 +334,7 @@ pub fn write_report(
 ) -> Option<String> {
     let mut spec = LaunchSpec::from_options(options, launch.max_steps, launch.race_policy);
     spec.atomicity = launch.atomicity;
+    spec.warp_size = launch.warp_size;
     let rep = RaceReport::new(src.view(), launch, spec, r, found_by, dir);
     let path = dir.join(rep.file_name_for(src.view()));
     match files::write_atomic(&path, rep.to_json().as_bytes()) {
@@ -414,8 +415,9 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
         Launch::new(kernel, &opts).map_err(|e| Failure::usage(format!("launch: {}", e.0)))?;
     launch.race_policy = rep.launch.race_policy;
     launch.set_atomicity(rep.launch.atomicity);
+    launch.warp_size = rep.launch.warp_size;
     rep.schedule
-        .check(launch.threads())
+        .check(&launch)
         .map_err(|e| Failure::usage(format!("{}: invalid schedule: {e}", args.report.display())))?;
     let result = if args.trace {
         let mut tracer = Tracer::new(

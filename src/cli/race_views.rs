@@ -31,6 +31,7 @@ impl RaceViewArgs {
         if self.timeline.is_none() && self.html.is_none() {
             return Ok(());
         }
+        single_threads(launch)?;
         let Some((race, schedule)) = race else {
             eprintln!("note: no race found: --timeline and --html write nothing");
             return Ok(());
@@ -53,9 +54,20 @@ pub fn write_page(
     launch: &Launch,
     schedule: &Schedule,
 ) -> Result<(), Failure> {
+    single_threads(launch)?;
     let page = sim::page::render(src.view(), launch, schedule)
         .map_err(|e| Failure::usage(format!("--html: {e}")))?;
     write(path, &page, "HTML trace page")
+}
+
+/// The timeline and the page step threads one by one: a schedule of warps is refused.
+pub fn single_threads(launch: &Launch) -> Result<(), Failure> {
+    match launch.warp_size {
+        Some(_) => Err(Failure::usage(
+            "--timeline and --html draw threads one by one: not available with --warp-size",
+        )),
+        None => Ok(()),
+    }
 }
 
 fn write(path: &Path, text: &str, what: &str) -> Result<(), Failure> {

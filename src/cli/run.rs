@@ -3,7 +3,7 @@
 use super::common::*;
 use clap::{Args, ValueEnum};
 use interp::exec::Observer;
-use interp::reference::{BarrierInfo, StepInfo};
+use interp::reference::{BarrierInfo, StepInfo, WarpStep};
 use interp::Launch;
 use sim::{Schedule, Scheduler};
 use std::path::{Path, PathBuf};
@@ -83,7 +83,7 @@ impl ScheduleArgs {
         if let Some(path) = self.schedule.strip_prefix('@') {
             let schedule = read_schedule(path)?;
             schedule
-                .check(launch.threads())
+                .check(&launch)
                 .map_err(|e| Failure::usage(format!("schedule `{path}`: {e}")))?;
             return Ok(Scheduler::Replay(schedule));
         }
@@ -242,6 +242,9 @@ pub fn trace(args: &TraceArgs) -> CmdResult {
             "--snapshots prints a text table; use it without --format json",
         ));
     }
+    if args.html.is_some() {
+        super::race_views::single_threads(&launch)?;
+    }
     let racing = sim::trace::racing_steps(&launch, &scheduler);
     let mut tracer = Tracer::new(&src, &launch, args.format, (&args.view).into(), racing);
     let (out, infeasible) = sim::run(&launch, &scheduler, &mut tracer);
@@ -296,6 +299,12 @@ impl<'a> Tracer<'a> {
 impl Observer for Tracer<'_> {
     fn step(&mut self, info: &StepInfo) {
         if let Some(line) = self.view.step(info) {
+            println!("{line}");
+        }
+    }
+
+    fn warp(&mut self, step: &WarpStep) {
+        if let Some(line) = self.view.warp(step) {
             println!("{line}");
         }
     }

@@ -50,6 +50,9 @@ pub struct VerifyArgs {
     /// Worker threads for the Voigtländer tests (0: one per core).
     #[arg(long, default_value_t = 0, value_parser = super::limits::parse_jobs)]
     pub threads: usize,
+    /// Run every test with warps of W threads in SIMT lock-step (as `ksim run --warp-size`).
+    #[arg(long, value_name = "W", value_parser = parse_warp_size)]
+    pub warp_size: Option<usize>,
     /// Print a JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -75,6 +78,7 @@ pub fn verify_scan(args: &VerifyArgs) -> CmdResult {
         },
         timeout: args.timeout,
         threads: args.threads,
+        warp_size: args.warp_size,
     };
     let report = scan::verify_scan(kernel, request).map_err(|e| Failure::usage(e.0))?;
     if args.json {

@@ -364,6 +364,8 @@ struct Dpor<'a, 'p> {
 pub type VisitFn<'v> = &'v mut dyn FnMut(&State, usize) -> bool;
 
 /// Explores every execution of `launch` up to equivalence (see the module documentation).
+/// Under `--warp-size` the reduction (which reasons about threads) is off: every
+/// interleaving of warp instructions, each state once ([`super::naive::exhaustive_warps`]).
 pub fn exhaustive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) -> Summary {
     explore_all(launch, cfg, progress, None)
 }
@@ -381,6 +383,9 @@ fn explore_all<'p>(
     progress: Option<ProgressFn<'p>>,
     visit: Option<VisitFn<'p>>,
 ) -> Summary {
+    if launch.warp_size.is_some() {
+        return super::naive::exhaustive_warps(launch, cfg, progress);
+    }
     let mut col = Collector::new(Mode::Exhaustive, cfg);
     let mut caching = Ok(());
     if !launch.kernel.barriers_order_both() {

@@ -389,12 +389,15 @@ fn array_label(launch: &Launch, a: usize, inst: usize) -> String {
     }
 }
 
-fn plural(n: u64, one: &str, many: &str) -> String {
+pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn mode_line(s: &Summary) -> String {
     match &s.mode {
+        Mode::Exhaustive if s.reduction_off.is_some() => {
+            "exhaustive (every interleaving, each state once; no partial-order reduction)".into()
+        }
         Mode::Exhaustive if s.caching_off.is_some() => {
             "exhaustive (source-DPOR with sleep sets; no state caching)".into()
         }
@@ -421,8 +424,13 @@ pub fn launch_line(launch: &Launch) -> String {
     } else {
         String::new()
     };
+    // Under --warp-size the model differs: the line says so wherever it is printed.
+    let warps = launch
+        .warp_size
+        .map(|w| format!(", warps of {}", plural(w as u64, "thread", "threads")))
+        .unwrap_or_default();
     format!(
-        "kernel {}, {} of {} thread{}{monoid}",
+        "kernel {}, {} of {} thread{}{monoid}{warps}",
         launch.kernel.name,
         plural(launch.groups as u64, "group", "groups"),
         launch.local_size,

@@ -4,9 +4,14 @@
 //! every branch. Exponential, and for that reason obviously complete: it is the oracle that
 //! [`super::exhaustive`] is tested against. [`enumerate`] is the same search with a memo of
 //! the (state, accesses still able to race) pairs already explored, for larger kernels.
+//!
+//! Under `--warp-size` the choices are the enabled warps and a step is a warp instruction
+//! ([`interp::warp`]); `ksim explore --exhaustive` then runs [`enumerate`] (the
+//! partial-order reduction of [`super::exhaustive`] reasons about threads).
 
 use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
 use crate::schedule::Schedule;
+use interp::exec;
 use interp::fault::Fault;
 use interp::race::{AccessKind, RaceTracker};
 use interp::reference::State;
@@ -53,6 +58,23 @@ pub fn naive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) ->
 /// path, but a memoised state is not re-explored with a different step count).
 pub fn enumerate(launch: &Launch, cfg: &Config) -> Summary {
     search(launch, cfg, None, true)
+}
+
+/// Why `explore --exhaustive` does without partial-order reduction under `--warp-size`.
+pub const REDUCTION_OFF_WARPS: &str = "--warp-size: every interleaving of warp instructions, \
+     each (state, accesses) pair explored once";
+
+/// [`enumerate`] for `explore --exhaustive` under `--warp-size`: reported as an exhaustive
+/// search with partial-order reduction off ([`REDUCTION_OFF_WARPS`]).
+pub fn exhaustive_warps(
+    launch: &Launch,
+    cfg: &Config,
+    progress: Option<ProgressFn<'_>>,
+) -> Summary {
+    let mut s = search(launch, cfg, progress, true);
+    s.mode = Mode::Exhaustive;
+    s.reduction_off = Some(REDUCTION_OFF_WARPS);
+    s
 }
 
 fn search(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>, memo: bool) -> Summary {
@@ -125,7 +147,7 @@ impl Naive<'_, '_> {
                 return;
             }
         }
-        let runnable = state.runnable().to_vec();
+        let runnable = state.choices().to_vec();
         if runnable.is_empty() {
             self.col
                 .final_store(state.memory(self.launch), &self.choices);
@@ -147,27 +169,45 @@ impl Naive<'_, '_> {
             self.look_at_deadline();
             self.choices.push(t);
             self.depth += 1;
-            match state.step(self.launch, t) {
+            let stepped = match self.launch.warp_size {
+                None => state.step(self.launch, t).map(|(s, i)| (s, vec![i], None)),
+                Some(_) => state
+                    .step_warp(self.launch, t)
+                    .map(|(s, w)| (s, w.lanes.clone(), Some(w))),
+            };
+            match stepped {
                 Err(f) => {
                     self.col.fault(f, &self.choices);
                     self.leaf_done();
                 }
-                Ok((mut next, info)) => {
+                Ok((mut next, infos, warp)) => {
                     let mut tr = tracker.clone();
                     let mut m = mem.clone();
-                    let epochs = state.epochs(info.thread.group);
+                    let epochs = state.epochs(infos[0].thread.group);
                     let step = self.depth - 1;
-                    for (e, a) in info.accesses(self.launch, step, epochs) {
-                        if self.memo.is_some() {
-                            m.insert((
-                                (e.array, e.instance, e.offset),
-                                (info.thread.group, info.thread.local),
-                                a.kind,
-                                (info.span.start, info.span.end),
-                                a.epoch,
-                            ));
+                    // Accesses of one owner (thread, or warp under --warp-size) never race.
+                    let owner = warp.as_ref().map(|w| exec::warp_owner(self.launch, w));
+                    for info in &infos {
+                        let o = owner.unwrap_or(info.thread);
+                        for (e, a) in info.accesses(self.launch, step, epochs) {
+                            if self.memo.is_some() {
+                                m.insert((
+                                    (e.array, e.instance, e.offset),
+                                    (o.group, o.local),
+                                    a.kind,
+                                    (info.span.start, info.span.end),
+                                    a.epoch,
+                                ));
+                            }
+                            if warp.is_none() {
+                                for race in tr.access(e.array, e.instance, e.offset, &e.index, a) {
+                                    self.col.race(race, &self.choices);
+                                }
+                            }
                         }
-                        for race in tr.access(e.array, e.instance, e.offset, &e.index, a) {
+                    }
+                    if let Some(w) = &warp {
+                        for race in exec::warp_races(self.launch, w, (step, epochs), &mut tr) {
                             self.col.race(race, &self.choices);
                         }
                     }

@@ -45,6 +45,8 @@ pub struct Request {
     pub timeout: Option<Duration>,
     /// Worker threads of the Voigtländer tests (0: one per core).
     pub threads: usize,
+    /// `--warp-size`: run every test with warps in SIMT lock-step ([`interp::warp`]).
+    pub warp_size: Option<usize>,
 }
 
 /// The result of `verify-scan`.
@@ -73,7 +75,8 @@ pub fn verify_scan(kernel: Arc<Kernel>, request: Request) -> Result<ScanReport, 
             opts.monoid
         )));
     }
-    let base = Launch::new(kernel.clone(), opts).map_err(|e| SetupError(e.0))?;
+    let mut base = Launch::new(kernel.clone(), opts).map_err(|e| SetupError(e.0))?;
+    base.warp_size = request.warp_size;
     let arrays = ScanArrays::find(&base, &request.input, &request.output)?;
     for (name, _) in &opts.inputs {
         if let Some(a) = kernel.array(name) {
@@ -227,6 +230,12 @@ impl ScanReport {
                     Some((r, false)) => format!(", ratio {}", times(r)),
                     None => String::new(),
                 }
+            ));
+        }
+        if let Some(w) = self.base.warp_size {
+            t.out.push_str(&format!(
+                "model: warps of {} in SIMT lock-step (--warp-size)\n",
+                crate::explore::model::plural(w as u64, "thread", "threads")
             ));
         }
         if self.methods_disagree {
