@@ -308,6 +308,10 @@ pub(crate) struct Tracker {
 
 const HIST_BIT: u32 = 1 << 31;
 
+/// The word a plain write stored and whether the element held it already (same-value race
+/// policy only).
+pub(crate) type StoredWord = Option<(u64, bool)>;
+
 impl Tracker {
     pub fn new(
         total_len: &[usize],
@@ -440,7 +444,7 @@ impl Tracker {
         writers: u64,
         step: u64,
         epoch: u64,
-        stored: (Option<(u64, bool)>, Option<(u64, bool)>),
+        stored: (StoredWord, StoredWord),
     ) {
         if self.journal_step != step {
             self.journal.clear();
