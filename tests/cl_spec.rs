@@ -146,17 +146,17 @@ fn requires_of_a_helper_is_checked_at_each_call_and_blames_the_caller() {
 
 #[test]
 fn ensures_is_checked_at_every_exit_with_the_returned_value() {
-    let src = "int half(int a) {
+    let src = "int halve(int a) {
         __ensures(__return_val_int() > 0);
         if (a > 10) { return a / 2; }
         return a - 1;
     }
     kernel void k(__global int *A) {
-        A[get_local_id(0)] = half(A[get_local_id(0)]);
+        A[get_local_id(0)] = halve(A[get_local_id(0)]);
     }";
-    // iota: thread 1 computes half(1) = 0, which violates the postcondition; thread 0 too.
+    // iota: thread 1 computes halve(1) = 0, which violates the postcondition; thread 0 too.
     let (f, _) = run(src, 4, &[("A", 4, "iota")], &[]);
-    let f = f.expect("half(0) and half(1) return <= 0");
+    let f = f.expect("halve(0) and halve(1) return <= 0");
     assert_eq!(f.thread.map(|t| t.local), Some(0));
     assert!(
         f.to_string().contains("a postcondition does not hold"),
@@ -165,7 +165,7 @@ fn ensures_is_checked_at_every_exit_with_the_returned_value() {
     // Inputs 12.. take the early return: every result is positive.
     let (f, _) = run(src, 4, &[("A", 4, "random:1")], &[]);
     let _ = f; // random values may be negative; the next case is exact.
-    let src2 = src.replace("half(A[get_local_id(0)])", "half(A[get_local_id(0)] + 12)");
+    let src2 = src.replace("halve(A[get_local_id(0)])", "halve(A[get_local_id(0)] + 12)");
     let (f, _) = run(&src2, 4, &[("A", 4, "iota")], &[]);
     assert!(f.is_none(), "{}", message(&f));
 }
