@@ -165,7 +165,10 @@ fn ensures_is_checked_at_every_exit_with_the_returned_value() {
     // Inputs 12.. take the early return: every result is positive.
     let (f, _) = run(src, 4, &[("A", 4, "random:1")], &[]);
     let _ = f; // random values may be negative; the next case is exact.
-    let src2 = src.replace("halve(A[get_local_id(0)])", "halve(A[get_local_id(0)] + 12)");
+    let src2 = src.replace(
+        "halve(A[get_local_id(0)])",
+        "halve(A[get_local_id(0)] + 12)",
+    );
     let (f, _) = run(&src2, 4, &[("A", 4, "iota")], &[]);
     assert!(f.is_none(), "{}", message(&f));
 }

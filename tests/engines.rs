@@ -292,3 +292,63 @@ fn fast_and_reference_engines_give_the_same_model_for_generated_kernels_under_ac
         },
     );
 }
+
+/// `--warp-size W` (issue 10 item 3): the reference semantics' warp step and the fast
+/// executor's warp engine implement one model (`interp::warp`): the same arrays, races,
+/// faults, divergence and SIMT cost, on every example for W in {1, 4, 32} under both
+/// atomicities, and on generated kernels.
+#[test]
+fn fast_and_reference_engines_give_the_same_model_under_warps() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut codes = [0usize; 2];
+    for path in examples() {
+        let file = path.to_str().unwrap().to_string();
+        let src = std::fs::read_to_string(&path).unwrap();
+        let input = if src.contains(" in[") {
+            "in=random:5"
+        } else {
+            "array=iota"
+        };
+        for n in ["n=8", "n=64"] {
+            for w in ["1", "4", "32"] {
+                for atomicity in ["statement", "access"] {
+                    let args: Vec<String> = [
+                        file.as_str(),
+                        "-D",
+                        n,
+                        "--input",
+                        input,
+                        "--warp-size",
+                        w,
+                        "--atomicity",
+                        atomicity,
+                    ]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                    let code = same_model(&root, &args).unwrap_or_else(|e| panic!("{e}"));
+                    codes[code as usize] += 1;
+                }
+            }
+        }
+    }
+    assert!(codes[0] > 0 && codes[1] > 0, "exit codes 0/1: {codes:?}");
+}
+
+#[test]
+fn fast_and_reference_engines_give_the_same_model_for_generated_kernels_under_warps() {
+    let cases = support::cases("KSIM_ENGINE_CASES", 32);
+    check_property(
+        "fast_and_reference_engines_give_the_same_model_for_generated_kernels_under_warps",
+        gen::kernel(),
+        cases,
+        |k| check_kernel_with(&k, &["--warp-size", "4"]),
+        |k| {
+            format!(
+                "--- k.ksim ---\n{}--- launch ---\n{} --warp-size 4",
+                k.source(),
+                k.launch_args().join(" ")
+            )
+        },
+    );
+}

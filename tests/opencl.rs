@@ -185,8 +185,6 @@ fn recursion_and_unknown_functions_are_errors() {
     assert_eq!(e, "not supported yet: atomics (`atomic_fetch_add`)");
     let e = compile("kernel void k(float4 a) { }").unwrap_err();
     assert!(e.contains("vector types (`float4`)"), "{e}");
-    let e = compile("kernel void k(__global int *a) { int p[4]; p[0] = 1; }").unwrap_err();
-    assert_eq!(e, "not supported yet: private arrays");
     let e = compile("kernel void k(__global char *a) { }").unwrap_err();
     assert!(e.contains("the type `char`"), "{e}");
 }

@@ -1,3 +1,4 @@
+// (Not named `mix`: that is an OpenCL built-in, and PoCL then finds no kernel of the name.)
 // A private array with an initialiser, a loop over it with computed indices, a private
 // scratch array passed to a helper, and a program-scope __constant table read in a helper.
 __constant int WEIGHTS[4] = {1, 2, 3, 4};
@@ -11,7 +12,7 @@ int sum(int *xs, int n) {
   return s;
 }
 
-__kernel void mix(__global int *in, __global int *out) {
+__kernel void mix_table(__global int *in, __global int *out) {
   int g = get_global_id(0);
   int a[4] = {10, 20, 30, 40};
   int tmp[4];

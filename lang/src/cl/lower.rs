@@ -34,10 +34,10 @@ mod pointer;
 
 #[path = "arrays.rs"]
 mod arrays;
-#[path = "private.rs"]
-mod private;
 #[path = "async_copy.rs"]
 mod async_copy;
+#[path = "private.rs"]
+mod private;
 #[path = "spec.rs"]
 mod spec;
 #[path = "vector.rs"]
