@@ -19,7 +19,9 @@
 # never falls back to another backend, so its figures are always the GPU's.
 #
 # Environment: KSIM (the binary), KSIM_EXAMPLES (the examples folder), KSIM_BENCH_REPEAT
-# (timed runs per point, default 20), KSIM_MAX_N (largest pipeline size, default 2^20).
+# (timed runs per point, default 20), KSIM_MAX_N (largest pipeline size, default 2^20),
+# KSIM_PARTS (which parts to run, default "compare storage warp pipeline"), KSIM_WARP_SIZE
+# (the warp part's lock-step warp width, default 32).
 set -uo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -95,7 +97,11 @@ status=${PIPESTATUS[0]}
 grep -qi nvidia "$out/devices.txt" || fail "OpenCL lists no NVIDIA device (see $out/devices.txt)" 3
 device=NVIDIA
 
+parts=" ${KSIM_PARTS:-compare storage warp pipeline} "
+part() { [[ $parts == *" $1 "* ]]; }
+
 # --- every example, simulator vs device ------------------------------------------------
+if part compare; then
 say "gpu compare on every example (n = 256 and 1024)"
 : >"$out/compare.txt"
 for f in "$examples"/*.ksim; do
@@ -105,6 +111,7 @@ for f in "$examples"/*.ksim; do
         echo "$(basename "$f") n=$n exit=$rc $line" | tee -a "$out/compare.txt"
     done
 done
+fi
 
 # --- 1D vs 2D tree storage -------------------------------------------------------------
 repeat=${KSIM_BENCH_REPEAT:-20}
@@ -125,6 +132,28 @@ say "gpu bench, one work-group: 1D n = 2..$max1d, 2D n = 2..$max2d (work-group l
 b1="$examples/blelloch_tree1d.ksim"
 b2="$examples/blelloch_tree2d.ksim"
 labels=(--label blelloch_tree1d=1D --label blelloch_tree2d=2D)
+
+# --- simulated cost with lock-step warps vs device time ----------------------------------
+# The single-group scans with `--warp-size W`: does the SIMT cost (warp instructions)
+# predict device time better than statements executed? Both fits (R²) are printed.
+if part warp; then
+w=${KSIM_WARP_SIZE:-32}
+say "gpu bench --warp-size $w, one work-group scans"
+warp_csvs=()
+for k in kogge_stone sklansky brent_kung blelloch_tree1d blelloch_tree2d; do
+    max=$max1d; [[ $k == blelloch_tree2d ]] && max=$max2d
+    "$ksim" gpu bench "$examples/$k.ksim" -D "n=2..$max" --repeat "$repeat" --device $device \
+        --warp-size "$w" --csv "$out/warp-$k.csv" --quiet 2>&1 | tee "$out/warp-$k.txt"
+    warp_csvs+=("$out/warp-$k.csv")
+done
+for cost in steps warp-instructions; do
+    say "sim vs real, cost = $cost"
+    "$ksim" plot "${warp_csvs[@]}" --sim-vs-real --cost "$cost" --size 9x2.6in --dpi 200 \
+        --plot "$out/warp-simreal-$cost.png" 2>&1 | tee "$out/warp-simreal-$cost.txt"
+done
+fi
+
+if part storage; then
 "$ksim" gpu bench "$b1" -D "n=2..$max1d" --repeat "$repeat" --device $device --csv "$out/tree1d.csv" 2>&1 | tee "$out/tree1d.txt"
 "$ksim" gpu bench "$b2" -D "n=2..$max2d" --repeat "$repeat" --device $device --csv "$out/tree2d.csv" 2>&1 | tee "$out/tree2d.txt"
 say "the same with ksim's harness inside the timed kernel (--include-harness)"
@@ -134,7 +163,10 @@ say "the same with ksim's harness inside the timed kernel (--include-harness)"
     --plot "$out/storage.png" --plot "$out/storage.svg" --plot "$out/storage.pdf" 2>&1
 "$ksim" plot "$out/tree1d.csv" "$out/tree2d.csv" "${labels[@]}" --sim-vs-real --size 7x2.6in --dpi 200 \
     --plot "$out/simreal.png" --plot "$out/simreal.pdf" 2>&1 | tee "$out/simreal.txt"
+fi
+if part pipeline; then
 say "gpu bench, multi-group pipelines, n = 2048..$max_n"
 "$ksim" gpu bench scan:tree1d scan:tree2d -D "n=2048..$max_n" --repeat "$repeat" --device $device \
     --csv "$out/pipeline.csv" --plot "$out/pipeline.png" --plot "$out/pipeline.svg" --plot "$out/pipeline.pdf" 2>&1 | tee "$out/pipeline.txt"
+fi
 say "done: $(ls "$out" | tr '\n' ' ')"

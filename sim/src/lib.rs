@@ -12,6 +12,7 @@ pub mod replay;
 pub mod report;
 pub mod schedule;
 pub mod schema;
+pub mod step_view;
 pub mod text;
 pub mod timeline;
 pub mod trace;

@@ -1,5 +1,5 @@
-//! `ksim step`: the interactive stepper. The state machine is [`interp::stepper`]; this
-//! module reads commands and renders configurations as text.
+//! `ksim step`: the interactive stepper. The state machine is [`interp::stepper`], the
+//! text of configurations and steps [`sim::step_view`]; this module reads commands.
 //!
 //! On a terminal, commands are read with `rustyline` (a readline-style line editor:
 //! history with the arrow keys, Emacs/vi editing, Ctrl-R search), which keeps the
@@ -9,10 +9,9 @@
 
 use super::common::*;
 use clap::Args;
-use interp::notation;
-use interp::stepper::{Config, Status, Step, Stepper, Until};
+use interp::stepper::{Step, Stepper, Until};
 use interp::Launch;
-use std::fmt::Write as _;
+use sim::step_view::StepView;
 use std::io::{BufRead, IsTerminal};
 use std::path::Path;
 
@@ -65,9 +64,9 @@ pub fn step(args: &StepArgs) -> CmdResult {
         launch.kernel.name, launch.groups, launch.local_size, launch.monoid
     );
     for b in stepper.initial_barriers() {
-        println!("{}", session.barrier_line(b));
+        println!("{}", session.view().barrier_line(b));
     }
-    print!("{}", session.config(&stepper.config()));
+    print!("{}", session.view().config(&stepper.config()));
     let terminal = std::io::stdin().is_terminal();
     let mut lines = CommandLines::new(terminal)?;
     while let Some(line) = lines.next() {
@@ -153,17 +152,17 @@ impl Session<'_> {
                 if until == Until::Race && !raced {
                     println!("no new race on the canonical path from here");
                 }
-                print!("{}", self.config(&st.config()));
+                print!("{}", self.view().config(&st.config()));
             }
             "back" => {
                 if st.back() {
                     println!("back to step {}", st.steps());
-                    print!("{}", self.config(&st.config()));
+                    print!("{}", self.view().config(&st.config()));
                 } else {
                     println!("already at the initial configuration");
                 }
             }
-            "state" => print!("{}", self.config(&st.config())),
+            "state" => print!("{}", self.view().config(&st.config())),
             "rules" => println!("{RULES}"),
             "schedule" => println!("{}", schedule_json(st)),
             "save" => {
@@ -195,12 +194,12 @@ impl Session<'_> {
             Err(refusal) => println!("cannot step: {refusal}"),
             Ok(Err(fault)) => {
                 print!("{}", render_fault(self.src, self.launch, &fault));
-                print!("{}", self.config(&st.config()));
+                print!("{}", self.view().config(&st.config()));
             }
             Ok(Ok(s)) => {
-                println!("{}", self.step_line(&s));
+                println!("{}", self.view().step_line(&s));
                 self.events(&s);
-                print!("{}", self.config(&st.config()));
+                print!("{}", self.view().config(&st.config()));
             }
         }
     }
@@ -208,7 +207,7 @@ impl Session<'_> {
     /// What a step caused beyond itself: barriers fired, divergence, races.
     fn events(&self, s: &Step) {
         for b in &s.barriers {
-            println!("{}", self.barrier_line(b));
+            println!("{}", self.view().barrier_line(b));
             if b.divergence.is_some() {
                 println!("{}", divergence_message(b));
             }
@@ -218,155 +217,11 @@ impl Session<'_> {
         }
     }
 
-    fn barrier_line(&self, b: &interp::reference::BarrierInfo) -> String {
-        format!(
-            "K-BARRIER fires in group {}: epoch {} begins",
-            b.group, b.epoch
-        )
-    }
-
-    /// `step 4: t1 S-ARRAY  out[tid] := ...   out[1]: 1 -> 2`
-    fn step_line(&self, s: &Step) -> String {
-        let k = &self.launch.kernel;
-        let info = &s.info;
-        let stmt = notation::find_stmt(k, &info.span, info.rule)
-            .map(|x| notation::stmt(k, x))
-            .unwrap_or_else(|| self.src.view().statement(&info.span));
-        // A statement of an included file says where it is, as in `trace`.
-        let stmt = match self.src.view().included_file(info.span.start) {
-            Some(_) => format!("{}: {stmt}", self.line(info.span.start)),
-            None => stmt,
-        };
-        let change = if let Some((v, old, new)) = &info.var_change {
-            format!(
-                "{}: {} -> {}",
-                notation::var_name(k, *v),
-                notation::value(old),
-                notation::value(new)
-            )
-        } else if let (Some(e), Some((old, new))) = (&info.write, &info.elem_change) {
-            format!(
-                "{}: {} -> {}",
-                sim::text::elem_name(self.launch, e.array, e.instance, &e.index),
-                notation::value(old),
-                notation::value(new)
-            )
-        } else {
-            String::new()
-        };
-        format!(
-            "step {}: {} {}  {stmt}   {change}",
-            s.index,
-            self.thread_name(s.thread),
-            info.rule
-        )
-        .trim_end()
-        .to_string()
-    }
-
-    fn thread_name(&self, t: usize) -> String {
-        if self.launch.groups > 1 {
-            format!(
-                "t{t} (g{}.t{})",
-                t / self.launch.local_size,
-                t % self.launch.local_size
-            )
-        } else {
-            format!("t{t}")
+    fn view(&self) -> StepView<'_> {
+        StepView {
+            source: self.src.view(),
+            launch: self.launch,
         }
-    }
-
-    /// The configuration as text: one line per thread, one per array instance; cells the
-    /// last step wrote are marked `*`.
-    fn config(&self, c: &Config) -> String {
-        let mut out = String::new();
-        let epochs: Vec<String> = c.epochs.iter().map(|e| e.to_string()).collect();
-        let _ = writeln!(
-            out,
-            "-- configuration after {} step(s), barrier epoch {}{}",
-            c.steps,
-            epochs.join("/"),
-            if c.is_final { ", final" } else { "" }
-        );
-        let names: Vec<String> = c
-            .threads
-            .iter()
-            .map(|t| self.thread_name(t.thread))
-            .collect();
-        let width = names.iter().map(|n| n.len()).max().unwrap_or(2);
-        for (t, name) in c.threads.iter().zip(&names) {
-            let vars: Vec<String> = t
-                .vars
-                .iter()
-                .map(|(n, v)| format!("{n}={}", notation::value(v)))
-                .collect();
-            let (status, next) = match &t.status {
-                Status::Done => ("done".to_string(), String::new()),
-                Status::AtBarrier { span } => (
-                    format!("at barrier (line {})", self.line(span.start)),
-                    String::new(),
-                ),
-                Status::Enabled { rule } => {
-                    let (text, span) = t.next.clone().unwrap_or_default();
-                    let text = if text.is_empty() {
-                        self.src.view().statement(&span)
-                    } else {
-                        text
-                    };
-                    let rule = match rule {
-                        Ok(r) => r.to_string(),
-                        Err(f) => format!("faults: {f}"),
-                    };
-                    (
-                        "enabled".to_string(),
-                        format!("line {}: {text}   [{rule}]", self.line(span.start)),
-                    )
-                }
-            };
-            let _ = writeln!(
-                out,
-                "  {name:width$}  {status:<21} {:<24} {next}",
-                vars.join(" ")
-            );
-        }
-        let labels: Vec<String> = c
-            .arrays
-            .iter()
-            .map(|a| sim::text::elem_name(self.launch, a.array, a.instance, &[]))
-            .collect();
-        let aw = labels.iter().map(|l| l.len()).max().unwrap_or(0);
-        for (a, label) in c.arrays.iter().zip(labels) {
-            let cells: Vec<String> = a
-                .values
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    let mark = if a.changed.contains(&i) { "*" } else { "" };
-                    format!("{}{mark}", notation::value(v))
-                })
-                .collect();
-            let _ = writeln!(out, "  {label:aw$} = {}", cells.join(" "));
-        }
-        out.push_str(self.findings_line(c).as_str());
-        out
-    }
-
-    fn findings_line(&self, c: &Config) -> String {
-        let enabled = c
-            .threads
-            .iter()
-            .filter(|t| matches!(t.status, Status::Enabled { .. }))
-            .count();
-        if c.is_final {
-            String::new()
-        } else {
-            format!("  {enabled} thread(s) enabled; Enter steps the lowest\n")
-        }
-    }
-
-    /// The line of a statement (`file:line` in an included file).
-    fn line(&self, offset: usize) -> String {
-        self.src.view().at(offset)
     }
 }
 
