@@ -135,7 +135,7 @@ fn writing_a_constant_is_an_error_at_load() {
             "`N` is `__constant`",
         ),
     ] {
-        let e = compile(src).err().expect("refused");
+        let e = compile(src).expect_err("refused");
         assert!(e.contains(what), "{e}");
     }
 }
@@ -161,7 +161,7 @@ fn bad_private_arrays_are_clear_errors() {
             "program-scope variables other than",
         ),
     ] {
-        let e = compile(src).err().expect("refused");
+        let e = compile(src).expect_err("refused");
         assert!(e.contains(what), "{src}: {e}");
     }
 }

@@ -235,7 +235,7 @@ fn schemas_reject_broken_outputs() {
     );
     assert_valid("run", "the original", &doc);
     let v = validator("run");
-    let broken: [(&str, fn(&mut Value)); 4] = [
+    let broken: [Breakage; 4] = [
         ("without clean", |d| {
             d.as_object_mut().unwrap().remove("clean");
         }),
@@ -259,3 +259,6 @@ fn schemas_reject_broken_outputs() {
         );
     }
 }
+
+/// A named way of breaking a valid document.
+type Breakage = (&'static str, fn(&mut Value));

@@ -28,7 +28,7 @@ fn assert_headers_match_snippets(out: &str) -> usize {
             .trim_end()
             .trim_end_matches(']')
             .trim_end();
-        let header_line: usize = loc.rsplitn(3, ':').nth(1).unwrap().parse().unwrap();
+        let header_line: usize = loc.rsplit(':').nth(1).unwrap().parse().unwrap();
         let snippet_line: usize = lines[i + 1..]
             .iter()
             .find_map(|s| {

@@ -1354,7 +1354,7 @@ mod tests {
         let words = RESERVED.iter().map(|w| w.to_string());
         let wants: Vec<String> = prefixes
             .iter()
-            .flat_map(|p| [format!("{p}x"), format!("{p}"), format!("k_{p}x")])
+            .flat_map(|p| [format!("{p}x"), p.to_string(), format!("k_{p}x")])
             .chain(words)
             .chain(["int4".into(), "k_int4".into()])
             .collect();

@@ -632,12 +632,18 @@ mod tests {
         )];
         // (The keys are right: a uniform barrier before both accesses leaves the race.)
         let early = gap(src.find("    if").unwrap(), "    barrier();\n");
-        let left = remaining_races(&early.apply(src), &[&early], &[opts.clone()], &keys, 1);
+        let left = remaining_races(
+            &early.apply(src),
+            &[&early],
+            std::slice::from_ref(&opts),
+            &keys,
+            1,
+        );
         assert_eq!(left, Some(BTreeSet::from([0])));
         let patched = inside.apply(src);
         assert!(patched.contains("A[0] = 1;\n        barrier();\n    }"));
         assert_eq!(
-            remaining_races(&patched, &[&inside], &[opts.clone()], &keys, 1),
+            remaining_races(&patched, &[&inside], std::slice::from_ref(&opts), &keys, 1),
             None
         );
         let r = fix(src, &[opts], 1).unwrap_or_else(|_| panic!("fix runs"));

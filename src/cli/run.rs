@@ -83,7 +83,7 @@ impl ScheduleArgs {
         if let Some(path) = self.schedule.strip_prefix('@') {
             let schedule = read_schedule(path)?;
             schedule
-                .check(&launch)
+                .check(launch)
                 .map_err(|e| Failure::usage(format!("schedule `{path}`: {e}")))?;
             return Ok(Scheduler::Replay(schedule));
         }

@@ -129,6 +129,7 @@ pub fn run_cmd(mut cmd: Command, dir: &Path, timeout: Duration, keep: usize) -> 
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let start = Instant::now();
+    #[allow(clippy::zombie_processes)] // reaped by `wait_with_rusage` below
     let mut child = cmd.spawn().expect("the command starts");
     let out = drain(child.stdout.take().expect("piped"), keep);
     let err = drain(child.stderr.take().expect("piped"), keep);

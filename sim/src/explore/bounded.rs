@@ -90,6 +90,9 @@ pub fn preemption_bounded(
     col.finish(verdict)
 }
 
+/// A step of a run and the threads that could have taken it instead, each with its cost.
+type Alternatives = (u64, Vec<(usize, u32)>);
+
 /// Runs the default scheduler with the deviations `pre`; returns the outcome, for every
 /// step after the last deviation the other runnable threads that cost at most `budget`
 /// (how many places after the default thread they come, cyclically) with their cost, and
@@ -99,7 +102,7 @@ fn run_one(
     pre: &[(u64, usize)],
     budget: u32,
     deadline: super::Deadline,
-) -> (exec::Outcome, Vec<(u64, Vec<(usize, u32)>)>, bool) {
+) -> (exec::Outcome, Vec<Alternatives>, bool) {
     let mut over = false;
     let after = pre.last().map_or(0, |&(s, _)| s + 1);
     let mut alternatives = Vec::new();

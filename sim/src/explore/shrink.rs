@@ -28,7 +28,7 @@ struct Clocks<'a> {
     /// Per thread: its clock (events of each thread that happen before its next step).
     thread: Vec<Vec<u32>>,
     /// Per element: the clock of its last write, and the join of the reads since.
-    elems: HashMap<(usize, usize, usize), (Vec<u32>, Vec<u32>)>,
+    elems: HashMap<(usize, usize, usize), WriteReads>,
     /// Per step: its thread and its index among that thread's steps (1-based).
     events: Vec<(usize, u32)>,
     /// Steps whose clock is kept, and the clocks.
@@ -154,3 +154,6 @@ pub fn shrink_races(launch: &Launch, summary: &mut Summary) -> usize {
     }
     shorter
 }
+
+/// An element's clocks: of its last write, and the join of the reads since.
+type WriteReads = (Vec<u32>, Vec<u32>);
