@@ -91,6 +91,17 @@ fn examples() -> Vec<PathBuf> {
     files
 }
 
+/// The input of an example: random `in`, or left_rotation's single array `array` (the
+/// paper's) as iota.
+fn example_input(path: &Path) -> &'static str {
+    let src = std::fs::read_to_string(path).unwrap();
+    if src.contains(" in[") {
+        "in=random:5"
+    } else {
+        "array=iota"
+    }
+}
+
 #[test]
 fn fast_and_reference_engines_give_the_same_model_for_every_example() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -99,13 +110,7 @@ fn fast_and_reference_engines_give_the_same_model_for_every_example() {
     let mut codes = [0usize; 2];
     for path in files {
         let file = path.to_str().unwrap().to_string();
-        let src = std::fs::read_to_string(&path).unwrap();
-        // left_rotation keeps the paper's single array `array`.
-        let input = if src.contains(" in[") {
-            "in=random:5"
-        } else {
-            "array=iota"
-        };
+        let input = example_input(&path);
         for n in ["8", "256"] {
             let args: Vec<String> = [&file, "-D", &format!("n={n}"), "--input", input]
                 .iter()
@@ -146,12 +151,7 @@ fn fast_and_reference_engines_give_the_same_model_under_the_same_value_policy() 
     let policy = ["--race-policy", "same-value"];
     for path in examples() {
         let file = path.to_str().unwrap().to_string();
-        let src = std::fs::read_to_string(&path).unwrap();
-        let input = if src.contains(" in[") {
-            "in=random:5"
-        } else {
-            "array=iota"
-        };
+        let input = example_input(&path);
         let args: Vec<String> = [file.as_str(), "-D", "n=8", "--input", input]
             .into_iter()
             .chain(policy)
@@ -237,12 +237,7 @@ fn fast_and_reference_engines_give_the_same_model_under_access_atomicity() {
     let access = ["--atomicity", "access"];
     for path in examples() {
         let file = path.to_str().unwrap().to_string();
-        let src = std::fs::read_to_string(&path).unwrap();
-        let input = if src.contains(" in[") {
-            "in=random:5"
-        } else {
-            "array=iota"
-        };
+        let input = example_input(&path);
         for n in ["n=8", "n=256"] {
             let args: Vec<String> = [file.as_str(), "-D", n, "--input", input]
                 .into_iter()
@@ -303,12 +298,7 @@ fn fast_and_reference_engines_give_the_same_model_under_warps() {
     let mut codes = [0usize; 2];
     for path in examples() {
         let file = path.to_str().unwrap().to_string();
-        let src = std::fs::read_to_string(&path).unwrap();
-        let input = if src.contains(" in[") {
-            "in=random:5"
-        } else {
-            "array=iota"
-        };
+        let input = example_input(&path);
         for n in ["n=8", "n=64"] {
             for w in ["1", "4", "32"] {
                 for atomicity in ["statement", "access"] {
