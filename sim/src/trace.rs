@@ -162,7 +162,10 @@ pub(crate) struct WarpRecord<'a> {
     divergent: bool,
     statement: &'a str,
     core: &'a str,
+    /// The statement's line in its file: the kernel's, or `file`.
     line: usize,
+    /// The `#include`d file holding the statement (`null`: the kernel's own file).
+    file: Option<&'a str>,
     /// Every lane's changes, `tN: ...`, separated by `, `.
     change: &'a str,
     race: Option<&'a str>,
@@ -306,7 +309,8 @@ impl<'a> TraceView<'a> {
                 divergent: step.divergent,
                 statement: &stmt,
                 core: &core,
-                line: lang::render::line_col(self.src.text, first.span.start).0,
+                line: self.src.line(first.span.start),
+                file: self.src.included_file(first.span.start),
                 change: &change,
                 race,
                 reads: reads.as_deref(),
