@@ -663,11 +663,12 @@ fn final_stores_text(w: &mut String, launch: &Launch, s: &Summary) {
             }
         );
     }
-    // The store of a race-free run, said where it helps: with races or several stores.
-    let canonical = s
-        .canonical
-        .as_ref()
-        .filter(|_| s.finals.len() > 1 || !s.races.is_empty());
+    // The store of a race-free run, said where it helps: with races or several stores. Where
+    // the canonical run names none but `ksim fix`'s line above did, saying "no store can be
+    // named" would contradict it.
+    let canonical = s.canonical.as_ref().filter(|c| {
+        (s.finals.len() > 1 || !s.races.is_empty()) && (c.store.is_some() || s.race_free.is_none())
+    });
     if let Some(c) = canonical {
         let line = match (c.store, &c.why_none) {
             (Some(_), _) if s.finals.len() == 1 => {
