@@ -1,5 +1,5 @@
 //! OpenCL C kernels from a string, run on both engines: the one helper the `.cl` lowering
-//! tests share (tests/opencl.rs, tests/cl_types.rs, tests/cl_mem.rs).
+//! tests share (tests/opencl.rs, tests/cl_*.rs).
 
 use interp::fast::{self, FastOptions};
 use interp::launch::{Launch, LaunchOptions};
@@ -23,7 +23,10 @@ pub struct Ran {
     pub launch: Launch,
     pub memory: interp::Memory,
     pub races: Vec<interp::Race>,
+    /// The fault's message.
     pub fault: Option<String>,
+    /// The fault itself: thread, location, kind.
+    pub raw_fault: Option<interp::Fault>,
     pub divergent: bool,
 }
 
@@ -94,11 +97,7 @@ pub fn run(
         },
     )
     .expect("the fast executor runs it");
-    assert_eq!(
-        reference.fault.is_some(),
-        fast.fault.is_some(),
-        "engines agree on faults"
-    );
+    assert_eq!(reference.fault, fast.fault, "engines agree on the fault");
     if reference.fault.is_none() {
         assert_eq!(reference.memory, fast.memory, "engines agree on memory");
     }
@@ -115,7 +114,8 @@ pub fn run(
     Ran {
         memory: reference.memory,
         races: reference.races,
-        fault: reference.fault.map(|f| f.to_string()),
+        fault: reference.fault.as_ref().map(|f| f.to_string()),
+        raw_fault: reference.fault,
         divergent: !reference.divergences.is_empty(),
         launch,
     }
