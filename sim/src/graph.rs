@@ -164,18 +164,34 @@ impl Ids {
 
 /// Every configuration reachable from the initial one, up to `max_states` of them.
 pub fn reachable(launch: &Launch, max_states: usize) -> Graph {
-    let mut ids = Ids::new(initial(launch), max_states);
+    breadth_first(launch, initial(launch), max_states, false, |_, steps| {
+        steps.iter().map(|&(t, _, _)| t).collect()
+    })
+}
+
+/// The graph from `initial`, numbered breadth-first, with an edge for each thread that
+/// `threads` picks among a configuration's enabled steps (a faulting step has no edge).
+fn breadth_first(
+    launch: &Launch,
+    initial: State,
+    max_states: usize,
+    truncated: bool,
+    threads: impl Fn(&State, &[(usize, State, StepInfo)]) -> Vec<usize>,
+) -> Graph {
+    let mut ids = Ids::new(initial, max_states);
     let mut graph = Graph {
         nodes: Vec::new(),
         edges: Vec::new(),
-        truncated: false,
+        truncated,
     };
     let mut next = 0;
     while next < ids.states.len() {
         let state = ids.states[next].clone();
         let (steps, faults) = expand(launch, &state);
-        for &(t, _, _) in &steps {
-            let (to, rule, barriers, racy) = edge_of(launch, &state, &steps, t).expect("enabled");
+        for t in threads(&state, &steps) {
+            let Some((to, rule, barriers, racy)) = edge_of(launch, &state, &steps, t) else {
+                continue;
+            };
             let Some(id) = ids.get(to) else {
                 graph.truncated = true;
                 continue;
@@ -234,38 +250,17 @@ pub fn explored(launch: &Launch, max_states: usize) -> (Graph, crate::Summary) {
     });
     // The edges, and the configurations they reach, numbered breadth-first from the
     // initial one as in `reachable` (the search found them depth-first).
-    let mut order = Ids::new(ids.states[0].clone(), max_states);
-    let mut graph = Graph {
-        nodes: Vec::new(),
-        edges: Vec::new(),
+    let graph = breadth_first(
+        launch,
+        ids.states[0].clone(),
+        max_states,
         truncated,
-    };
-    let mut next = 0;
-    while next < order.states.len() {
-        let state = order.states[next].clone();
-        let (steps, faults) = expand(launch, &state);
-        let threads = ids.ids.get(&state).and_then(|&id| ran.get(id));
-        for &t in threads.into_iter().flatten() {
-            // A faulting step has no edge, as in `reachable`.
-            let Some((to, rule, barriers, racy)) = edge_of(launch, &state, &steps, t) else {
-                continue;
-            };
-            let Some(id) = order.get(to) else {
-                graph.truncated = true;
-                continue;
-            };
-            graph.edges.push(Edge {
-                from: next,
-                to: id,
-                thread: t,
-                rule,
-                barriers,
-                racy,
-            });
-        }
-        graph.nodes.push(node(launch, &state, faults));
-        next += 1;
-    }
+        |state, _| {
+            (ids.ids.get(state).and_then(|&id| ran.get(id)))
+                .cloned()
+                .unwrap_or_default()
+        },
+    );
     (graph, summary)
 }
 
