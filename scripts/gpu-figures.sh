@@ -148,7 +148,7 @@ for k in kogge_stone sklansky brent_kung blelloch_tree1d blelloch_tree2d; do
 done
 for cost in steps warp-instructions; do
     say "sim vs real, cost = $cost"
-    "$ksim" plot "${warp_csvs[@]}" --sim-vs-real --cost "$cost" --size 9x2.6in --dpi 200 \
+    "$ksim" plot "${warp_csvs[@]}" --sim-vs-real --cost "$cost" --size 9x6.5in --dpi 200 \
         --plot "$out/warp-simreal-$cost.png" 2>&1 | tee "$out/warp-simreal-$cost.txt"
 done
 fi

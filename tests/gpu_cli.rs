@@ -265,7 +265,7 @@ fn bench_writes_the_csv_with_metadata_the_json_and_figures() {
         path(&csv),
         "--sim-vs-real",
         "--size",
-        "3.3x2.2in",
+        "4x2.6in",
         "--dpi",
         "300",
         "--plot",
@@ -273,6 +273,19 @@ fn bench_writes_the_csv_with_metadata_the_json_and_figures() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(text(&o).contains("R² ="), "{}", text(&o));
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    // Panels too small for their axes are refused with a size that fits, the figure kept.
+    let o = ksim(&[
+        "plot",
+        path(&csv),
+        "--sim-vs-real",
+        "--size",
+        "3.3x2.2in",
+        "--plot",
+        path(&png),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("give --size 4x2.6in"), "{}", text(&o));
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
     let o = ksim(&["plot", path(&csv), "--size", "3x2", "--plot", path(&png)]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));

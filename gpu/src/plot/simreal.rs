@@ -135,9 +135,57 @@ pub fn plot(series: &BenchSeries, path: &Path, fig: &Figure) -> Result<(), PlotE
                 .into(),
         }));
     }
+    fits(kernels(series).len(), fig)?;
     render(path, fig, &|root| draw(root, series, fig), &|root| {
         draw(root, series, fig)
     })
+}
+
+/// Rows and columns of panels for `kernels` kernels and the scatter.
+fn grid(kernels: usize) -> (usize, usize) {
+    let panels = kernels + 1;
+    let cols = panels.min(3);
+    (panels.div_ceil(cols), cols)
+}
+
+/// Refuses a figure whose panels are too small for their axes: a panel's right axis
+/// description ("simulated warp instructions, dashed") runs along its height, and below a
+/// height that holds it the labels of neighbouring panels overlap (seen at 9 × 2.6 in with
+/// five kernels). The message gives a height that fits.
+fn fits(kernels: usize, fig: &Figure) -> Result<(), PlotError> {
+    let (rows, cols) = grid(kernels);
+    let pt = |px: u32| px as f64 * 72.0 / fig.dpi;
+    let desc = format!("simulated {}, dashed", fig.cost.name())
+        .chars()
+        .count();
+    // About half an em per character of the sans-serif font, plus the panel's title,
+    // tick labels, x-axis description and margins.
+    let need_h = fig.font_pt * (0.55 * desc as f64 + 5.5);
+    let need_w = fig.font_pt * 16.0;
+    let title = if fig.title.as_deref() == Some("") {
+        0.0
+    } else {
+        fig.font_pt * 2.0
+    };
+    let have_h = (pt(fig.height_px) - title) / rows as f64;
+    let have_w = pt(fig.width_px) / cols as f64;
+    if have_h >= need_h && have_w >= need_w {
+        return Ok(());
+    }
+    let inches = |v: f64| (v / 72.0 * 10.0).ceil() / 10.0;
+    Err(PlotError(format!(
+        "the figure is too small for {kernels} kernel{}: {rows} x {cols} panels of {:.1} x {:.1} in \
+         each, and a panel needs {:.1} x {:.1} in at {} pt; give --size {}x{}in (or a smaller \
+         --font-size, or fewer kernels)",
+        if kernels == 1 { "" } else { "s" },
+        have_w / 72.0,
+        have_h / 72.0,
+        need_w / 72.0,
+        need_h / 72.0,
+        fig.font_pt,
+        inches((need_w * cols as f64).max(pt(fig.width_px))),
+        inches((need_h * rows as f64 + title).max(pt(fig.height_px))),
+    )))
 }
 
 fn kernels(series: &BenchSeries) -> Vec<String> {
@@ -171,9 +219,7 @@ where
             .map_err(draw_err)?
     };
     let names = kernels(series);
-    let panels = names.len() + 1;
-    let cols = panels.min(3);
-    let rows = panels.div_ceil(cols);
+    let (rows, cols) = grid(names.len());
     let cells = area.split_evenly((rows, cols));
     for (i, name) in names.iter().enumerate() {
         let pts: Vec<&BenchPoint> = series.points.iter().filter(|p| &p.kernel == name).collect();
@@ -483,5 +529,36 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let e = plot(&s, &dir.path().join("x.svg"), &fig).unwrap_err();
         assert!(e.0.contains("--warp-size"), "{}", e.0);
+    }
+
+    #[test]
+    fn panels_too_small_for_their_axes_are_refused_with_a_size_that_fits() {
+        let at = |w: f64, h: f64, cost| Figure {
+            width_px: (w * 100.0) as u32,
+            height_px: (h * 100.0) as u32,
+            dpi: 100.0,
+            cost,
+            ..Figure::default()
+        };
+        // Five kernels at 9 x 2.6 in: two rows of 1.2 in panels, where the axes overlapped.
+        let e = fits(5, &at(9.0, 2.6, Cost::Steps)).expect_err("too small");
+        assert!(e.0.contains("2 x 3 panels"), "{e}");
+        let size =
+            e.0.split("--size ")
+                .nth(1)
+                .expect("a size")
+                .split("in")
+                .next();
+        let (w, h) = size.and_then(|s| s.split_once('x')).expect("WxH");
+        let (w, h): (f64, f64) = (w.parse().unwrap(), h.parse().unwrap());
+        assert!(
+            fits(5, &at(w, h, Cost::Steps)).is_ok(),
+            "the suggested {w}x{h}in fits"
+        );
+        assert!(fits(5, &at(9.0, 5.0, Cost::Steps)).is_ok());
+        // Two kernels in one row, as scripts/gpu-figures.sh draws the storage figure.
+        assert!(fits(2, &at(7.0, 2.6, Cost::Steps)).is_ok());
+        // The warp cost's longer axis description needs more height.
+        assert!(fits(5, &at(9.0, 5.0, Cost::WarpInstructions)).is_err());
     }
 }
