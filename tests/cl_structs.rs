@@ -54,6 +54,30 @@ fn a_written_member_of_a_by_value_parameter_is_a_private_copy() {
 }
 
 #[test]
+fn an_array_member_of_a_by_value_parameter_is_a_parameter_per_element() {
+    // test_structs/store_array_element: each work-item writes its own copy of `q.a`.
+    let src = r#"
+        struct s { int a[3]; };
+        kernel void k(__global int *p, struct s q) {
+            q.a[1] = q.a[1] + (int)get_global_id(0);
+            p[get_global_id(0)] = q.a[0] * 100 + q.a[1] * 10 + q.a[2];
+        }
+    "#;
+    let c = compile(src).unwrap();
+    let names: Vec<_> = c.info.scalars.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["q.a[0]", "q.a[1]", "q.a[2]"]);
+    let r = run(
+        src,
+        &[1],
+        &[3],
+        &[("p", 3, "zeros")],
+        &[("q.a[0]", "1"), ("q.a[1]", "2"), ("q.a[2]", "3")],
+    );
+    assert_eq!(r.ints("p"), [123, 133, 143]);
+    assert!(r.races.is_empty(), "{:?}", r.race_arrays());
+}
+
+#[test]
 fn private_structs_arrays_of_them_and_whole_assignment() {
     let src = r#"
         typedef struct { int x; float y; } P;

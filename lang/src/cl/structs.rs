@@ -20,8 +20,9 @@
 //! unchanged. Not modelled, each a clear error: unions (their members share bytes), a
 //! struct as a value (passed to or returned from a helper, `?:` of structs), pointers to
 //! structs other than kernel parameters, byte views of a struct (`(char *)G`), pointer or
-//! array members inside a buffer of structs, array members of a by-value parameter, and
-//! initialiser lists.
+//! array members inside a buffer of structs, and initialiser lists. An array member
+//! `int a[N]` of a by-value parameter `q` is a scalar parameter per element (`q.a[0]`, ...)
+//! copied into the private array `q.a`.
 //!
 //! [`desugar`]: Lowerer::desugar
 
@@ -129,15 +130,64 @@ impl<'u> Lowerer<'u> {
                 span: name.span.clone(),
             };
             if !f.ty.arrays.is_empty() {
-                return unsupported(
-                    format!("array members of a struct parameter (`{}`)", key.name),
-                    &f.ty.span,
-                );
+                self.array_member_param(&key, &f.ty, span, written, params, prologue)?;
+                continue;
             }
             let lowered = self.fresh(&key.name);
             self.param(&key, lowered, &f.ty, span, written, params, prologue)?;
         }
         Ok(())
+    }
+
+    /// An array member `T a[N]` of a by-value struct parameter `q`: a scalar parameter per
+    /// element, `q.a[0]` ... `q.a[N-1]`, copied into the private array `q.a` at the start.
+    fn array_member_param(
+        &mut self,
+        key: &cl::Ident,
+        ty: &cl::Type,
+        span: &Span,
+        written: &HashSet<String>,
+        params: &mut Vec<k::Param>,
+        prologue: &mut Vec<k::Stmt>,
+    ) -> Res<()> {
+        let n = match ty.arrays.as_slice() {
+            [Some(n)] if ty.pointers.is_empty() => private::const_int(n).filter(|&n| n > 0),
+            _ => None,
+        };
+        let Some(n) = n.filter(|&n| n <= 1024) else {
+            return unsupported(
+                format!(
+                    "this array member of a struct parameter (`{}`: only one dimension of \
+                     a constant size up to 1024, of scalars)",
+                    key.name
+                ),
+                &ty.span,
+            );
+        };
+        let elem = cl::Type {
+            arrays: Vec::new(),
+            ..ty.clone()
+        };
+        let mut inits = Vec::new();
+        for i in 0..n {
+            let name = cl::Ident {
+                name: format!("{}[{i}]", key.name),
+                span: key.span.clone(),
+            };
+            let lowered = self.fresh(&format!("{}.{i}", key.name));
+            self.param(&name, lowered, &elem, span, written, params, prologue)?;
+            inits.push(cl::Init::Expr(cl::Expr {
+                kind: cl::ExprKind::Name(name.name),
+                span: key.span.clone(),
+            }));
+        }
+        let copy = cl::Decl {
+            ty: ty.clone(),
+            name: key.clone(),
+            init: Some(cl::Init::List(inits, key.span.clone())),
+            span: key.span.clone(),
+        };
+        self.decl(&copy, prologue)
     }
 
     /// A kernel parameter `__global S *G`: a buffer per member, `G.m` (struct of arrays).
