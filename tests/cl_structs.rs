@@ -222,7 +222,7 @@ fn what_is_not_modelled_is_a_clear_error() {
         ),
         (
             "struct a { int i; };
-             kernel void k(__global struct a *q) { __global char *b = (__global char *)q; b[0] = 1; }",
+             kernel void k(__global struct a *q) { __global int *b = (__global int *)q; b[0] = 1; }",
             "a pointer to `struct a` (`q`) as a value",
         ),
         (
