@@ -119,7 +119,11 @@ fn a_buffer_of_structs_is_one_buffer_per_member_through_index_arrow_and_deref() 
         src,
         &[2],
         &[2],
-        &[("G.x", 4, "5,6,7,8"), ("G.y", 4, "zeros"), ("out", 4, "zeros")],
+        &[
+            ("G.x", 4, "5,6,7,8"),
+            ("G.y", 4, "zeros"),
+            ("out", 4, "zeros"),
+        ],
         &[],
     );
     assert_eq!(r.ints("G.y"), [6, 7, 8, 9]);
@@ -144,7 +148,11 @@ fn a_race_on_the_same_member_of_one_element_is_found_on_that_member() {
         &[],
     );
     assert!(!r.races.is_empty());
-    assert!(r.race_arrays().iter().all(|a| a == "G.y"), "{:?}", r.race_arrays());
+    assert!(
+        r.race_arrays().iter().all(|a| a == "G.y"),
+        "{:?}",
+        r.race_arrays()
+    );
     assert_eq!(r.races[0].index, [3]);
 }
 
@@ -191,7 +199,11 @@ fn a_local_array_of_structs_of_four_dimensions_races_on_its_member() {
         &[],
     );
     assert!(!r.races.is_empty());
-    assert!(r.race_arrays().iter().all(|a| a == "L.z"), "{:?}", r.race_arrays());
+    assert!(
+        r.race_arrays().iter().all(|a| a == "L.z"),
+        "{:?}",
+        r.race_arrays()
+    );
 }
 
 #[test]

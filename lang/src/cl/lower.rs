@@ -658,7 +658,15 @@ impl<'u> Lowerer<'u> {
                 ));
             };
             let param = claimed.next().expect("one name per parameter");
-            self.param(name, param, &p.ty, &p.span, &written, &mut params, &mut prologue)?;
+            self.param(
+                name,
+                param,
+                &p.ty,
+                &p.span,
+                &written,
+                &mut params,
+                &mut prologue,
+            )?;
         }
         let program_vars = std::mem::take(&mut self.program_vars);
         self.program_scope(&program_vars, &mut prologue)?;
@@ -764,14 +772,13 @@ impl<'u> Lowerer<'u> {
                     return self.struct_buffer(tag, name, ty, span, written, params, prologue);
                 }
                 let shape = self.vec_base(&ty.base, &ty.span)?;
-                let elem =
-                    match shape.map_or_else(|| self.base(&ty.base, &ty.span), |s| Ok(s.0)) {
-                        Ok(t) => t,
-                        Err(mut d) => {
-                            d.message = format!("{} (as a buffer's element type)", d.message);
-                            return Err(d);
-                        }
-                    };
+                let elem = match shape.map_or_else(|| self.base(&ty.base, &ty.span), |s| Ok(s.0)) {
+                    Ok(t) => t,
+                    Err(mut d) => {
+                        d.message = format!("{} (as a buffer's element type)", d.message);
+                        return Err(d);
+                    }
+                };
                 let array = lowered;
                 let size_param = format!("{array}.len");
                 params.push(k::Param::Array {
@@ -801,8 +808,7 @@ impl<'u> Lowerer<'u> {
                         array,
                         offset: None,
                     };
-                    let var =
-                        self.pointer_var(&name.name, elem, p, &name.span, prologue)?;
+                    let var = self.pointer_var(&name.name, elem, p, &name.span, prologue)?;
                     self.bind(&name.name, Binding::Ptr(var));
                 } else {
                     self.bind(&name.name, Binding::Array(array));

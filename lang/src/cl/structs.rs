@@ -249,7 +249,12 @@ impl<'u> Lowerer<'u> {
 
     /// A struct variable `S s;` or array of structs `S s[N]...`, private or `__local`: a
     /// variable or array per member, declared as `s.m` with the struct's dimensions first.
-    pub(super) fn struct_decl(&mut self, tag: &str, d: &cl::Decl, out: &mut Vec<k::Stmt>) -> Res<()> {
+    pub(super) fn struct_decl(
+        &mut self,
+        tag: &str,
+        d: &cl::Decl,
+        out: &mut Vec<k::Stmt>,
+    ) -> Res<()> {
         let def = self.struct_def(tag, &d.ty.span)?;
         let init = match &d.init {
             None => None,
@@ -423,14 +428,18 @@ impl<'u> Lowerer<'u> {
 
     /// A whole struct (every dimension indexed), if `e` denotes one.
     fn whole_struct(&self, e: &cl::Expr) -> Res<Option<Access>> {
-        Ok(self
-            .struct_access(e)?
-            .filter(|a| a.indices.len() == a.dims))
+        Ok(self.struct_access(e)?.filter(|a| a.indices.len() == a.dims))
     }
 
     /// Member `field` of the struct `acc` (through `->` if `arrow`): the member's name with
     /// the struct's indices.
-    fn member(&self, mut acc: Access, field: &cl::Ident, arrow: bool, span: &Span) -> Res<cl::Expr> {
+    fn member(
+        &self,
+        mut acc: Access,
+        field: &cl::Ident,
+        arrow: bool,
+        span: &Span,
+    ) -> Res<cl::Expr> {
         if arrow {
             if acc.indices.len() >= acc.dims {
                 return Err(Diagnostic::new(
@@ -497,7 +506,8 @@ impl<'u> Lowerer<'u> {
         if self.whole_struct(target)?.is_none() {
             return Ok(None);
         }
-        self.struct_assign(*op, target, value, &e.span, out).map(Some)
+        self.struct_assign(*op, target, value, &e.span, out)
+            .map(Some)
     }
 
     fn struct_assign(
@@ -532,10 +542,7 @@ impl<'u> Lowerer<'u> {
             ));
         }
         if has_effects(target) || has_effects(value) {
-            return unsupported(
-                "a struct assignment whose operands have side effects",
-                span,
-            );
+            return unsupported("a struct assignment whose operands have side effects", span);
         }
         let def = self.struct_def(&t.tag, span)?;
         let member = |e: &cl::Expr, f: &cl::Field| cl::Expr {
