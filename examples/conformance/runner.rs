@@ -16,7 +16,9 @@
 //! - **Buffers**: `max(16 × (scaled global size) + 1024, 65536)` elements each. GPUVerify
 //!   models buffers as unbounded (it checks bounds only with `--check-array-bounds`), so an
 //!   access outside them counts for the verdict only under that flag.
-//! - **Scalars**: the header's `--kernel-args` values, else the scaled work-group size
+//! - **Scalars**: the header's `--kernel-args` values (a struct parameter's value is its
+//!   bytes, little-endian: its members, 32-bit each in ksim, take 4 bytes each in order),
+//!   else the scaled work-group size
 //!   (`1.0` for floats, `true` for bools). When a run violates the kernel's own
 //!   precondition (`__requires`, `__assume`: the launch is at fault, not the kernel), the
 //!   runs are repeated with the integer scalars the header leaves open set to 0, then 1,
@@ -565,8 +567,27 @@ fn run_launch(
             defines.push((b.size_param.clone(), size.to_string()));
             inputs.push((b.array.clone(), input.to_string()));
         }
-        for (k, s) in c.info.scalars.iter().enumerate() {
-            let v = match (s.ty, h.scalar_args.get(k)) {
+        let mut position = (0, 0);
+        let mut previous: Option<&str> = None;
+        for s in &c.info.scalars {
+            // The members of a struct parameter (`q.a`, `q.b`) share its one value.
+            let (root, member) = match s.name.split_once('.') {
+                Some((root, _)) => (root, true),
+                None => (s.name.as_str(), false),
+            };
+            if let Some(p) = previous {
+                position = if member && p == root {
+                    (position.0, position.1 + 1)
+                } else {
+                    (position.0 + 1, 0)
+                };
+            }
+            previous = Some(root);
+            let arg = h.scalar_args.get(position.0).map(|v| match member {
+                true => v.checked_shr(32 * position.1).unwrap_or(0) & 0xffff_ffff,
+                false => *v,
+            });
+            let v = match (s.ty, arg) {
                 (TypeName::Int | TypeName::Uint, Some(v)) => v.to_string(),
                 (TypeName::Float, _) => "1.0".to_string(),
                 (TypeName::Bool, _) => "true".to_string(),

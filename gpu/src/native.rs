@@ -49,6 +49,15 @@ pub fn bind(
     params
         .iter()
         .map(|p| {
+            if let Base::Struct(tag) = &p.base {
+                // The simulator keeps a struct's members apart (one scalar or buffer per
+                // member, lang/src/cl/structs.rs); the device wants the C layout.
+                return Err(format!(
+                    "`{}` is a `struct {tag}`{}: passing structs to the device is not supported yet",
+                    p.name,
+                    if p.pointer { " buffer" } else { "" }
+                ));
+            }
             if p.pointer {
                 let b = info
                     .buffers

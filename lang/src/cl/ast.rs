@@ -36,7 +36,7 @@ pub enum Base {
     },
     /// `int4`, `float2`, ...: element type and length.
     Vector(Box<Base>, u8),
-    /// `struct S` / `union U` (by name; members are not modelled yet).
+    /// `struct S` / `union U`, by tag (its members are in [`Unit::structs`]).
     Struct(String),
     /// `event_t`, `image2d_t`, `sampler_t`, ... (by name).
     Opaque(String),
@@ -102,6 +102,26 @@ pub struct Type {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Unit {
     pub items: Vec<Item>,
+    /// Every `struct`/`union` definition of the unit, wherever it appears (C's tag scopes
+    /// are not modelled: a later definition of a tag replaces an earlier one).
+    pub structs: Vec<StructDef>,
+}
+
+/// `struct S { T a; U b[4]; }` (or a union): its members in order. An anonymous one gets
+/// the tag `(anonymous N)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructDef {
+    pub tag: String,
+    pub is_union: bool,
+    pub fields: Vec<Field>,
+    pub span: Span,
+}
+
+/// One member of a struct.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub ty: Type,
+    pub name: Ident,
 }
 
 #[derive(Clone, Debug, PartialEq)]

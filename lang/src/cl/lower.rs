@@ -40,6 +40,8 @@ mod async_copy;
 mod private;
 #[path = "spec.rs"]
 mod spec;
+#[path = "structs.rs"]
+mod structs;
 #[path = "vector.rs"]
 mod vector;
 pub use spec::is_barrier_invariant;
@@ -182,6 +184,7 @@ pub fn lower(
         frames: Vec::new(),
         targets: Vec::new(),
         pointers: HashMap::new(),
+        structs: unit.structs.iter().map(|d| (d.tag.as_str(), d)).collect(),
         info: KernelInfo {
             name: kernel.name.name.clone(),
             ..KernelInfo::default()
@@ -205,6 +208,9 @@ enum Binding {
     Ptr(String),
     /// A private vector: one scalar variable per component (see [`vector`]).
     Vector { comps: Vec<String>, elem: TypeName },
+    /// A struct (or an array of structs, `dims` deep, or a buffer of them): its members are
+    /// bound under `NAME.member` (see [`structs`]).
+    Struct { tag: String, dims: usize },
 }
 
 struct Frame {
@@ -256,6 +262,8 @@ struct Lowerer<'u> {
     info: KernelInfo,
     /// Pointer variables, by the lowered name of their offset variable.
     pointers: HashMap<String, pointer::PtrVar>,
+    /// Struct and union definitions, by tag (see [`structs`]).
+    structs: HashMap<&'u str, &'u cl::StructDef>,
 }
 
 /// Which jumps can leave a statement: `break`/`continue` of an enclosing loop or switch
@@ -382,15 +390,15 @@ fn expr_assigned(e: &cl::Expr, out: &mut HashSet<String>) {
     use cl::ExprKind::*;
     match &e.kind {
         Assign { target, value, .. } => {
-            if let Name(n) = &target.kind {
-                out.insert(n.clone());
+            if let Some(n) = structs::member_path(target) {
+                out.insert(n);
             }
             expr_assigned(target, out);
             expr_assigned(value, out);
         }
         IncDec(_, a) | AddrOf(a) => {
-            if let Name(n) = &a.kind {
-                out.insert(n.clone());
+            if let Some(n) = structs::member_path(a) {
+                out.insert(n);
             }
             expr_assigned(a, out);
         }
@@ -592,7 +600,15 @@ impl<'u> Lowerer<'u> {
             Int { unsigned: true } | Size { signed: false } => TypeName::Uint,
             Float => TypeName::Float,
             Vector(..) => return unsupported(format!("vector types (`{}`)", b.name()), span),
-            Struct(_) => return unsupported("structs", span),
+            Struct(tag) => {
+                return unsupported(
+                    format!(
+                        "a struct here (`struct {tag}`: ksim has struct variables, parameters \
+                         and buffers, used through their members)"
+                    ),
+                    span,
+                )
+            }
             // Events are ints: ksim's waits need none (`async_copy`).
             Opaque(n) if n == "event_t" => TypeName::Int,
             Opaque(n) => return unsupported(format!("`{n}`"), span),
@@ -641,99 +657,16 @@ impl<'u> Lowerer<'u> {
                     p.span.clone(),
                 ));
             };
-            let ty = &p.ty;
-            if !ty.arrays.is_empty() {
-                return unsupported("array parameters", &ty.span);
-            }
-            match ty.pointers.len() {
-                0 => {
-                    let t = self.base(&ty.base, &ty.span)?;
-                    let param = claimed.next().expect("one name per parameter");
-                    self.types.insert(param.clone(), t);
-                    params.push(k::Param::Scalar {
-                        ty: t,
-                        name: ident(&param, &name.span),
-                        span: p.span.clone(),
-                    });
-                    self.info.scalars.push(Scalar {
-                        name: name.name.clone(),
-                        param: param.clone(),
-                        ty: t,
-                    });
-                    if written.contains(&name.name) {
-                        // A written parameter: a private copy, as in C.
-                        let copy = self.declare_scalar(&name.name, t);
-                        prologue.push(st(
-                            k::StmtKind::Decl {
-                                ty: t,
-                                name: ident(&copy, &name.span),
-                                init: Some(name_expr(&param, &name.span)),
-                            },
-                            &name.span,
-                        ));
-                        self.bind(&name.name, Binding::Scalar(copy));
-                    } else {
-                        self.bind(&name.name, Binding::Scalar(param));
-                    }
-                }
-                1 => {
-                    let space = match ty.space {
-                        cl::AddrSpace::Global | cl::AddrSpace::Constant => Space::Global,
-                        cl::AddrSpace::Local => Space::Local,
-                        cl::AddrSpace::Private => {
-                            return Err(Diagnostic::new(
-                                "a kernel's pointer parameter must be `__global`, `__constant` or `__local`",
-                                ty.span.clone(),
-                            ))
-                        }
-                    };
-                    let shape = self.vec_base(&ty.base, &ty.span)?;
-                    let elem =
-                        match shape.map_or_else(|| self.base(&ty.base, &ty.span), |s| Ok(s.0)) {
-                            Ok(t) => t,
-                            Err(mut d) => {
-                                d.message = format!("{} (as a buffer's element type)", d.message);
-                                return Err(d);
-                            }
-                        };
-                    let array = claimed.next().expect("one name per parameter");
-                    let size_param = format!("{array}.len");
-                    params.push(k::Param::Array {
-                        is_const: ty.is_const || ty.space == cl::AddrSpace::Constant,
-                        space,
-                        elem,
-                        name: ident(&array, &name.span),
-                        dims: vec![name_expr(&size_param, &name.span)],
-                        span: p.span.clone(),
-                    });
-                    self.arrays.insert(array.clone(), (elem, 1));
-                    let lanes = shape.map_or(1, |s| s.1);
-                    if lanes > 1 {
-                        self.vec_arrays.insert(array.clone(), lanes);
-                    }
-                    self.info.buffers.push(Buffer {
-                        name: name.name.clone(),
-                        array: array.clone(),
-                        size_param,
-                        space,
-                        elem,
-                        lanes,
-                    });
-                    if written.contains(&name.name) {
-                        // A pointer parameter the kernel moves: a pointer variable.
-                        let p = pointer::Ptr {
-                            array,
-                            offset: None,
-                        };
-                        let var =
-                            self.pointer_var(&name.name, elem, p, &name.span, &mut prologue)?;
-                        self.bind(&name.name, Binding::Ptr(var));
-                    } else {
-                        self.bind(&name.name, Binding::Array(array));
-                    }
-                }
-                _ => return unsupported("pointers to pointers", &ty.span),
-            }
+            let param = claimed.next().expect("one name per parameter");
+            self.param(
+                name,
+                param,
+                &p.ty,
+                &p.span,
+                &written,
+                &mut params,
+                &mut prologue,
+            )?;
         }
         let program_vars = std::mem::take(&mut self.program_vars);
         self.program_scope(&program_vars, &mut prologue)?;
@@ -772,6 +705,118 @@ impl<'u> Lowerer<'u> {
             span: f.span.clone(),
         };
         Ok((kernel, std::mem::take(&mut self.info)))
+    }
+
+    /// One kernel parameter `name` (lowered as `lowered`) of type `ty`: a scalar, a buffer,
+    /// or a struct's members ([`structs`]).
+    #[allow(clippy::too_many_arguments)]
+    fn param(
+        &mut self,
+        name: &cl::Ident,
+        lowered: String,
+        ty: &cl::Type,
+        span: &Span,
+        written: &HashSet<String>,
+        params: &mut Vec<k::Param>,
+        prologue: &mut Vec<k::Stmt>,
+    ) -> Res<()> {
+        if !ty.arrays.is_empty() {
+            return unsupported("array parameters", &ty.span);
+        }
+        match ty.pointers.len() {
+            0 => {
+                if let cl::Base::Struct(tag) = &ty.base {
+                    return self.struct_param(tag, name, span, written, params, prologue);
+                }
+                let param = lowered;
+                let t = self.base(&ty.base, &ty.span)?;
+                self.types.insert(param.clone(), t);
+                params.push(k::Param::Scalar {
+                    ty: t,
+                    name: ident(&param, &name.span),
+                    span: span.clone(),
+                });
+                self.info.scalars.push(Scalar {
+                    name: name.name.clone(),
+                    param: param.clone(),
+                    ty: t,
+                });
+                if written.contains(&name.name) {
+                    // A written parameter: a private copy, as in C.
+                    let copy = self.declare_scalar(&name.name, t);
+                    prologue.push(st(
+                        k::StmtKind::Decl {
+                            ty: t,
+                            name: ident(&copy, &name.span),
+                            init: Some(name_expr(&param, &name.span)),
+                        },
+                        &name.span,
+                    ));
+                    self.bind(&name.name, Binding::Scalar(copy));
+                } else {
+                    self.bind(&name.name, Binding::Scalar(param));
+                }
+            }
+            1 => {
+                let space = match ty.space {
+                    cl::AddrSpace::Global | cl::AddrSpace::Constant => Space::Global,
+                    cl::AddrSpace::Local => Space::Local,
+                    cl::AddrSpace::Private => {
+                        return Err(Diagnostic::new(
+                            "a kernel's pointer parameter must be `__global`, `__constant` or `__local`",
+                            ty.span.clone(),
+                        ))
+                    }
+                };
+                if let cl::Base::Struct(tag) = &ty.base {
+                    return self.struct_buffer(tag, name, ty, span, written, params, prologue);
+                }
+                let shape = self.vec_base(&ty.base, &ty.span)?;
+                let elem = match shape.map_or_else(|| self.base(&ty.base, &ty.span), |s| Ok(s.0)) {
+                    Ok(t) => t,
+                    Err(mut d) => {
+                        d.message = format!("{} (as a buffer's element type)", d.message);
+                        return Err(d);
+                    }
+                };
+                let array = lowered;
+                let size_param = format!("{array}.len");
+                params.push(k::Param::Array {
+                    is_const: ty.is_const || ty.space == cl::AddrSpace::Constant,
+                    space,
+                    elem,
+                    name: ident(&array, &name.span),
+                    dims: vec![name_expr(&size_param, &name.span)],
+                    span: span.clone(),
+                });
+                self.arrays.insert(array.clone(), (elem, 1));
+                let lanes = shape.map_or(1, |s| s.1);
+                if lanes > 1 {
+                    self.vec_arrays.insert(array.clone(), lanes);
+                }
+                self.info.buffers.push(Buffer {
+                    name: name.name.clone(),
+                    array: array.clone(),
+                    size_param,
+                    space,
+                    elem,
+                    lanes,
+                });
+                if written.contains(&name.name) {
+                    // A pointer parameter the kernel moves: a pointer variable.
+                    let p = pointer::Ptr {
+                        array,
+                        offset: None,
+                    };
+                    let var = self.pointer_var(&name.name, elem, p, &name.span, prologue)?;
+                    self.bind(&name.name, Binding::Ptr(var));
+                } else {
+                    self.bind(&name.name, Binding::Array(array));
+                }
+            }
+            _ => return unsupported("pointers to pointers", &ty.span),
+        }
+        Ok(())
     }
 
     fn note(&mut self, span: &Span, text: String) {
@@ -907,6 +952,14 @@ impl<'u> Lowerer<'u> {
                     out.push(set(&f, boolean(true, span), span));
                 }
             }
+            S::Return(Some(e)) if self.desugar(e)?.is_some() => {
+                let e = self.desugar(e)?.expect("a struct member");
+                let s = cl::Stmt {
+                    kind: S::Return(Some(e)),
+                    span: span.clone(),
+                };
+                return self.stmt(&s, out);
+            }
             S::Return(Some(e)) if self.frames.last().is_some_and(|f| f.vresult.is_some()) => {
                 let frame = self.frames.last().expect("in a function");
                 let (comps, elem) = frame.vresult.clone().expect("a vector result");
@@ -968,6 +1021,20 @@ impl<'u> Lowerer<'u> {
 
     fn decl(&mut self, d: &cl::Decl, out: &mut Vec<k::Stmt>) -> Res<()> {
         let span = &d.span;
+        if let cl::Base::Struct(tag) = &d.ty.base {
+            if d.ty.pointers.is_empty() {
+                return self.struct_decl(tag, d, out);
+            }
+        }
+        if let Some(cl::Init::Expr(e)) = &d.init {
+            if let Some(e) = self.desugar(e)? {
+                let d = cl::Decl {
+                    init: Some(cl::Init::Expr(e)),
+                    ..d.clone()
+                };
+                return self.decl(&d, out);
+            }
+        }
         if !d.ty.pointers.is_empty() {
             return self.pointer_decl(d, out);
         }
@@ -1407,6 +1474,12 @@ impl<'u> Lowerer<'u> {
     fn effect(&mut self, e: &cl::Expr, out: &mut Vec<k::Stmt>) -> Res<()> {
         use cl::ExprKind as E;
         let span = &e.span;
+        if let Some(e) = self.desugar(e)? {
+            return self.effect(&e, out);
+        }
+        if self.struct_assignment(e, out)?.is_some() {
+            return Ok(());
+        }
         if self.vec_shape(e).is_some() {
             return self.vec_effect(e, out);
         }
@@ -1523,6 +1596,15 @@ impl<'u> Lowerer<'u> {
 
     fn lvalue(&mut self, e: &cl::Expr, pre: &mut Vec<k::Stmt>) -> Res<(k::LValue, TypeName)> {
         use cl::ExprKind as E;
+        if let Some(e) = self.desugar(e)? {
+            return self.lvalue(&e, pre);
+        }
+        if self.is_struct(e)? {
+            return unsupported(
+                "assigning a whole struct here (only as a statement `a = b;`)",
+                &e.span,
+            );
+        }
         match &e.kind {
             E::Name(n) => match self.lookup(n).cloned() {
                 Some(Binding::Scalar(v)) => {
@@ -1556,6 +1638,7 @@ impl<'u> Lowerer<'u> {
                     e.span.clone(),
                 )),
                 Some(Binding::Vector { .. }) => self.not_scalar(e),
+                Some(Binding::Struct { .. }) => self.struct_value(e),
                 None => Err(Diagnostic::new(
                     format!("unknown variable `{n}`"),
                     e.span.clone(),
@@ -1682,6 +1765,12 @@ impl<'u> Lowerer<'u> {
     fn expr(&mut self, e: &cl::Expr, pre: &mut Vec<k::Stmt>) -> Res<k::Expr> {
         use cl::ExprKind as E;
         let span = &e.span;
+        if let Some(e) = self.desugar(e)? {
+            return self.expr(&e, pre);
+        }
+        if self.is_struct(e)? {
+            return self.struct_value(e);
+        }
         let mk = |kind| ex(kind, span);
         Ok(match &e.kind {
             E::Int {
@@ -1707,6 +1796,7 @@ impl<'u> Lowerer<'u> {
             E::Name(n) => match self.lookup(n).cloned() {
                 Some(Binding::Scalar(v)) => name_expr(&v, span),
                 Some(Binding::Vector { .. }) => return self.not_scalar(e),
+                Some(Binding::Struct { .. }) => return self.struct_value(e),
                 Some(Binding::Cell(a)) => mk(k::ExprKind::Index {
                     array: ident(&a, span),
                     indices: vec![mk(k::ExprKind::Int {

@@ -25,6 +25,7 @@ pub fn parse(tokens: &[Token]) -> Result<Unit, Vec<Diagnostic>> {
         pos: 0,
         typedefs: HashMap::new(),
         depth: 0,
+        structs: Vec::new(),
     };
     p.unit().map_err(|d| vec![d])
 }
@@ -34,6 +35,8 @@ struct Parser<'t> {
     pos: usize,
     typedefs: HashMap<String, Type>,
     depth: usize,
+    /// The struct and union definitions seen so far.
+    structs: Vec<StructDef>,
 }
 
 const SPACE_WORDS: [(&str, AddrSpace); 8] = [
@@ -268,7 +271,10 @@ impl<'t> Parser<'t> {
             }
             items.extend(self.external()?);
         }
-        Ok(Unit { items })
+        Ok(Unit {
+            items,
+            structs: std::mem::take(&mut self.structs),
+        })
     }
 
     /// Declaration specifiers: `(kernel)? qualifiers base qualifiers`.
@@ -311,14 +317,22 @@ impl<'t> Parser<'t> {
             } else if base.is_none() && w == "enum" {
                 return Err(Diagnostic::new("not supported yet: `enum`", t.span.clone()));
             } else if base.is_none() && (w == "struct" || w == "union") {
+                let is_union = w == "union";
+                let at = t.span.clone();
                 self.pos += 1;
                 let name = if self.at("{") {
-                    "(anonymous)".to_string()
+                    format!("(anonymous {})", self.structs.len() + 1)
                 } else {
                     self.ident()?.name
                 };
                 if self.at("{") {
-                    self.skip_braces()?;
+                    let fields = self.struct_fields()?;
+                    self.structs.push(StructDef {
+                        tag: name.clone(),
+                        is_union,
+                        fields,
+                        span: at.start..self.prev_end(),
+                    });
                 }
                 base = Some(Base::Struct(name));
                 continue;
@@ -404,21 +418,33 @@ impl<'t> Parser<'t> {
         ))
     }
 
-    fn skip_braces(&mut self) -> PResult<()> {
+    /// `{ T a, *b; U c[4]; }`: the members of a struct or union definition.
+    fn struct_fields(&mut self) -> PResult<Vec<Field>> {
         self.expect("{")?;
-        let mut depth = 1;
-        while depth > 0 {
-            let Some(t) = self.peek() else {
-                return self.error("`}`");
-            };
-            if t.is("{") {
-                depth += 1;
-            } else if t.is("}") {
-                depth -= 1;
+        self.enter()?;
+        let mut fields = Vec::new();
+        while !self.eat("}") {
+            let (base, _, _) = self.specifiers()?;
+            loop {
+                let (ty, name) = self.declarator(base.clone())?;
+                let Some(name) = name else {
+                    return self.error("a member name");
+                };
+                if self.eat(":") {
+                    return Err(Diagnostic::new(
+                        "not supported yet: bit-fields",
+                        self.here(),
+                    ));
+                }
+                fields.push(Field { ty, name });
+                if !self.eat(",") {
+                    break;
+                }
             }
-            self.pos += 1;
+            self.expect(";")?;
         }
-        Ok(())
+        self.leave();
+        Ok(fields)
     }
 
     /// `* const * name [N][M]`: completes `base` with a declarator; the name is optional

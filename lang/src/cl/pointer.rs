@@ -92,7 +92,10 @@ impl<'u> Lowerer<'u> {
     pub(super) fn is_pointer(&self, e: &cl::Expr) -> bool {
         use cl::ExprKind as E;
         match &e.kind {
-            E::Name(n) => matches!(self.lookup(n), Some(Binding::Array(_) | Binding::Ptr(_))),
+            E::Name(n) => matches!(
+                self.lookup(n),
+                Some(Binding::Array(_) | Binding::Ptr(_) | Binding::Struct { dims: 1.., .. })
+            ),
             E::AddrOf(_) => true,
             E::Binary(BinOp::Add, a, b) => self.is_pointer(a) || self.is_pointer(b),
             E::Binary(BinOp::Sub, a, b) => self.is_pointer(a) && !self.is_pointer(b),
@@ -130,6 +133,14 @@ impl<'u> Lowerer<'u> {
                     )),
                 },
                 _ if is_null(e) => null(span),
+                Some(Binding::Struct { tag, .. }) => unsupported(
+                    format!(
+                        "a pointer to `struct {tag}` (`{n}`) as a value: ksim keeps each \
+                         member in an array of its own, so a struct has no bytes to view or \
+                         point into; use its members"
+                    ),
+                    span,
+                ),
                 _ => Err(Diagnostic::new(
                     format!("`{n}` is not a pointer"),
                     span.clone(),
@@ -146,6 +157,7 @@ impl<'u> Lowerer<'u> {
                         offset: None,
                     }),
                     Some(Binding::Ptr(_)) => unsupported("pointers to pointers", span),
+                    Some(Binding::Struct { .. }) => unsupported("pointers to structs", span),
                     Some(Binding::Vector { .. }) => {
                         unsupported("the address of a private vector", span)
                     }

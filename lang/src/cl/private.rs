@@ -17,7 +17,7 @@
 use super::*;
 
 /// An integer constant expression (after preprocessing): literals and arithmetic on them.
-fn const_int(e: &cl::Expr) -> Option<u64> {
+pub(super) fn const_int(e: &cl::Expr) -> Option<u64> {
     use cl::ExprKind as E;
     Some(match &e.kind {
         E::Int { value, .. } => *value,
