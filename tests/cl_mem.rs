@@ -105,8 +105,8 @@ fn pointers_ksim_cannot_model_are_refused_clearly() {
         assert!(e.contains(msg), "{src}: {e}");
     }
     // Pointer values (tests/cl_pointers.rs) other than these are refused too.
-    let e = compile("kernel void k(__global int *a, __global int *b) { a[0] = a - b; }")
-        .unwrap_err();
+    let e =
+        compile("kernel void k(__global int *a, __global int *b) { a[0] = a - b; }").unwrap_err();
     assert!(e.contains("using the pointer `a` as a value"), "{e}");
 }
 

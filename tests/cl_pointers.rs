@@ -18,7 +18,13 @@ fn a_target_chosen_by_a_thread_dependent_condition() {
             p[i] = 10 + i;
         }
     "#;
-    let r = run(src, &[1], &[4], &[("a", 4, "zeros"), ("b", 4, "zeros")], &[]);
+    let r = run(
+        src,
+        &[1],
+        &[4],
+        &[("a", 4, "zeros"), ("b", 4, "zeros")],
+        &[],
+    );
     assert_eq!(r.ints("a"), [10, 0, 12, 0]);
     assert_eq!(r.ints("b"), [0, 11, 0, 13]);
     assert!(r.races.is_empty(), "{:?}", r.race_arrays());
@@ -35,11 +41,7 @@ fn a_choice_between_arrays_reads_and_moves_only_the_chosen_one() {
             out[i] = p[i] + *(i < 2 ? a : b);
         }
     "#;
-    let bufs = [
-        ("a", 8, "iota"),
-        ("b", 8, "const:100"),
-        ("out", 4, "zeros"),
-    ];
+    let bufs = [("a", 8, "iota"), ("b", 8, "const:100"), ("out", 4, "zeros")];
     let r = run(src, &[1], &[4], &bufs, &[("x", "1")]);
     // p = a + 1: a[i + 1]; plus a[0] for i < 2, b[0] otherwise.
     assert_eq!(r.ints("out"), [1, 2, 103, 104]);
@@ -77,7 +79,13 @@ fn a_race_is_seen_through_the_chosen_target_only() {
             out[l] = l < 2 ? t[l] : a[l];
         }
     "#;
-    let r = run(src, &[1], &[4], &[("a", 4, "zeros"), ("out", 4, "zeros")], &[]);
+    let r = run(
+        src,
+        &[1],
+        &[4],
+        &[("a", 4, "zeros"), ("out", 4, "zeros")],
+        &[],
+    );
     assert!(r.races.is_empty(), "{:?}", r.race_arrays());
     assert_eq!(r.ints("out"), [0, 1, 2, 3]);
 }
@@ -176,7 +184,13 @@ fn helpers_return_and_take_pointer_values() {
             if (i == 0) same(b)[0] = 5;
         }
     "#;
-    let r = run(src, &[1], &[2], &[("a", 4, "zeros"), ("b", 4, "zeros")], &[]);
+    let r = run(
+        src,
+        &[1],
+        &[2],
+        &[("a", 4, "zeros"), ("b", 4, "zeros")],
+        &[],
+    );
     assert_eq!(r.ints("a"), [7, 0, 0, 0]);
     // Work-item 1: b + 1 + 2.
     assert_eq!(r.ints("b"), [5, 0, 0, 8]);
@@ -204,10 +218,8 @@ fn a_helper_returning_null_or_its_argument() {
 #[test]
 fn a_statically_known_target_keeps_the_static_form() {
     // `p` is only ever `a`: no tag variable, no checks (the lowered kernel has only `p`).
-    let c = compile(
-        "kernel void k(__global int *a) { __global int *p = a; p += 1; p[0] = 1; }",
-    )
-    .expect("compiles");
+    let c = compile("kernel void k(__global int *a) { __global int *p = a; p += 1; p[0] = 1; }")
+        .expect("compiles");
     let names: Vec<_> = c.kernel.vars.iter().map(|v| v.name.as_str()).collect();
     assert_eq!(names, ["p"]);
     let c = compile(
@@ -215,7 +227,10 @@ fn a_statically_known_target_keeps_the_static_form() {
     )
     .expect("compiles");
     let names: Vec<_> = c.kernel.vars.iter().map(|v| v.name.as_str()).collect();
-    assert!(names.contains(&"p") && names.contains(&"p_offset"), "{names:?}");
+    assert!(
+        names.contains(&"p") && names.contains(&"p_offset"),
+        "{names:?}"
+    );
 }
 
 #[test]

@@ -971,6 +971,30 @@ impl<'u> Lowerer<'u> {
         span: &Span,
         out: &mut Vec<k::Stmt>,
     ) -> Res<String> {
+        if let (PVal::One(p), false) = (&p, self.pointers.dynamic.contains_key(&key)) {
+            // The static form: one declaration of the offset.
+            let var = self.declare_scalar(name, TypeName::Int);
+            self.pointers.vars.insert(
+                var.clone(),
+                PtrVar {
+                    elem,
+                    target: Some(p.array.clone()),
+                    name: name.to_string(),
+                    key,
+                    tag: None,
+                },
+            );
+            self.valid_target(&var, &p.array, span)?;
+            out.push(st(
+                k::StmtKind::Decl {
+                    ty: TypeName::Int,
+                    name: ident(&var, span),
+                    init: Some(p.offset.clone().unwrap_or_else(|| int(0, span))),
+                },
+                span,
+            ));
+            return Ok(var);
+        }
         let var = self.new_pointer_var(name, elem, key, span, out);
         self.assign_pointer(&var, p, span, out)?;
         Ok(var)
