@@ -254,3 +254,35 @@ fn pointer_values_ksim_cannot_model_are_refused_clearly() {
         assert!(e.contains(msg), "{src}: {e}");
     }
 }
+
+#[test]
+fn gpuverify_null_and_choice_kernels_find_their_error_with_the_scalar_zero() {
+    // null_pointers/null_pointer_assignment_equal and atomics/pointers of GPUVerify's
+    // suite: the error needs the scalar 0 (the conformance runner binds it to the
+    // work-group size, an EXCEPTIONS entry says so).
+    let equal = r#"
+        kernel void foo(int i, __global int *A) {
+            __global int *a;
+            if (i == 0) a = A; else a = NULL;
+            if (a == 0) A[get_global_id(0)] = get_global_id(0);
+            else A[0] = get_global_id(0);
+        }
+    "#;
+    let r = run(equal, &[1], &[4], &[("A", 4, "zeros")], &[("i", "0")]);
+    assert_eq!(r.race_arrays(), ["A"]);
+    let r = run(equal, &[1], &[4], &[("A", 4, "zeros")], &[("i", "4")]);
+    assert!(r.races.is_empty());
+    let atomics = r#"
+        kernel void pointers(local int *A, local int *B, int c) {
+            local int *p;
+            int tid = get_local_id(0);
+            if (c) p = B + 3; else p = A + 12;
+            A[tid] = atomic_inc(p);
+        }
+    "#;
+    let bufs = [("A", 16, "zeros"), ("B", 16, "zeros")];
+    let r = run(atomics, &[1], &[16], &bufs, &[("c", "0")]);
+    assert_eq!(r.race_arrays()[..1], ["A"]);
+    let r = run(atomics, &[1], &[16], &bufs, &[("c", "16")]);
+    assert!(r.races.is_empty());
+}
