@@ -116,7 +116,10 @@ fn a_null_dereference_is_a_fault_naming_the_pointer() {
     ] {
         let src = format!("kernel void k(__global int *a) {{ {body} }}");
         let r = run(&src, &[1], &[1], &[("a", 2, "zeros")], &[]);
-        let f = r.fault.clone().unwrap_or_else(|| panic!("{body}: no fault"));
+        let f = r
+            .fault
+            .clone()
+            .unwrap_or_else(|| panic!("{body}: no fault"));
         assert!(f.contains("null pointer dereference"), "{body}: {f}");
         assert_eq!(r.ints("a"), [0, 0], "{body}");
     }
