@@ -5,6 +5,7 @@
 
 mod common;
 use common::cl::{compile, run};
+use common::{ksim, stdout, text};
 
 #[test]
 fn a_target_chosen_by_a_thread_dependent_condition() {
@@ -289,4 +290,32 @@ fn gpuverify_null_and_choice_kernels_find_their_error_with_the_scalar_zero() {
     assert_eq!(r.race_arrays()[..1], ["A"]);
     let r = run(atomics, &[1], &[16], &bufs, &[("c", "16")]);
     assert!(r.races.is_empty());
+}
+
+#[test]
+fn gpu_compare_matches_on_a_dynamic_pointer_kernel() {
+    if gpu::device_or_skip("gpu compare of a .cl kernel with a pointer value").is_none() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("ksim-cl-pointers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let path = dir.join("k.cl");
+    std::fs::write(
+        &path,
+        "kernel void k(__global int *a, __global int *b) {\n\
+         int i = get_global_id(0);\n\
+         __global int *p;\n\
+         if (i % 2 == 0) p = a; else p = b;\n\
+         p[i] = p[i] + 10 + i;\n\
+         }\n",
+    )
+    .expect("the kernel is written");
+    let path = path.to_str().expect("a UTF-8 path");
+    let o = ksim(&[
+        "gpu", "compare", path, "--global", "4", "--local", "4", "--input", "a=iota:4", "--input",
+        "b=ones:4",
+    ]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(stdout(&o).contains("match"), "{}", text(&o));
 }
