@@ -89,18 +89,6 @@ fn an_access_through_a_pointer_is_bounds_checked_and_raced_on_its_array() {
 fn pointers_ksim_cannot_model_are_refused_clearly() {
     for (src, msg) in [
         (
-            "kernel void k(__global int *a, __global int *b, int x) { __global int *p = x ? a : b; p[0] = 1; }",
-            "a pointer whose target differs between paths",
-        ),
-        (
-            "kernel void k(__global int *a, __global int *b, int x) { __global int *p = a; if (x) p = b; p[0] = 1; }",
-            "a pointer whose target differs between assignments",
-        ),
-        (
-            "kernel void k(__global int *a) { __global int *p = 0; }",
-            "null pointers",
-        ),
-        (
             "kernel void k(__global int *a) { __global float *f = (__global float *)a; f[0] = 1.0f; }",
             "a pointer cast that changes the element type",
         ),
@@ -112,18 +100,14 @@ fn pointers_ksim_cannot_model_are_refused_clearly() {
             "kernel void k(__global int *a) { int x = 0; int *p = &x; a[0] = p[1]; }",
             "indexing a pointer to a private variable other than with 0",
         ),
-        (
-            "kernel void k(__global int *a, __global int *b) { a[0] = a == b; }",
-            "using the pointer `a` as a value",
-        ),
-        (
-            "kernel void k(__global int *a) { __global int *p; p[0] = 1; }",
-            "the pointer `p` is used before it is given a value",
-        ),
     ] {
         let e = compile(src).unwrap_err();
         assert!(e.contains(msg), "{src}: {e}");
     }
+    // Pointer values (tests/cl_pointers.rs) other than these are refused too.
+    let e =
+        compile("kernel void k(__global int *a, __global int *b) { a[0] = a - b; }").unwrap_err();
+    assert!(e.contains("using the pointer `a` as a value"), "{e}");
 }
 
 #[test]

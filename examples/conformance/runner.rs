@@ -224,6 +224,51 @@ pub const EXCEPTIONS: &[(&str, Class, &str)] = &[
         Class::D,
         "uninitialised reads are not reported yet (issue 9 item 3): the private `x` starts at 0 and `__assert(x == 0)` holds",
     ),
+    (
+        "null_pointers/null_pointer_assignment/kernel.cl",
+        Class::D,
+        "the null dereference needs the scalar i = 0 (`y = 0` on the else path); GPUVerify treats i as arbitrary, the rule binds scalars to the work-group size",
+    ),
+    (
+        "null_pointers/null_pointer_assignment_equal/kernel.cl",
+        Class::D,
+        "the race on A[0] needs the scalar i = 0 (then `a == 0` is false); GPUVerify treats i as arbitrary, the rule binds scalars to the work-group size",
+    ),
+    (
+        "null_pointers/null_pointer_assignment_function/kernel.cl",
+        Class::D,
+        "the null dereference needs the scalar i = 0 (`bar` returns NULL); GPUVerify treats i as arbitrary, the rule binds scalars to the work-group size",
+    ),
+    (
+        "null_pointers/null_pointer_use_in_function/kernel.cl",
+        Class::D,
+        "the null dereference needs the scalar i = 0 (`bar(0)`); GPUVerify treats i as arbitrary, the rule binds scalars to the work-group size",
+    ),
+    (
+        "null_pointers/null_pointer_use_in_function_inline/kernel.cl",
+        Class::D,
+        "the null dereference needs the scalar i = 0 (`bar(0)`); GPUVerify treats i as arbitrary, the rule binds scalars to the work-group size",
+    ),
+    (
+        "atomics/pointers/kernel.cl",
+        Class::D,
+        "the race of A[tid] with the atomic on A[12] needs the scalar c = 0 (`p = A + 12`); GPUVerify treats c as arbitrary, the rule binds scalars to the work-group size",
+    ),
+    (
+        "misc/fail/miscfail10/kernel.cl",
+        Class::B,
+        "`l` is an uninitialised __local array, arbitrary for GPUVerify and zero in ksim, so every work-item's h[i] += l[i] writes the value h[i] holds: benign under GPUVerify's same-value tolerance, which the runner applies",
+    ),
+    (
+        "async_work_group_copy/fail/test11/kernel.cl",
+        Class::D,
+        "the error is a work-group function (`wait_group_events`) given different events by different work-items (`joint_handle_ptr` chosen by the local id); ksim's waits complete every copy and do not model events (docs/language.md, `event_t`)",
+    ),
+    (
+        "async_work_group_copy/fail/test12/kernel.cl",
+        Class::D,
+        "the error is a work-group function (`async_work_group_copy`) given different events by different work-items (`*joint_handle_ptr` chosen by the local id); ksim's copies do not model events (docs/language.md, `event_t`)",
+    ),
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -108,6 +108,8 @@ impl fmt::Display for FaultKind {
                     Some(A::CallRequires) => "a call violates its function's precondition",
                     Some(A::Ensures) => "a postcondition does not hold at the function's exit",
                     Some(A::Invariant) => "a loop invariant does not hold at the loop head",
+                    Some(A::NonNull) => "null pointer dereference",
+                    Some(A::Initialised) => "a pointer is used before it is given a value",
                     _ => "an assertion does not hold",
                 };
                 write!(f, "{what} (`{annotation}`)")?;

@@ -211,16 +211,25 @@ pub enum Annotation {
     /// `__assume(e)`: an assumption; a run that violates it is outside the runs the
     /// kernel's author considers, like a launch that violates a precondition.
     Assume,
+    /// `__non_null(p != 0)`: placed by the OpenCL front end before a dereference through a
+    /// pointer whose target is chosen at run time; the condition reads the pointer's target
+    /// tag, 0 for null (see docs/language.md, "Pointer values").
+    NonNull,
+    /// `__initialised(p != -1)`: placed before a use of such a pointer that may not have
+    /// been given a value yet (tag -1).
+    Initialised,
 }
 
 impl Annotation {
-    pub const ALL: [Annotation; 6] = [
+    pub const ALL: [Annotation; 8] = [
         Annotation::Assert,
         Annotation::Requires,
         Annotation::CallRequires,
         Annotation::Ensures,
         Annotation::Invariant,
         Annotation::Assume,
+        Annotation::NonNull,
+        Annotation::Initialised,
     ];
 
     /// The spelling of the annotation in the core and in `.ksim`.
@@ -232,6 +241,8 @@ impl Annotation {
             Annotation::Ensures => "__ensures",
             Annotation::Invariant => "__invariant",
             Annotation::Assume => "__assume",
+            Annotation::NonNull => "__non_null",
+            Annotation::Initialised => "__initialised",
         }
     }
 

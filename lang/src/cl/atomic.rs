@@ -51,16 +51,22 @@ impl<'u> Lowerer<'u> {
                 target.span.clone(),
             ));
         }
-        let p = self.pointer(target, pre)?;
-        let Some(&(elem, _)) = self.arrays.get(&p.array) else {
-            return Err(Diagnostic::new(
-                format!(
-                    "`{}` works on `__global` and `__local` memory, not a private variable",
-                    func.name
-                ),
-                target.span.clone(),
-            ));
-        };
+        // Several places when the pointer's target is chosen at run time (a chain of
+        // atomics, one per target), none when it is always null (its check faults).
+        let p = self.pointer_value(target, pre)?;
+        let (arms, elem) = self.places(p, None, &target.span, pre)?;
+        for a in &arms {
+            if a.index.is_empty() {
+                return Err(Diagnostic::new(
+                    format!(
+                        "`{}` works on `__global` and `__local` memory, not a private variable",
+                        func.name
+                    ),
+                    target.span.clone(),
+                ));
+            }
+            self.writable(&a.array.name, &target.span)?;
+        }
         if !matches!(elem, TypeName::Int | TypeName::Uint) {
             return unsupported(
                 format!(
@@ -71,31 +77,51 @@ impl<'u> Lowerer<'u> {
                 &target.span,
             );
         }
-        let (array, index) = self.pointee(p, None, &target.span)?;
-        self.writable(&array.name, &target.span)?;
-        let mut lowered = vec![ex(
-            k::ExprKind::Index {
-                array,
-                indices: index,
-            },
-            &target.span,
-        )];
+        let mut operands = Vec::new();
         for a in &args[1..] {
-            lowered.push(self.expr(a, pre)?);
+            operands.push(self.expr(a, pre)?);
         }
-        let call = ex(
-            k::ExprKind::Call {
-                func: ident(op.name(), &func.span),
-                args: lowered,
-            },
-            span,
-        );
-        if !value {
-            pre.push(st(k::StmtKind::Call(call), span));
-            return Ok(None);
+        let call = |a: pointer::Arm| {
+            let mut lowered = vec![ex(
+                k::ExprKind::Index {
+                    array: a.array,
+                    indices: a.index,
+                },
+                &target.span,
+            )];
+            lowered.extend(operands.iter().cloned());
+            ex(
+                k::ExprKind::Call {
+                    func: ident(op.name(), &func.span),
+                    args: lowered,
+                },
+                span,
+            )
+        };
+        if arms.len() == 1 {
+            let call = call(arms.into_iter().next().expect("one place"));
+            if !value {
+                pre.push(st(k::StmtKind::Call(call), span));
+                return Ok(None);
+            }
+            let t = self.temp("old", elem, Some(call), span, pre);
+            return Ok(Some(name_expr(&t, span)));
         }
-        let t = self.temp("old", elem, Some(call), span, pre);
-        Ok(Some(name_expr(&t, span)))
+        let t = value.then(|| self.temp("old", elem, None, span, pre));
+        let arms = arms
+            .into_iter()
+            .map(|a| {
+                let when = a.when.clone();
+                let c = call(a);
+                let s = match &t {
+                    Some(t) => set(t, c, span),
+                    None => st(k::StmtKind::Call(c), span),
+                };
+                (when, vec![s])
+            })
+            .collect();
+        pre.extend(pointer::chain(arms, span));
+        Ok(t.map(|t| name_expr(&t, span)))
     }
 }
 

@@ -152,7 +152,7 @@ pub fn lower(
             }
         },
     };
-    let program_vars = unit
+    let program_vars: Vec<_> = unit
         .items
         .iter()
         .filter_map(|i| match i {
@@ -168,29 +168,43 @@ pub fn lower(
             }
         }
     }
-    let mut lw = Lowerer {
-        funcs,
-        used: RESERVED.iter().map(|s| s.to_string()).collect(),
-        scopes: vec![HashMap::new()],
-        types: HashMap::new(),
-        arrays: HashMap::new(),
-        vec_arrays: HashMap::new(),
-        flat: HashMap::new(),
-        per_thread: HashSet::new(),
-        readonly: HashSet::new(),
-        globals: HashMap::new(),
-        program_vars,
-        local_arrays: Vec::new(),
-        frames: Vec::new(),
-        targets: Vec::new(),
-        pointers: HashMap::new(),
-        structs: unit.structs.iter().map(|d| (d.tag.as_str(), d)).collect(),
-        info: KernelInfo {
-            name: kernel.name.name.clone(),
-            ..KernelInfo::default()
-        },
-    };
-    lw.kernel(kernel).map_err(|d| vec![d])
+    // A pass that finds a pointer variable needing a target chosen at run time records it
+    // and fails; the next pass lowers that variable as a dynamic pointer ([`pointer`]).
+    // Each failed pass grows a finite set (pointer variables by their targets), so the
+    // passes end; the bound only guards against a lowering that does not repeat itself.
+    let mut dynamic = pointer::Dynamic::new();
+    for _ in 0..64 {
+        let mut lw = Lowerer {
+            funcs: funcs.clone(),
+            used: RESERVED.iter().map(|s| s.to_string()).collect(),
+            scopes: vec![HashMap::new()],
+            types: HashMap::new(),
+            arrays: HashMap::new(),
+            vec_arrays: HashMap::new(),
+            flat: HashMap::new(),
+            per_thread: HashSet::new(),
+            readonly: HashSet::new(),
+            globals: HashMap::new(),
+            program_vars: program_vars.clone(),
+            local_arrays: Vec::new(),
+            frames: Vec::new(),
+            targets: Vec::new(),
+            pointers: pointer::Pointers::new(std::mem::take(&mut dynamic)),
+            structs: unit.structs.iter().map(|d| (d.tag.as_str(), d)).collect(),
+            info: KernelInfo {
+                name: kernel.name.name.clone(),
+                ..KernelInfo::default()
+            },
+        };
+        match lw.kernel(kernel) {
+            Err(_) if lw.pointers.grown => dynamic = std::mem::take(&mut lw.pointers.dynamic),
+            r => return r.map_err(|d| vec![d]),
+        }
+    }
+    Err(vec![Diagnostic::new(
+        "not supported yet: pointer variables whose targets the lowering could not settle",
+        kernel.name.span.clone(),
+    )])
 }
 
 /// Names the `.ksim` checker reserves (its builtins).
@@ -260,8 +274,8 @@ struct Lowerer<'u> {
     frames: Vec<Frame>,
     targets: Vec<Target>,
     info: KernelInfo,
-    /// Pointer variables, by the lowered name of their offset variable.
-    pointers: HashMap<String, pointer::PtrVar>,
+    /// Pointer variables and what is known of pointer values ([`pointer`]).
+    pointers: pointer::Pointers,
     /// Struct and union definitions, by tag (see [`structs`]).
     structs: HashMap<&'u str, &'u cl::StructDef>,
 }
@@ -808,7 +822,15 @@ impl<'u> Lowerer<'u> {
                         array,
                         offset: None,
                     };
-                    let var = self.pointer_var(&name.name, elem, p, &name.span, prologue)?;
+                    let key = (name.span.clone(), name.name.clone());
+                    let var = self.pointer_var(
+                        &name.name,
+                        elem,
+                        pointer::PVal::One(p),
+                        key,
+                        &name.span,
+                        prologue,
+                    )?;
                     self.bind(&name.name, Binding::Ptr(var));
                 } else {
                     self.bind(&name.name, Binding::Array(array));
@@ -981,6 +1003,9 @@ impl<'u> Lowerer<'u> {
                 );
                 let frame_vector = frame.vresult.clone();
                 match (e, result) {
+                    (Some(e), Some((r, _))) if self.is_pointer_var(&r) => {
+                        self.return_pointer(&r, e, span, out)?;
+                    }
                     (Some(e), Some((r, _))) => {
                         let v = self.expr(e, out)?;
                         out.push(set(&r, v, span));
@@ -1490,25 +1515,39 @@ impl<'u> Lowerer<'u> {
             }
             E::Assign { op, target, value } => {
                 let v = self.expr(value, out)?;
-                let (lv, _) = self.lvalue(target, out)?;
-                out.push(st(
-                    k::StmtKind::Assign {
-                        target: lv,
-                        op: op.map_or(k::AssignOp::Set, k::AssignOp::Compound),
-                        value: v,
-                    },
-                    span,
-                ));
+                let arms = self.lvalue_places(target, out)?;
+                let arms = arms
+                    .into_iter()
+                    .map(|(when, lv)| {
+                        let s = st(
+                            k::StmtKind::Assign {
+                                target: lv,
+                                op: op.map_or(k::AssignOp::Set, k::AssignOp::Compound),
+                                value: v.clone(),
+                            },
+                            span,
+                        );
+                        (when, vec![s])
+                    })
+                    .collect();
+                out.extend(pointer::chain(arms, span));
             }
             E::IncDec(op, target) => {
-                let (lv, _) = self.lvalue(target, out)?;
-                out.push(st(
-                    k::StmtKind::Step {
-                        target: lv,
-                        decrement: matches!(op, cl::IncDec::PreDec | cl::IncDec::PostDec),
-                    },
-                    span,
-                ));
+                let arms = self.lvalue_places(target, out)?;
+                let arms = arms
+                    .into_iter()
+                    .map(|(when, lv)| {
+                        let s = st(
+                            k::StmtKind::Step {
+                                target: lv,
+                                decrement: matches!(op, cl::IncDec::PreDec | cl::IncDec::PostDec),
+                            },
+                            span,
+                        );
+                        (when, vec![s])
+                    })
+                    .collect();
+                out.extend(pointer::chain(arms, span));
             }
             E::Comma(a, b) => {
                 self.effect(a, out)?;
@@ -1594,6 +1633,34 @@ impl<'u> Lowerer<'u> {
         }
     }
 
+    /// The places an assignment's target may be, each with the condition choosing it
+    /// (several for a pointer whose target is chosen at run time, see [`pointer`]).
+    fn lvalue_places(
+        &mut self,
+        e: &cl::Expr,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<Vec<(Option<k::Expr>, k::LValue)>> {
+        use cl::ExprKind as E;
+        if !matches!(e.kind, E::Index(..) | E::Deref(_)) || self.vec_shape(e).is_some() {
+            return Ok(vec![(None, self.lvalue(e, pre)?.0)]);
+        }
+        let (arms, _) = self.element_places(e, pre)?;
+        let mut out = Vec::new();
+        for a in arms {
+            self.writable(&a.array.name, &e.span)?;
+            let lv = if a.index.is_empty() {
+                k::LValue::Var(a.array)
+            } else {
+                k::LValue::Elem {
+                    array: a.array,
+                    indices: a.index,
+                }
+            };
+            out.push((a.when, lv));
+        }
+        Ok(out)
+    }
+
     fn lvalue(&mut self, e: &cl::Expr, pre: &mut Vec<k::Stmt>) -> Res<(k::LValue, TypeName)> {
         use cl::ExprKind as E;
         if let Some(e) = self.desugar(e)? {
@@ -1668,7 +1735,37 @@ impl<'u> Lowerer<'u> {
     /// (a pointer's offset added to the index, see [`pointer`]); no indices for a pointer
     /// to a private variable, the variable itself.
     fn element(&mut self, e: &cl::Expr, pre: &mut Vec<k::Stmt>) -> Res<(k::Ident, Vec<k::Expr>)> {
+        let (mut arms, _) = self.element_places(e, pre)?;
+        if arms.len() != 1 {
+            return unsupported(
+                "this access through a pointer whose target is chosen at run time (or null)",
+                &e.span,
+            );
+        }
+        let a = arms.pop().expect("one place");
+        Ok((a.array, a.index))
+    }
+
+    /// The places an access `A[i]`, `p[i]`, `*p`, ... may reach (several for a pointer
+    /// whose target is chosen at run time, see [`pointer`]) and the element type; the
+    /// checks that must hold first go to `pre`.
+    fn element_places(
+        &mut self,
+        e: &cl::Expr,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<(Vec<pointer::Arm>, TypeName)> {
         use cl::ExprKind as E;
+        let one = |this: &Self, array: k::Ident, index: Vec<k::Expr>| {
+            let elem = this.arrays[&array.name].0;
+            (
+                vec![pointer::Arm {
+                    when: None,
+                    array,
+                    index,
+                }],
+                elem,
+            )
+        };
         if let Some((arr, base, indices)) = self.flattened_chain(e) {
             let mut out = Vec::new();
             for i in indices {
@@ -1676,7 +1773,7 @@ impl<'u> Lowerer<'u> {
             }
             let out = self.thread_row(&arr, out, &base.span);
             let out = self.flat_index(&arr, out)?;
-            return Ok((ident(&arr, &base.span), out));
+            return Ok(one(self, ident(&arr, &base.span), out));
         }
         match &e.kind {
             E::Index(a, j) => {
@@ -1684,7 +1781,7 @@ impl<'u> Lowerer<'u> {
                     if let Some(arr) = self.array_of_dims(base, 2) {
                         let i = self.expr(i, pre)?;
                         let j = self.expr(j, pre)?;
-                        return Ok((ident(&arr, &base.span), vec![i, j]));
+                        return Ok(one(self, ident(&arr, &base.span), vec![i, j]));
                     }
                 }
                 if let E::Name(n) = &a.kind {
@@ -1712,16 +1809,16 @@ impl<'u> Lowerer<'u> {
                         &a.span,
                     );
                 }
-                let p = self.pointer(a, pre)?;
+                let p = self.pointer_value(a, pre)?;
                 let j = self.expr(j, pre)?;
-                self.pointee(p, Some(j), &e.span)
+                self.places(p, Some(j), &e.span, pre)
             }
             E::Deref(p) => {
                 if !self.is_pointer(p) {
                     return unsupported("dereferencing something that is not a pointer", &p.span);
                 }
-                let p = self.pointer(p, pre)?;
-                self.pointee(p, None, &e.span)
+                let p = self.pointer_value(p, pre)?;
+                self.places(p, None, &e.span, pre)
             }
             _ => unsupported("this kind of memory access", &e.span),
         }
@@ -1829,12 +1926,8 @@ impl<'u> Lowerer<'u> {
             },
             E::Index(..) | E::Deref(_) if self.vec_shape(e).is_some() => return self.not_scalar(e),
             E::Index(..) | E::Deref(_) => {
-                let (array, indices) = self.element(e, pre)?;
-                if indices.is_empty() {
-                    name_expr(&array.name, span)
-                } else {
-                    mk(k::ExprKind::Index { array, indices })
-                }
+                let (arms, elem) = self.element_places(e, pre)?;
+                Self::read_places(arms, elem, span)
             }
             E::Call { func, args } => match self.call(func, args, span, pre)? {
                 Some(v) => v,
@@ -1905,6 +1998,13 @@ impl<'u> Lowerer<'u> {
                     pre.push(if_then(test, rhs, None, span));
                     name_expr(&t, span)
                 }
+            }
+            E::Binary(
+                op @ (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge),
+                a,
+                b,
+            ) if self.is_pointer(a) || self.is_pointer(b) => {
+                self.pointer_compare(*op, a, b, span, pre)?
             }
             E::Binary(op, a, b) => {
                 let a = self.expr(a, pre)?;
@@ -2113,7 +2213,12 @@ impl<'u> Lowerer<'u> {
         span: &Span,
         pre: &mut Vec<k::Stmt>,
     ) -> Res<Option<k::Expr>> {
-        let result = if f.ret.base == cl::Base::Void && f.ret.pointers.is_empty() {
+        if !f.ret.pointers.is_empty() {
+            // Its result is a pointer value, which `pointer_value` reads.
+            self.inline_pointer(f, args, span, pre)?;
+            return Ok(None);
+        }
+        let result = if f.ret.base == cl::Base::Void {
             None
         } else {
             let ty = self.scalar(&f.ret)?;

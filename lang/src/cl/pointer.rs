@@ -12,25 +12,95 @@
 //! - `&x` of a private variable points at the variable itself: `*p` and `p[0]` are `x`.
 //!   Such a pointer never moves (arithmetic on it is refused), so its offset is always 0.
 //!
+//! **Pointer values.** A pointer whose target is chosen at run time (assigned two arrays,
+//! `x ? A : B`, null, returned by a helper that returns either) is a *dynamic* pointer: two
+//! `int` variables, a target tag and the offset. Tag 0 is null, -1 "not given a value
+//! yet", and each array or private variable that is ever a target has a tag of its own
+//! (from 1). The set of possible targets is static: the lowering runs again, with the
+//! variable dynamic, when it finds that a variable needs it ([`lower`](super::lower) keeps
+//! the facts between passes in [`Dynamic`]), so a variable the lowering never sees assigned
+//! two targets keeps the static (array, offset) form above. Then
+//!
+//! - a read `p[k]` is the lazy chain `p == 1 ? A[o + k] : p == 2 ? B[o + k] : ...`, so
+//!   only the chosen array is read (and seen by race detection);
+//! - a write (an assignment, `++`, an atomic) is an `if`/`else` chain of the writes;
+//! - either is preceded by S-ASSERT checks that fault with "null pointer dereference"
+//!   (`__non_null`) or "a pointer is used before it is given a value" (`__initialised`)
+//!   when the pointer may be null or uninitialised; the fault names the tag's variable,
+//!   the pointer's own name;
+//! - `p == q`, `p != 0`, `p < q`, ... compare (tag, offset) pairs: equal pointers have the
+//!   same target and offset; null (tag 0) is below every other pointer. C leaves the order
+//!   of pointers into different objects undefined; this is one consistent order.
+//!
 //! Bounds are checked where the access happens, on the element it reaches (C forbids
 //! arithmetic that leaves the array, but only an access can fault on a device).
 //!
-//! Refused with "not supported yet": a pointer whose target differs between assignments
-//! (`p = x ? A : B`), null pointers, a cast that changes the element type (a `char *` view
+//! Refused with "not supported yet": a cast that changes the element type (a `char *` view
 //! of an `int` buffer: that needs byte-range memory, issue 9 item 3), pointers into
-//! two-dimensional arrays, arithmetic on the address of a private variable, and a pointer
-//! used as a value (compared, printed, subtracted).
+//! two-dimensional arrays, arithmetic on the address of a private variable, a pointer
+//! subtracted from another or printed, and a dynamic pointer given to an asynchronous copy.
 
 use super::*;
+use crate::core::Annotation;
+use std::collections::BTreeSet;
 
 /// A pointer variable: its element type and, once assigned, its target array.
 pub(super) struct PtrVar {
     elem: TypeName,
-    /// The lowered array name; `None` before the first assignment.
+    /// The lowered array name; `None` before the first assignment. Unused when dynamic.
     target: Option<String>,
     /// The source name, for messages.
     name: String,
+    /// Identifies the variable across the lowering's passes.
+    key: Key,
+    /// The tag variable of a dynamic pointer (see the module doc).
+    tag: Option<String>,
 }
+
+/// A pointer variable across passes: its declaration's span and source name (a helper's
+/// parameter or result, inlined at several calls, is one key for all of them).
+pub(super) type Key = (Span, String);
+
+/// What one pass learnt about a dynamic pointer variable.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct DynInfo {
+    /// Lowered names of the arrays and private variables it may point at.
+    targets: BTreeSet<String>,
+    /// Whether it may be null.
+    null: bool,
+    /// Whether it may be used before it is given a value.
+    uninit: bool,
+}
+
+/// The dynamic pointer variables, kept from one lowering pass to the next.
+pub(super) type Dynamic = HashMap<Key, DynInfo>;
+
+/// The lowering's pointer state.
+#[derive(Default)]
+pub(super) struct Pointers {
+    /// Pointer variables, by the lowered name of their offset variable.
+    vars: HashMap<String, PtrVar>,
+    /// The tag of each target (from 1; 0 is null).
+    tags: HashMap<String, i64>,
+    /// The dynamic variables: what the earlier passes found, grown by this one.
+    pub dynamic: Dynamic,
+    /// Whether this pass found more than the earlier ones: the lowering runs again.
+    pub grown: bool,
+}
+
+impl Pointers {
+    pub fn new(dynamic: Dynamic) -> Pointers {
+        Pointers {
+            dynamic,
+            ..Pointers::default()
+        }
+    }
+}
+
+/// Tag of a pointer that has not been given a value.
+const UNINIT: i64 = -1;
+/// Tag of the null pointer.
+const NULL: i64 = 0;
 
 /// A pointer value: an array and the offset (in elements) into it; `None` is offset 0.
 /// `array` may instead name a private scalar variable (lowered names are unique), whose
@@ -40,13 +110,56 @@ pub(super) struct Ptr {
     pub offset: Option<k::Expr>,
 }
 
+/// A pointer value whose target is chosen at run time: pure expressions for its tag and
+/// offset, and what it may point at.
+#[derive(Clone)]
+pub(super) struct Dyn {
+    tag: k::Expr,
+    offset: k::Expr,
+    targets: BTreeSet<String>,
+    null: bool,
+    uninit: bool,
+    /// The element type, where the value says it (a variable, a cast).
+    elem: Option<TypeName>,
+}
+
+/// A pointer value of either form.
+pub(super) enum PVal {
+    One(Ptr),
+    Many(Dyn),
+}
+
+/// One of the places a dereference may reach, with the condition (on the tag) that
+/// chooses it; `None` for the last (or only) one.
+pub(super) struct Arm {
+    pub when: Option<k::Expr>,
+    pub array: k::Ident,
+    pub index: Vec<k::Expr>,
+}
+
 fn add(a: Option<k::Expr>, b: k::Expr, span: &Span) -> k::Expr {
     match a {
         None => b,
-        Some(a) => ex(
-            k::ExprKind::Binary(BinOp::Add, Box::new(a), Box::new(b)),
-            span,
-        ),
+        Some(a) => bin(BinOp::Add, a, b, span),
+    }
+}
+
+fn bin(op: BinOp, a: k::Expr, b: k::Expr, span: &Span) -> k::Expr {
+    ex(k::ExprKind::Binary(op, Box::new(a), Box::new(b)), span)
+}
+
+fn int(value: i64, span: &Span) -> k::Expr {
+    let lit = ex(
+        k::ExprKind::Int {
+            value: value.unsigned_abs(),
+            unsigned: false,
+        },
+        span,
+    );
+    if value < 0 {
+        ex(k::ExprKind::Unary(UnOp::Neg, Box::new(lit)), span)
+    } else {
+        lit
     }
 }
 
@@ -60,8 +173,25 @@ fn is_null(e: &cl::Expr) -> bool {
     }
 }
 
-fn null<T>(span: &Span) -> Res<T> {
-    unsupported("null pointers", span)
+/// Whether a lowered expression can be repeated as it is (a name or a literal).
+fn simple(e: &k::Expr) -> bool {
+    matches!(
+        e.kind,
+        k::ExprKind::Name(_) | k::ExprKind::Int { .. } | k::ExprKind::Bool(_)
+    )
+}
+
+/// `if (w1) {s1} else if (w2) {s2} ... else {sn}`: the statements of each arm under its
+/// condition (the last arm's, `None`, is the `else`).
+pub(super) fn chain(arms: Vec<(Option<k::Expr>, Vec<k::Stmt>)>, span: &Span) -> Vec<k::Stmt> {
+    let mut rest: Option<Vec<k::Stmt>> = None;
+    for (when, stmts) in arms.into_iter().rev() {
+        rest = Some(match (when, rest) {
+            (None, _) | (Some(_), None) => stmts,
+            (Some(w), Some(r)) => vec![if_then(w, stmts, Some(r), span)],
+        });
+    }
+    rest.unwrap_or_default()
 }
 
 impl<'u> Lowerer<'u> {
@@ -112,27 +242,120 @@ impl<'u> Lowerer<'u> {
         }
     }
 
-    /// The (array, offset) a pointer expression denotes; side effects go to `pre`.
+    /// The (array, offset) a pointer expression denotes, where its target is known
+    /// statically; side effects go to `pre`.
     pub(super) fn pointer(&mut self, e: &cl::Expr, pre: &mut Vec<k::Stmt>) -> Res<Ptr> {
+        match self.pointer_value(e, pre)? {
+            PVal::One(p) => Ok(p),
+            PVal::Many(_) => unsupported(
+                "a pointer whose target is chosen at run time (or null) here",
+                &e.span,
+            ),
+        }
+    }
+
+    /// The tag of target `array`.
+    fn tag_of(&mut self, array: &str) -> i64 {
+        let n = self.pointers.tags.len() as i64 + 1;
+        *self.pointers.tags.entry(array.to_string()).or_insert(n)
+    }
+
+    /// A statically known pointer as a dynamic one.
+    fn dynamic_of(&mut self, p: Ptr, span: &Span) -> Dyn {
+        let tag = self.tag_of(&p.array);
+        Dyn {
+            tag: int(tag, span),
+            offset: p.offset.unwrap_or_else(|| int(0, span)),
+            elem: self.elem_of(&p.array),
+            targets: BTreeSet::from([p.array]),
+            null: false,
+            uninit: false,
+        }
+    }
+
+    fn elem_of(&self, target: &str) -> Option<TypeName> {
+        match self.arrays.get(target) {
+            Some(a) => Some(a.0),
+            None => self.types.get(target).copied(),
+        }
+    }
+
+    /// The null pointer (of element type `elem`, if known).
+    fn null_value(elem: Option<TypeName>, span: &Span) -> PVal {
+        PVal::Many(Dyn {
+            tag: int(NULL, span),
+            offset: int(0, span),
+            targets: BTreeSet::new(),
+            null: true,
+            uninit: false,
+            elem,
+        })
+    }
+
+    /// Records that the variable `key` is dynamic and may point at `targets` (and be null
+    /// or uninitialised); the error that makes the lowering run again.
+    fn grow(
+        &mut self,
+        key: &Key,
+        targets: impl IntoIterator<Item = String>,
+        null: bool,
+        uninit: bool,
+        span: &Span,
+    ) -> Diagnostic {
+        let info = self.pointers.dynamic.entry(key.clone()).or_default();
+        let before = info.clone();
+        info.targets.extend(targets);
+        info.null |= null;
+        info.uninit |= uninit;
+        if *info != before {
+            self.pointers.grown = true;
+        }
+        Diagnostic::new(
+            format!(
+                "not supported yet: the targets of the pointer `{}` (the lowering did not settle them)",
+                key.1
+            ),
+            span.clone(),
+        )
+    }
+
+    /// The value of pointer variable `var`.
+    fn var_value(&mut self, var: &str, span: &Span) -> Res<PVal> {
+        let pv = &self.pointers.vars[var];
+        let key = pv.key.clone();
+        if let Some(tag) = pv.tag.clone() {
+            let info = self.pointers.dynamic[&key].clone();
+            return Ok(PVal::Many(Dyn {
+                tag: name_expr(&tag, span),
+                offset: name_expr(var, span),
+                targets: info.targets,
+                null: info.null,
+                uninit: info.uninit,
+                elem: Some(pv.elem),
+            }));
+        }
+        match pv.target.clone() {
+            Some(a) => Ok(PVal::One(Ptr {
+                array: a,
+                offset: Some(name_expr(var, span)),
+            })),
+            // Used where it may not have a value yet: a dynamic pointer next time.
+            None => Err(self.grow(&key, [], false, true, span)),
+        }
+    }
+
+    /// The value a pointer expression denotes; side effects go to `pre`.
+    pub(super) fn pointer_value(&mut self, e: &cl::Expr, pre: &mut Vec<k::Stmt>) -> Res<PVal> {
         use cl::ExprKind as E;
         let span = &e.span;
         match &e.kind {
             E::Name(n) => match self.lookup(n).cloned() {
-                Some(Binding::Array(a)) => Ok(Ptr {
+                Some(Binding::Array(a)) => Ok(PVal::One(Ptr {
                     array: a,
                     offset: None,
-                }),
-                Some(Binding::Ptr(v)) => match self.pointers[&v].target.clone() {
-                    Some(a) => Ok(Ptr {
-                        array: a,
-                        offset: Some(name_expr(&v, span)),
-                    }),
-                    None => Err(Diagnostic::new(
-                        format!("the pointer `{n}` is used before it is given a value"),
-                        span.clone(),
-                    )),
-                },
-                _ if is_null(e) => null(span),
+                })),
+                Some(Binding::Ptr(v)) => self.var_value(&v, span),
+                _ if is_null(e) => Ok(Self::null_value(None, span)),
                 Some(Binding::Struct { tag, .. }) => unsupported(
                     format!(
                         "a pointer to `struct {tag}` (`{n}`) as a value: ksim keeps each \
@@ -148,14 +371,14 @@ impl<'u> Lowerer<'u> {
             },
             E::AddrOf(inner) => match &inner.kind {
                 E::Name(n) => match self.lookup(n).cloned() {
-                    Some(Binding::Cell(a)) | Some(Binding::Array(a)) => Ok(Ptr {
+                    Some(Binding::Cell(a)) | Some(Binding::Array(a)) => Ok(PVal::One(Ptr {
                         array: a,
                         offset: None,
-                    }),
-                    Some(Binding::Scalar(v)) => Ok(Ptr {
+                    })),
+                    Some(Binding::Scalar(v)) => Ok(PVal::One(Ptr {
                         array: v,
                         offset: None,
-                    }),
+                    })),
                     Some(Binding::Ptr(_)) => unsupported("pointers to pointers", span),
                     Some(Binding::Struct { .. }) => unsupported("pointers to structs", span),
                     Some(Binding::Vector { .. }) => {
@@ -166,22 +389,28 @@ impl<'u> Lowerer<'u> {
                         inner.span.clone(),
                     )),
                 },
+                // `&*p` is `p`; `&p[k]` of a dynamic pointer is `p + k`.
+                E::Deref(p) if self.dynamic_syntax(p) => self.pointer_value(p, pre),
+                E::Index(p, k) if self.dynamic_syntax(p) => {
+                    let v = self.pointer_value(p, pre)?;
+                    self.moved(v, k, false, span, pre)
+                }
                 E::Index(..) | E::Deref(_) => {
                     let (array, idx) = self.element(inner, pre)?;
                     let mut idx = self.source_indices(&array.name, idx);
                     if idx.is_empty() {
-                        return Ok(Ptr {
+                        return Ok(PVal::One(Ptr {
                             array: array.name,
                             offset: None,
-                        });
+                        }));
                     }
                     if idx.len() != 1 {
                         return unsupported("pointers into arrays of two dimensions", span);
                     }
-                    Ok(Ptr {
+                    Ok(PVal::One(Ptr {
                         array: array.name,
                         offset: idx.pop(),
-                    })
+                    }))
                 }
                 _ => unsupported("taking the address of this expression", span),
             },
@@ -190,66 +419,79 @@ impl<'u> Lowerer<'u> {
                 if self.is_pointer(i) {
                     return unsupported("pointer differences and sums of pointers", span);
                 }
-                let p = self.pointer(p, pre)?;
-                self.not_private(&p.array, span)?;
-                let i = self.expr(i, pre)?;
-                let i = if *op == BinOp::Sub {
-                    ex(k::ExprKind::Unary(UnOp::Neg, Box::new(i)), span)
-                } else {
-                    i
-                };
-                Ok(Ptr {
-                    offset: Some(add(p.offset, i, span)),
-                    array: p.array,
-                })
+                let p = self.pointer_value(p, pre)?;
+                self.moved(p, i, *op == BinOp::Sub, span, pre)
             }
             E::Cast(t, a) => {
-                if is_null(a) {
-                    return null(span);
-                }
                 if t.pointers.len() != 1 {
                     return unsupported("pointers to pointers", span);
                 }
-                let p = self.pointer(a, pre)?;
                 let elem = self.pointee_type(t, span)?;
-                self.same_element(&p.array, elem, span)?;
+                if is_null(a) {
+                    return Ok(Self::null_value(Some(elem), span));
+                }
+                let p = self.pointer_value(a, pre)?;
+                match &p {
+                    PVal::One(p) => self.same_element(&p.array, elem, span)?,
+                    PVal::Many(d) => {
+                        for t in &d.targets {
+                            self.same_element(t, elem, span)?;
+                        }
+                    }
+                }
                 Ok(p)
             }
             E::Cond(c, a, b) => {
                 let c = self.expr(c, pre)?;
                 let (mut pa, mut pb) = (Vec::new(), Vec::new());
-                let x = self.pointer(a, &mut pa)?;
-                let y = self.pointer(b, &mut pb)?;
-                if x.array != y.array {
-                    return unsupported(
-                        "a pointer whose target differs between paths (`?:` between two arrays)",
-                        span,
-                    );
-                }
+                let x = self.pointer_value(a, &mut pa)?;
+                let y = self.pointer_value(b, &mut pb)?;
                 if !(pa.is_empty() && pb.is_empty()) {
                     return unsupported("side effects in a `?:` between pointers", span);
                 }
-                let zero = || {
-                    ex(
-                        k::ExprKind::Int {
-                            value: 0,
-                            unsigned: false,
-                        },
-                        span,
-                    )
-                };
-                let (oa, ob) = (x.offset.unwrap_or_else(zero), y.offset.unwrap_or_else(zero));
-                Ok(Ptr {
-                    array: x.array,
-                    offset: Some(ex(
-                        k::ExprKind::Cond(Box::new(c), Box::new(oa), Box::new(ob)),
-                        span,
-                    )),
-                })
+                match (x, y) {
+                    (PVal::One(x), PVal::One(y)) if x.array == y.array => {
+                        let (oa, ob) = (
+                            x.offset.unwrap_or_else(|| int(0, span)),
+                            y.offset.unwrap_or_else(|| int(0, span)),
+                        );
+                        Ok(PVal::One(Ptr {
+                            array: x.array,
+                            offset: Some(ex(
+                                k::ExprKind::Cond(Box::new(c), Box::new(oa), Box::new(ob)),
+                                span,
+                            )),
+                        }))
+                    }
+                    (x, y) => {
+                        let c = if simple(&c) {
+                            c
+                        } else {
+                            let t = self.temp("cond", TypeName::Bool, Some(c), span, pre);
+                            name_expr(&t, span)
+                        };
+                        let x = self.as_dynamic(x, span);
+                        let y = self.as_dynamic(y, span);
+                        let pick = |a: k::Expr, b: k::Expr| {
+                            ex(
+                                k::ExprKind::Cond(Box::new(c.clone()), Box::new(a), Box::new(b)),
+                                span,
+                            )
+                        };
+                        Ok(PVal::Many(Dyn {
+                            tag: pick(x.tag, y.tag),
+                            offset: pick(x.offset, y.offset),
+                            targets: x.targets.union(&y.targets).cloned().collect(),
+                            null: x.null || y.null,
+                            uninit: x.uninit || y.uninit,
+                            elem: x.elem.or(y.elem),
+                        }))
+                    }
+                }
             }
             E::IncDec(op, a) => {
-                let old = self.pointer(a, pre)?;
-                self.not_private(&old.array, span)?;
+                let old = self.pointer_value(a, pre)?;
+                self.value_movable(&old, span)?;
                 let v = self.pointer_name(a).expect("is_pointer checked");
                 let dec = matches!(op, cl::IncDec::PreDec | cl::IncDec::PostDec);
                 let step = st(
@@ -261,30 +503,93 @@ impl<'u> Lowerer<'u> {
                 );
                 if matches!(op, cl::IncDec::PreInc | cl::IncDec::PreDec) {
                     pre.push(step);
-                    return self.pointer(a, pre);
+                    return self.pointer_value(a, pre);
                 }
-                let t = self.temp("old", TypeName::Int, old.offset, span, pre);
+                let old_offset = match &old {
+                    PVal::One(p) => p.offset.clone(),
+                    PVal::Many(d) => Some(d.offset.clone()),
+                };
+                let t = self.temp("old", TypeName::Int, old_offset, span, pre);
                 pre.push(step);
-                Ok(Ptr {
-                    array: old.array,
-                    offset: Some(name_expr(&t, span)),
+                Ok(match old {
+                    PVal::One(p) => PVal::One(Ptr {
+                        array: p.array,
+                        offset: Some(name_expr(&t, span)),
+                    }),
+                    PVal::Many(d) => PVal::Many(Dyn {
+                        offset: name_expr(&t, span),
+                        ..d
+                    }),
                 })
             }
             E::Assign { target, .. } => {
                 self.effect(e, pre)?;
-                self.pointer(target, pre)
+                self.pointer_value(target, pre)
             }
             E::Comma(a, b) => {
                 self.effect(a, pre)?;
-                self.pointer(b, pre)
+                self.pointer_value(b, pre)
             }
-            E::Plus(a) => self.pointer(a, pre),
-            E::Call { func, .. } => unsupported(
-                format!("functions returning a pointer (`{}`)", func.name),
-                span,
-            ),
-            _ if is_null(e) => null(span),
+            E::Plus(a) => self.pointer_value(a, pre),
+            E::Call { func, args } => match self.funcs.get(func.name.as_str()).copied() {
+                Some(f) if !f.ret.pointers.is_empty() => {
+                    let var = self.inline_pointer(f, args, span, pre)?;
+                    self.var_value(&var, span)
+                }
+                _ => unsupported(format!("this call as a pointer (`{}`)", func.name), span),
+            },
+            _ if is_null(e) => Ok(Self::null_value(None, span)),
             _ => unsupported("this pointer expression", span),
+        }
+    }
+
+    /// Whether pointer expression `e` is one whose address arithmetic must go through
+    /// [`Self::pointer_value`] (a dynamic variable, a choice, a call) rather than through
+    /// the element it reaches.
+    fn dynamic_syntax(&self, e: &cl::Expr) -> bool {
+        use cl::ExprKind as E;
+        match &e.kind {
+            E::Name(_) => self
+                .pointer_name(e)
+                .is_some_and(|v| self.pointers.vars[&v].tag.is_some()),
+            E::Cond(..) | E::Call { .. } => self.is_pointer(e),
+            _ => false,
+        }
+    }
+
+    /// `p + i` (`p - i` when `sub`).
+    fn moved(
+        &mut self,
+        p: PVal,
+        i: &cl::Expr,
+        sub: bool,
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<PVal> {
+        self.value_movable(&p, span)?;
+        let i = self.expr(i, pre)?;
+        let i = if sub {
+            ex(k::ExprKind::Unary(UnOp::Neg, Box::new(i)), span)
+        } else {
+            i
+        };
+        Ok(match p {
+            PVal::One(p) => PVal::One(Ptr {
+                offset: Some(add(p.offset, i, span)),
+                array: p.array,
+            }),
+            PVal::Many(d) => PVal::Many(Dyn {
+                offset: add(Some(d.offset.clone()), i, span),
+                ..d
+            }),
+        })
+    }
+
+    /// A pointer value in the dynamic form.
+    fn as_dynamic(&mut self, v: PVal, span: &Span) -> Dyn {
+        match v {
+            PVal::One(p) => self.dynamic_of(p, span),
+            PVal::Many(d) => d,
         }
     }
 
@@ -304,9 +609,25 @@ impl<'u> Lowerer<'u> {
         Ok(())
     }
 
+    /// Refuses arithmetic on a value that may point at a private variable.
+    fn value_movable(&self, v: &PVal, span: &Span) -> Res<()> {
+        match v {
+            PVal::One(p) => self.not_private(&p.array, span),
+            PVal::Many(d) => d.targets.iter().try_for_each(|t| self.not_private(t, span)),
+        }
+    }
+
     /// Refuses moving pointer variable `var` when it points at a private variable.
     pub(super) fn movable(&self, var: &str, span: &Span) -> Res<()> {
-        match &self.pointers[var].target {
+        let pv = &self.pointers.vars[var];
+        if pv.tag.is_some() {
+            let info = &self.pointers.dynamic[&pv.key];
+            return info
+                .targets
+                .iter()
+                .try_for_each(|t| self.not_private(t, span));
+        }
+        match &pv.target {
             Some(t) => self.not_private(t, span),
             None => Ok(()),
         }
@@ -339,15 +660,8 @@ impl<'u> Lowerer<'u> {
                 span,
             );
         }
-        let zero = ex(
-            k::ExprKind::Int {
-                value: 0,
-                unsigned: false,
-            },
-            span,
-        );
         let i = match (p.offset, index) {
-            (None, None) => zero,
+            (None, None) => int(0, span),
             (o, Some(i)) => add(o, i, span),
             (Some(o), None) => o,
         };
@@ -355,6 +669,156 @@ impl<'u> Lowerer<'u> {
             ident(&p.array, span),
             self.thread_row(&p.array, vec![i], span),
         ))
+    }
+
+    /// The S-ASSERT checks before a use of dynamic pointer `d` (`deref`: a dereference,
+    /// which null faults; otherwise a use of its value, which only an uninitialised
+    /// pointer faults).
+    fn pointer_checks(&self, d: &Dyn, deref: bool, span: &Span, pre: &mut Vec<k::Stmt>) {
+        let mut check = |a: Annotation, tag: i64| {
+            let cond = bin(BinOp::Ne, d.tag.clone(), int(tag, span), span);
+            pre.push(st(
+                k::StmtKind::Call(ex(
+                    k::ExprKind::Call {
+                        func: ident(a.name(), span),
+                        args: vec![cond],
+                    },
+                    span,
+                )),
+                span,
+            ));
+        };
+        if d.uninit {
+            check(Annotation::Initialised, UNINIT);
+        }
+        if deref && d.null {
+            check(Annotation::NonNull, NULL);
+        }
+    }
+
+    /// The places a dereference of `v` (plus `index`) may reach, with the checks that must
+    /// hold first (pushed to `pre`), and the element type. No places: `v` is always null.
+    pub(super) fn places(
+        &mut self,
+        v: PVal,
+        index: Option<k::Expr>,
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<(Vec<Arm>, TypeName)> {
+        let d = match v {
+            PVal::One(p) => {
+                let elem = self.elem_of(&p.array).unwrap_or(TypeName::Int);
+                let (array, index) = self.pointee(p, index, span)?;
+                return Ok((
+                    vec![Arm {
+                        when: None,
+                        array,
+                        index,
+                    }],
+                    elem,
+                ));
+            }
+            PVal::Many(d) => d,
+        };
+        self.pointer_checks(&d, true, span, pre);
+        let mut arms = Vec::new();
+        let n = d.targets.len();
+        for (k, t) in d.targets.iter().enumerate() {
+            let tag = self.tag_of(t);
+            let offset = (!self.is_private(t)).then(|| d.offset.clone());
+            let (array, index) = self.pointee(
+                Ptr {
+                    array: t.clone(),
+                    offset,
+                },
+                index.clone(),
+                span,
+            )?;
+            let when = (k + 1 < n).then(|| bin(BinOp::Eq, d.tag.clone(), int(tag, span), span));
+            arms.push(Arm { when, array, index });
+        }
+        let elem = d
+            .elem
+            .or_else(|| d.targets.iter().find_map(|t| self.elem_of(t)))
+            .unwrap_or(TypeName::Int);
+        Ok((arms, elem))
+    }
+
+    /// A read of the places `arms`: the lazy `?:` chain, so that only the chosen one is
+    /// read; an always-null pointer (no arms) reads 0 after its check has faulted.
+    pub(super) fn read_places(arms: Vec<Arm>, elem: TypeName, span: &Span) -> k::Expr {
+        let load = |a: Arm| {
+            if a.index.is_empty() {
+                name_expr(&a.array.name, span)
+            } else {
+                ex(
+                    k::ExprKind::Index {
+                        array: a.array,
+                        indices: a.index,
+                    },
+                    span,
+                )
+            }
+        };
+        let mut rest: Option<k::Expr> = None;
+        for a in arms.into_iter().rev() {
+            rest = Some(match (a.when.clone(), rest) {
+                (Some(w), Some(r)) => ex(
+                    k::ExprKind::Cond(Box::new(w), Box::new(load(a)), Box::new(r)),
+                    span,
+                ),
+                _ => load(a),
+            });
+        }
+        rest.unwrap_or_else(|| ex(k::ExprKind::Cast(elem, Box::new(int(0, span))), span))
+    }
+
+    /// `a == b`, `a < b`, ... of two pointer expressions: on their (tag, offset) pairs.
+    pub(super) fn pointer_compare(
+        &mut self,
+        op: BinOp,
+        a: &cl::Expr,
+        b: &cl::Expr,
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<k::Expr> {
+        let x = self.pointer_value(a, pre)?;
+        let y = self.pointer_value(b, pre)?;
+        let (x, y) = match (x, y) {
+            (PVal::One(x), PVal::One(y)) if x.array == y.array => {
+                let zero = || int(0, span);
+                let (ox, oy) = (x.offset.unwrap_or_else(zero), y.offset.unwrap_or_else(zero));
+                return Ok(bin(op, ox, oy, span));
+            }
+            (x, y) => (self.as_dynamic(x, span), self.as_dynamic(y, span)),
+        };
+        self.pointer_checks(&x, false, span, pre);
+        self.pointer_checks(&y, false, span, pre);
+        let same = bin(BinOp::Eq, x.tag.clone(), y.tag.clone(), span);
+        let by_offset = bin(op, x.offset, y.offset, span);
+        Ok(match op {
+            BinOp::Eq => bin(BinOp::LogAnd, same, by_offset, span),
+            BinOp::Ne => bin(BinOp::LogOr, not(same), by_offset, span),
+            _ => {
+                // Different targets order by tag; the same target by offset.
+                let strict = match op {
+                    BinOp::Le => BinOp::Lt,
+                    BinOp::Ge => BinOp::Gt,
+                    o => o,
+                };
+                bin(
+                    BinOp::LogOr,
+                    bin(
+                        BinOp::LogAnd,
+                        not(same.clone()),
+                        bin(strict, x.tag, y.tag, span),
+                        span,
+                    ),
+                    bin(BinOp::LogAnd, same, by_offset, span),
+                    span,
+                )
+            }
+        })
     }
 
     /// The element type a pointer type points to.
@@ -387,70 +851,169 @@ impl<'u> Lowerer<'u> {
         Ok(())
     }
 
-    /// Points pointer variable `var` at `array`; its target must stay the same.
-    fn set_target(&mut self, var: &str, array: &str, span: &Span) -> Res<()> {
-        let elem = self.pointers[var].elem;
+    /// Refuses a target that pointer variable `var` cannot have.
+    fn valid_target(&self, var: &str, array: &str, span: &Span) -> Res<()> {
+        let elem = self.pointers.vars[var].elem;
         self.same_element(array, elem, span)?;
         if self.vec_arrays.contains_key(array) {
             // Its slots are components: moving a pointer through them is a pointer cast.
             return unsupported("pointer variables into arrays of vectors", span);
         }
-        let pv = self.pointers.get_mut(var).expect("a pointer variable");
-        match &pv.target {
-            Some(t) if t != array => unsupported(
-                format!(
-                    "a pointer whose target differs between assignments (`{}` points into `{t}` and `{array}`)",
-                    pv.name
-                ),
-                span,
-            ),
-            _ => {
-                pv.target = Some(array.to_string());
-                Ok(())
-            }
-        }
+        Ok(())
     }
 
-    /// Declares the offset variable of a new pointer variable `name` pointing at `p`.
-    pub(super) fn pointer_var(
+    /// Declares a pointer variable `name` (its offset variable, and its tag variable when
+    /// the earlier passes found it dynamic), not yet given a value.
+    fn new_pointer_var(
         &mut self,
         name: &str,
         elem: TypeName,
-        p: Ptr,
+        key: Key,
         span: &Span,
         out: &mut Vec<k::Stmt>,
-    ) -> Res<String> {
-        let var = self.declare_scalar(name, TypeName::Int);
-        self.pointers.insert(
+    ) -> String {
+        let dynamic = self.pointers.dynamic.contains_key(&key);
+        // The tag takes the pointer's own name: a fault's values name it.
+        let tag = dynamic.then(|| {
+            let t = self.declare_scalar(name, TypeName::Int);
+            out.push(st(
+                k::StmtKind::Decl {
+                    ty: TypeName::Int,
+                    name: ident(&t, span),
+                    init: Some(int(UNINIT, span)),
+                },
+                span,
+            ));
+            t
+        });
+        let var = if dynamic {
+            self.declare_scalar(&format!("{name}_offset"), TypeName::Int)
+        } else {
+            self.declare_scalar(name, TypeName::Int)
+        };
+        out.push(st(
+            k::StmtKind::Decl {
+                ty: TypeName::Int,
+                name: ident(&var, span),
+                init: dynamic.then(|| int(0, span)),
+            },
+            span,
+        ));
+        self.pointers.vars.insert(
             var.clone(),
             PtrVar {
                 elem,
                 target: None,
                 name: name.to_string(),
+                key,
+                tag,
             },
         );
-        self.set_target(&var, &p.array, span)?;
-        let zero = ex(
-            k::ExprKind::Int {
-                value: 0,
-                unsigned: false,
-            },
-            span,
-        );
-        out.push(st(
-            k::StmtKind::Decl {
-                ty: TypeName::Int,
-                name: ident(&var, span),
-                init: Some(p.offset.unwrap_or(zero)),
-            },
-            span,
-        ));
+        var
+    }
+
+    /// Gives pointer variable `var` the value `v`.
+    fn assign_pointer(
+        &mut self,
+        var: &str,
+        v: PVal,
+        span: &Span,
+        out: &mut Vec<k::Stmt>,
+    ) -> Res<()> {
+        let pv = &self.pointers.vars[var];
+        let (key, tag, old) = (pv.key.clone(), pv.tag.clone(), pv.target.clone());
+        let Some(tag) = tag else {
+            let p = match v {
+                PVal::One(p) => p,
+                PVal::Many(d) => {
+                    return Err(self.grow(
+                        &key,
+                        d.targets.into_iter().chain(old),
+                        d.null,
+                        false,
+                        span,
+                    ))
+                }
+            };
+            self.valid_target(var, &p.array, span)?;
+            if let Some(t) = &old {
+                if *t != p.array {
+                    return Err(self.grow(&key, [t.clone(), p.array], false, false, span));
+                }
+            }
+            self.pointers
+                .vars
+                .get_mut(var)
+                .expect("a pointer variable")
+                .target = Some(p.array);
+            let offset = p.offset.unwrap_or_else(|| int(0, span));
+            out.push(set(
+                var,
+                ex(k::ExprKind::Cast(TypeName::Int, Box::new(offset)), span),
+                span,
+            ));
+            return Ok(());
+        };
+        let d = self.as_dynamic(v, span);
+        for t in &d.targets {
+            self.valid_target(var, t, span)?;
+        }
+        let info = &self.pointers.dynamic[&key];
+        if !d.targets.is_subset(&info.targets)
+            || (d.null && !info.null)
+            || (d.uninit && !info.uninit)
+        {
+            return Err(self.grow(&key, d.targets, d.null, d.uninit, span));
+        }
+        // The offset first: the tag's expression never reads an offset variable, while
+        // the offset's may read this pointer's old tag (`p = q + (p == r)`).
+        let offset = ex(k::ExprKind::Cast(TypeName::Int, Box::new(d.offset)), span);
+        out.push(set(var, offset, span));
+        out.push(set(&tag, d.tag, span));
+        Ok(())
+    }
+
+    /// Declares pointer variable `name` (identified by `key`) with the value `p`.
+    pub(super) fn pointer_var(
+        &mut self,
+        name: &str,
+        elem: TypeName,
+        p: PVal,
+        key: Key,
+        span: &Span,
+        out: &mut Vec<k::Stmt>,
+    ) -> Res<String> {
+        if let (PVal::One(p), false) = (&p, self.pointers.dynamic.contains_key(&key)) {
+            // The static form: one declaration of the offset.
+            let var = self.declare_scalar(name, TypeName::Int);
+            self.pointers.vars.insert(
+                var.clone(),
+                PtrVar {
+                    elem,
+                    target: Some(p.array.clone()),
+                    name: name.to_string(),
+                    key,
+                    tag: None,
+                },
+            );
+            self.valid_target(&var, &p.array, span)?;
+            out.push(st(
+                k::StmtKind::Decl {
+                    ty: TypeName::Int,
+                    name: ident(&var, span),
+                    init: Some(p.offset.clone().unwrap_or_else(|| int(0, span))),
+                },
+                span,
+            ));
+            return Ok(var);
+        }
+        let var = self.new_pointer_var(name, elem, key, span, out);
+        self.assign_pointer(&var, p, span, out)?;
         Ok(var)
     }
 
     /// `T *p;` or `T *p = e;` in a function body (any address space of the pointee).
     pub(super) fn pointer_decl(&mut self, d: &cl::Decl, out: &mut Vec<k::Stmt>) -> Res<()> {
-        let span = &d.span;
         if d.ty.pointers.len() > 1 {
             return unsupported("pointers to pointers", &d.ty.span);
         }
@@ -458,32 +1021,16 @@ impl<'u> Lowerer<'u> {
             return unsupported("arrays of pointers", &d.ty.span);
         }
         let elem = self.pointee_type(&d.ty, &d.ty.span)?;
+        let key = (d.name.span.clone(), d.name.name.clone());
         let var = match &d.init {
             None => {
-                let var = self.declare_scalar(&d.name.name, TypeName::Int);
-                self.pointers.insert(
-                    var.clone(),
-                    PtrVar {
-                        elem,
-                        target: None,
-                        name: d.name.name.clone(),
-                    },
-                );
-                out.push(st(
-                    k::StmtKind::Decl {
-                        ty: TypeName::Int,
-                        name: ident(&var, &d.name.span),
-                        init: None,
-                    },
-                    span,
-                ));
-                var
+                if let Some(info) = self.pointers.dynamic.get_mut(&key) {
+                    info.uninit = true;
+                }
+                self.new_pointer_var(&d.name.name, elem, key, &d.name.span, out)
             }
             Some(cl::Init::Expr(e)) => {
-                if is_null(e) {
-                    return null(&e.span);
-                }
-                if !self.is_pointer(e) {
+                if !is_null(e) && !self.is_pointer(e) {
                     return Err(Diagnostic::new(
                         format!(
                             "`{}` is a pointer; this is not a pointer value",
@@ -492,8 +1039,8 @@ impl<'u> Lowerer<'u> {
                         e.span.clone(),
                     ));
                 }
-                let p = self.pointer(e, out)?;
-                self.pointer_var(&d.name.name, elem, p, &e.span, out)?
+                let p = self.pointer_value(e, out)?;
+                self.pointer_var(&d.name.name, elem, p, key, &e.span, out)?
             }
             Some(cl::Init::List(_, s)) => {
                 return Err(Diagnostic::new(
@@ -515,61 +1062,37 @@ impl<'u> Lowerer<'u> {
         span: &Span,
         out: &mut Vec<k::Stmt>,
     ) -> Res<()> {
-        let v = match op {
+        match op {
             None => {
-                if is_null(value) {
-                    return null(&value.span);
-                }
-                if !self.is_pointer(value) {
+                if !is_null(value) && !self.is_pointer(value) {
                     return Err(Diagnostic::new(
                         format!(
                             "`{}` is a pointer; this is not a pointer value",
-                            self.pointers[var].name
+                            self.pointers.vars[var].name
                         ),
                         value.span.clone(),
                     ));
                 }
-                let p = self.pointer(value, out)?;
-                self.set_target(var, &p.array, span)?;
-                p.offset.unwrap_or_else(|| {
-                    ex(
-                        k::ExprKind::Int {
-                            value: 0,
-                            unsigned: false,
-                        },
-                        span,
-                    )
-                })
+                let p = self.pointer_value(value, out)?;
+                self.assign_pointer(var, p, span, out)
             }
             Some(op @ (BinOp::Add | BinOp::Sub)) => {
                 self.movable(var, span)?;
-                if self.pointers[var].target.is_none() {
-                    return Err(Diagnostic::new(
-                        format!(
-                            "the pointer `{}` is used before it is given a value",
-                            self.pointers[var].name
-                        ),
-                        span.clone(),
-                    ));
-                }
+                // Its value now (an unassigned static pointer becomes dynamic here).
+                let _ = self.var_value(var, span)?;
                 let k = self.expr(value, out)?;
-                ex(
-                    k::ExprKind::Binary(op, Box::new(name_expr(var, span)), Box::new(k)),
-                    span,
-                )
+                let v = bin(op, name_expr(var, span), k, span);
+                // The offset is an `int`; an unsigned step converts as C's pointer
+                // arithmetic does for offsets that fit.
+                let v = ex(k::ExprKind::Cast(TypeName::Int, Box::new(v)), span);
+                out.push(set(var, v, span));
+                Ok(())
             }
-            Some(op) => {
-                return Err(Diagnostic::new(
-                    format!("`{}=` does not apply to a pointer", op.symbol()),
-                    span.clone(),
-                ))
-            }
-        };
-        // The offset is an `int`; an unsigned step converts as C's pointer arithmetic does
-        // for offsets that fit.
-        let v = ex(k::ExprKind::Cast(TypeName::Int, Box::new(v)), span);
-        out.push(set(var, v, span));
-        Ok(())
+            Some(op) => Err(Diagnostic::new(
+                format!("`{}=` does not apply to a pointer", op.symbol()),
+                span.clone(),
+            )),
+        }
     }
 
     /// A helper's pointer parameter `p` bound to argument `a`: the caller's array when the
@@ -582,31 +1105,75 @@ impl<'u> Lowerer<'u> {
         stmts: &mut Vec<k::Stmt>,
         pre: &mut Vec<k::Stmt>,
     ) -> Res<Binding> {
-        if is_null(a) {
-            return null(&a.span);
-        }
-        if !self.is_pointer(a) {
+        if !is_null(a) && !self.is_pointer(a) {
             return unsupported(
                 "passing this expression as a pointer (a buffer, array, pointer or address)",
                 &a.span,
             );
         }
         let elem = self.pointee_type(&p.ty, &p.ty.span)?;
-        let ptr = self.pointer(a, pre)?;
+        let ptr = self.pointer_value(a, pre)?;
         let pname = p.name.as_ref().map_or("arg", |n| n.name.as_str());
-        if !self.is_private(&ptr.array) {
-            self.same_lanes(&p.ty, &ptr.array, &a.span)?;
-        }
-        if ptr.offset.is_none() && !written.contains(pname) && !self.is_private(&ptr.array) {
-            let (have, dims) = self.arrays[&ptr.array];
-            if dims == 1 {
-                self.same_element(&ptr.array, elem, &a.span)?;
-            } else if have != elem {
-                return unsupported("a pointer cast that changes the element type", &a.span);
+        let key = (
+            p.name.as_ref().map_or(p.span.clone(), |n| n.span.clone()),
+            pname.to_string(),
+        );
+        if let PVal::One(ptr) = &ptr {
+            if !self.is_private(&ptr.array) {
+                self.same_lanes(&p.ty, &ptr.array, &a.span)?;
             }
-            return Ok(Binding::Array(ptr.array));
+            if ptr.offset.is_none()
+                && !written.contains(pname)
+                && !self.is_private(&ptr.array)
+                && !self.pointers.dynamic.contains_key(&key)
+            {
+                let (have, dims) = self.arrays[&ptr.array];
+                if dims == 1 {
+                    self.same_element(&ptr.array, elem, &a.span)?;
+                } else if have != elem {
+                    return unsupported("a pointer cast that changes the element type", &a.span);
+                }
+                return Ok(Binding::Array(ptr.array.clone()));
+            }
         }
-        let var = self.pointer_var(pname, elem, ptr, &a.span, stmts)?;
+        let var = self.pointer_var(pname, elem, ptr, key, &a.span, stmts)?;
         Ok(Binding::Ptr(var))
+    }
+
+    /// Inlines a call of helper `f`, which returns a pointer: its result is a pointer
+    /// variable (identified across calls by the helper's name), which `return e;` sets.
+    pub(super) fn inline_pointer(
+        &mut self,
+        f: &'u cl::Function,
+        args: &[cl::Expr],
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<String> {
+        if f.ret.pointers.len() > 1 {
+            return unsupported("pointers to pointers", &f.ret.span);
+        }
+        let elem = self.pointee_type(&f.ret, &f.ret.span)?;
+        let name = format!("{}_result", f.name.name);
+        let key = (f.name.span.clone(), name.clone());
+        let var = self.new_pointer_var(&name, elem, key, span, pre);
+        self.inline_with(f, args, span, pre, Some((var.clone(), TypeName::Int)), None)?;
+        Ok(var)
+    }
+
+    /// Whether `var` (a helper's result variable) is a pointer variable.
+    pub(super) fn is_pointer_var(&self, var: &str) -> bool {
+        self.pointers.vars.contains_key(var)
+    }
+
+    /// `return e;` of a helper returning a pointer, its result in pointer variable `var`.
+    pub(super) fn return_pointer(
+        &mut self,
+        var: &str,
+        e: &cl::Expr,
+        span: &Span,
+        out: &mut Vec<k::Stmt>,
+    ) -> Res<()> {
+        let p = self.pointer_value(e, out)?;
+        self.assign_pointer(var, p, span, out)
     }
 }
