@@ -86,6 +86,8 @@ pub struct LaunchOptions {
     /// The step bound after which an execution is reported as non-terminating; `None`
     /// for the default, [`default_max_steps`].
     pub max_steps: Option<u64>,
+    /// What memory nothing wrote holds (`--uninit`, [`crate::undef`]).
+    pub uninit: crate::undef::Uninit,
 }
 
 impl Default for LaunchOptions {
@@ -99,6 +101,7 @@ impl Default for LaunchOptions {
             monoid: Monoid::IntAdd,
             inputs: Vec::new(),
             max_steps: None,
+            uninit: Default::default(),
         }
     }
 }
@@ -155,8 +158,7 @@ pub struct Launch {
     /// Lanes per warp when warps run in SIMT lock-step ([`crate::warp`], `--warp-size`);
     /// `None`: threads interleave one by one, as in the paper.
     pub warp_size: Option<usize>,
-    /// What memory nothing wrote holds ([`crate::undef`], `--uninit`); `zero` unless the
-    /// caller sets another after building the launch.
+    /// What memory nothing wrote holds ([`crate::undef`], `--uninit`).
     pub uninit: crate::undef::Uninit,
     /// Per array: `--input` gave its contents (it starts defined under `--uninit check`).
     pub given: Vec<bool>,
@@ -323,7 +325,7 @@ impl Launch {
             race_policy: Default::default(),
             atomicity: Default::default(),
             warp_size: None,
-            uninit: Default::default(),
+            uninit: opts.uninit,
             given: vec![false; kernel.arrays.len()],
         };
         launch.initial = (0..kernel.arrays.len())

@@ -1049,11 +1049,12 @@ fn s_atomic(
 ) -> Result<Option<ArrayUpdate>, FaultKind> {
     let idx = eval_index(index, env)?;
     let elem = env.elem(array, &idx)?;
-    env.defined(&elem)?;
     let operands = args
         .iter()
         .map(|a| eval(a, env))
         .collect::<Result<Vec<Value>, _>>()?;
+    // The atomic reads its element (after its operands, as the fast executor checks).
+    env.defined(&elem)?;
     info.rule = Rule::SAtomic;
     info.atomic = true;
     let update = ArrayUpdate::Atomic {

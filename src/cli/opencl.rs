@@ -307,5 +307,7 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
         monoid: args.monoid,
         inputs,
         max_steps: args.max_steps,
+        // A device leaves memory nothing wrote undefined.
+        uninit: args.uninit.unwrap_or(interp::Uninit::Check),
     })
 }
