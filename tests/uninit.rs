@@ -309,3 +309,36 @@ fn cl_checks_by_default_and_the_json_names_the_fault() {
     let zero = ksim_in(&dir, &[&args[..], &["--uninit", "zero"]].concat());
     assert_eq!(zero.status.code(), Some(0), "{}", text(&zero));
 }
+
+#[test]
+fn explore_finds_the_read_before_the_write_and_replay_keeps_the_mode() {
+    // Thread 1 reads tmp[0], which thread 0 writes with no barrier: read first, it is an
+    // uninitialised read; written first, a race whose report keeps `--uninit check`.
+    let dir = tmp("uninit-explore");
+    let src = "kernel void k(__global int *out) {\n    __local int tmp[2];\n    \
+               int l = get_local_id(0);\n    if (l == 0) tmp[0] = 5;\n    \
+               if (l == 1) out[0] = tmp[0];\n}\n";
+    std::fs::write(dir.join("k.cl"), src).unwrap();
+    let o = ksim_in(
+        &dir,
+        &[
+            "explore", "--exhaustive", "k.cl", "--global", "2", "--local", "2", "--input",
+            "out=zeros:1", "--report-dir", "r",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("uninitialised read of tmp[0]"), "{}", text(&o));
+    assert!(text(&o).contains("data race on tmp[0]"), "{}", text(&o));
+    let reports: Vec<_> = std::fs::read_dir(dir.join("r"))
+        .expect("reports")
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    let rep: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&reports[0]).unwrap()).unwrap();
+    assert_eq!(rep["launch"]["uninit"], "check", "{rep}");
+    let p = reports[0].display().to_string();
+    let r = ksim_in(&dir, &["replay", &p]);
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+    assert!(text(&r).contains("race reproduced"), "{}", text(&r));
+}

@@ -565,6 +565,15 @@ fn run_launch(
             defines.push((b.size_param.clone(), size.to_string()));
             inputs.push((b.array.clone(), input.to_string()));
         }
+        // GPUVerify treats `__local` memory as arbitrary at the start, as it does buffers:
+        // each is given the same contents. Private variables and arrays stay undefined
+        // (`--uninit check`): reading one before writing it is an uninitialised read.
+        for a in &c.kernel.arrays {
+            let private = a.name.contains(".private") || interp::undef::is_table(&a.name);
+            if a.space == lang::ast::Space::Local && !private {
+                inputs.push((a.name.clone(), input.to_string()));
+            }
+        }
         for (k, s) in c.info.scalars.iter().enumerate() {
             let v = match (s.ty, h.scalar_args.get(k)) {
                 (TypeName::Int | TypeName::Uint, Some(v)) => v.to_string(),
@@ -580,6 +589,7 @@ fn run_launch(
             local_dims: local.to_vec(),
             inputs,
             max_steps: Some(MAX_STEPS),
+            uninit: interp::Uninit::Check,
             ..LaunchOptions::default()
         };
         let mut launch = match Launch::new(Arc::new(c.kernel.clone()), &lo) {
@@ -635,6 +645,7 @@ fn run_launch(
             here.push(match f.kind {
                 FaultKind::StepBound { .. } => "non-termination (step bound)".into(),
                 FaultKind::OutOfBounds { array, .. } => format!("out of bounds on {array}"),
+                FaultKind::Uninitialised { name, .. } => format!("uninitialised read of {name}"),
                 k => format!("fault: {k}"),
             });
         }

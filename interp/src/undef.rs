@@ -50,10 +50,10 @@ impl Uninit {
 }
 
 /// Whether array `name` of a kernel is a program-scope `__constant` table of the OpenCL
-/// front end (`T.constant`, filled by the program itself over a zero row): it starts
-/// defined whatever the mode.
+/// front end (`T.constant`, or `T.constant_1` when renamed; filled by the program itself
+/// over a zero row): it starts defined whatever the mode. No source name has a `.`.
 pub fn is_table(name: &str) -> bool {
-    name.ends_with(".constant")
+    name.contains(".constant")
 }
 
 /// The fault of a read of variable `name` before any assignment.
