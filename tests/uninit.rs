@@ -12,7 +12,11 @@ use std::sync::Arc;
 
 /// The canonical run's fault on both engines, which must agree on it (kind, thread and
 /// statement) and on the memory when there is none; `warp`: `--warp-size`.
-fn fault_of(kernel: &lang::core::Kernel, opts: &LaunchOptions, warp: Option<usize>) -> Option<Fault> {
+fn fault_of(
+    kernel: &lang::core::Kernel,
+    opts: &LaunchOptions,
+    warp: Option<usize>,
+) -> Option<Fault> {
     let mut launch = Launch::new(Arc::new(kernel.clone()), opts).expect("launch");
     launch.warp_size = warp;
     let reference = interp::exec::run_canonical(&launch);
@@ -29,7 +33,11 @@ fn fault_of(kernel: &lang::core::Kernel, opts: &LaunchOptions, warp: Option<usiz
         if reference.fault.is_none() {
             assert_eq!(reference.memory, fast.memory, "engines agree on memory");
         }
-        assert_eq!(reference.races.len(), fast.races.len(), "engines agree on races");
+        assert_eq!(
+            reference.races.len(),
+            fast.races.len(),
+            "engines agree on races"
+        );
     }
     reference.fault
 }
@@ -52,7 +60,10 @@ fn cl_opts(
     let mut defines = Vec::new();
     let mut all = Vec::new();
     for b in &info.buffers {
-        let (_, n, spec) = bufs.iter().find(|(name, _, _)| *name == b.name).expect("buffer");
+        let (_, n, spec) = bufs
+            .iter()
+            .find(|(name, _, _)| *name == b.name)
+            .expect("buffer");
         defines.push((b.size_param.clone(), n.to_string()));
         if let Some(spec) = spec {
             all.push((b.array.clone(), spec.to_string()));
@@ -90,7 +101,14 @@ const LOCAL_SHIFT: &str = r#"
 #[test]
 fn a_local_array_read_before_its_write_is_found_with_thread_and_name() {
     let (k, info) = cl(&LOCAL_SHIFT.replace("SYNC", ""));
-    let opts = cl_opts(&info, 1, 8, &[("out", 8, Some("zeros"))], &[], Uninit::Check);
+    let opts = cl_opts(
+        &info,
+        1,
+        8,
+        &[("out", 8, Some("zeros"))],
+        &[],
+        Uninit::Check,
+    );
     for f in all_faults(&k, &opts) {
         let f = f.expect("an uninitialised read");
         assert_eq!(
@@ -102,14 +120,24 @@ fn a_local_array_read_before_its_write_is_found_with_thread_and_name() {
             "{f}"
         );
         assert_eq!(f.thread.map(|t| (t.group, t.local)), Some((0, 0)), "{f}");
-        assert!(f.to_string().contains("uninitialised read of tmp[1]"), "{f}");
+        assert!(
+            f.to_string().contains("uninitialised read of tmp[1]"),
+            "{f}"
+        );
     }
 }
 
 #[test]
 fn after_a_barrier_ordered_write_there_is_no_fault() {
     let (k, info) = cl(&LOCAL_SHIFT.replace("SYNC", "barrier(CLK_LOCAL_MEM_FENCE);"));
-    let opts = cl_opts(&info, 2, 8, &[("out", 16, Some("zeros"))], &[], Uninit::Check);
+    let opts = cl_opts(
+        &info,
+        2,
+        8,
+        &[("out", 16, Some("zeros"))],
+        &[],
+        Uninit::Check,
+    );
     for f in all_faults(&k, &opts) {
         assert_eq!(f, None);
     }
@@ -145,7 +173,14 @@ fn a_private_variable_read_before_assignment_is_found() {
             out[get_global_id(0)] = x + 1;
         }
     "#);
-    let opts = cl_opts(&info, 1, 4, &[("out", 4, Some("zeros"))], &[], Uninit::Check);
+    let opts = cl_opts(
+        &info,
+        1,
+        4,
+        &[("out", 4, Some("zeros"))],
+        &[],
+        Uninit::Check,
+    );
     for f in all_faults(&k, &opts) {
         let f = f.expect("an uninitialised read");
         assert_eq!(f.kind, interp::undef::variable("x"), "{f}");
@@ -189,11 +224,19 @@ fn a_buffer_without_contents_and_a_private_array_are_undefined() {
             out[get_global_id(0)] = a[1];
         }
     "#);
-    let opts = cl_opts(&info, 1, 2, &[("out", 2, Some("zeros"))], &[], Uninit::Check);
+    let opts = cl_opts(
+        &info,
+        1,
+        2,
+        &[("out", 2, Some("zeros"))],
+        &[],
+        Uninit::Check,
+    );
     for f in all_faults(&k, &opts) {
         let f = f.expect("an uninitialised read");
         assert!(
-            f.to_string().contains("uninitialised read of a.private[0][1]"),
+            f.to_string()
+                .contains("uninitialised read of a.private[0][1]"),
             "{f}"
         );
     }
@@ -218,7 +261,10 @@ fn atomics_and_constant_tables() {
     );
     for f in all_faults(&k, &undefined) {
         let f = f.expect("an atomic reads its element");
-        assert!(f.to_string().contains("uninitialised read of count[0]"), "{f}");
+        assert!(
+            f.to_string().contains("uninitialised read of count[0]"),
+            "{f}"
+        );
     }
     let defined = cl_opts(
         &info,
@@ -247,15 +293,26 @@ fn under_warps_a_lane_does_not_see_a_store_of_its_own_instruction() {
             out[l] = tmp[l + 1];
         }
     "#);
-    let opts = cl_opts(&info, 1, 4, &[("out", 4, Some("zeros"))], &[], Uninit::Check);
+    let opts = cl_opts(
+        &info,
+        1,
+        4,
+        &[("out", 4, Some("zeros"))],
+        &[],
+        Uninit::Check,
+    );
     assert_eq!(fault_of(&k, &opts, None), None);
     assert_eq!(fault_of(&k, &opts, Some(1)), None);
     let f = fault_of(&k, &opts, Some(4)).expect("an uninitialised read in lock-step");
-    assert!(f.to_string().contains("uninitialised read of tmp[1]"), "{f}");
+    assert!(
+        f.to_string().contains("uninitialised read of tmp[1]"),
+        "{f}"
+    );
     assert_eq!(f.thread.map(|t| t.local), Some(1), "{f}");
 }
 
-const KSIM: &str = "kernel k(global int out[n], local int tmp[n]) launch(groups = 1, local_size = n) {
+const KSIM: &str =
+    "kernel k(global int out[n], local int tmp[n]) launch(groups = 1, local_size = n) {
     out[tid] = tmp[tid];
 }
 ";
@@ -283,10 +340,16 @@ fn ksim_starts_at_zero_unless_asked_to_check() {
     for engine in ["fast", "reference"] {
         let o = ksim_in(
             &dir,
-            &["run", "k.ksim", "-D", "n=4", "--uninit", "check", "--engine", engine],
+            &[
+                "run", "k.ksim", "-D", "n=4", "--uninit", "check", "--engine", engine,
+            ],
         );
         assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-        assert!(text(&o).contains("uninitialised read of tmp[0]"), "{}", text(&o));
+        assert!(
+            text(&o).contains("uninitialised read of tmp[0]"),
+            "{}",
+            text(&o)
+        );
         assert!(text(&o).contains("thread 0 of group 0"), "{}", text(&o));
     }
     let bad = ksim_in(&dir, &["run", "k.ksim", "-D", "n=4", "--uninit", "maybe"]);
@@ -299,7 +362,16 @@ fn cl_checks_by_default_and_the_json_names_the_fault() {
     let src = "kernel void k(__global int *out) {\n    __local int tmp[8];\n    \
                out[get_global_id(0)] = tmp[get_local_id(0)];\n}\n";
     std::fs::write(dir.join("k.cl"), src).unwrap();
-    let args = ["run", "k.cl", "--global", "8", "--local", "8", "--input", "out=zeros:8"];
+    let args = [
+        "run",
+        "k.cl",
+        "--global",
+        "8",
+        "--local",
+        "8",
+        "--input",
+        "out=zeros:8",
+    ];
     let o = ksim_in(&dir, &[&args[..], &["--json"]].concat());
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let fault = &json(&o)["fault"];
@@ -322,12 +394,25 @@ fn explore_finds_the_read_before_the_write_and_replay_keeps_the_mode() {
     let o = ksim_in(
         &dir,
         &[
-            "explore", "--exhaustive", "k.cl", "--global", "2", "--local", "2", "--input",
-            "out=zeros:1", "--report-dir", "r",
+            "explore",
+            "--exhaustive",
+            "k.cl",
+            "--global",
+            "2",
+            "--local",
+            "2",
+            "--input",
+            "out=zeros:1",
+            "--report-dir",
+            "r",
         ],
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(text(&o).contains("uninitialised read of tmp[0]"), "{}", text(&o));
+    assert!(
+        text(&o).contains("uninitialised read of tmp[0]"),
+        "{}",
+        text(&o)
+    );
     assert!(text(&o).contains("data race on tmp[0]"), "{}", text(&o));
     let reports: Vec<_> = std::fs::read_dir(dir.join("r"))
         .expect("reports")

@@ -87,8 +87,11 @@ impl Shadow {
     pub fn initial(launch: &crate::Launch) -> Shadow {
         let mut slots = imbl::Vector::new();
         for a in 0..launch.kernel.arrays.len() {
-            let entry = (!launch.starts_defined(a))
-                .then(|| (0..launch.len(a)).map(|_| false).collect::<imbl::Vector<bool>>());
+            let entry = (!launch.starts_defined(a)).then(|| {
+                (0..launch.len(a))
+                    .map(|_| false)
+                    .collect::<imbl::Vector<bool>>()
+            });
             for _ in 0..launch.instances(a) {
                 slots.push_back(entry.clone());
             }

@@ -564,10 +564,7 @@ pub(crate) fn exec<P: Policy>(
             Inst::UseVar { var, site } => {
                 let (w, bit) = (prog.mask_base + var as usize / 64, var % 64);
                 if r!(w) & (1 << bit) == 0 {
-                    fault!(
-                        site,
-                        crate::undef::variable(&prog.var_names[var as usize])
-                    );
+                    fault!(site, crate::undef::variable(&prog.var_names[var as usize]));
                 }
             }
             Inst::DefVar { var } => {
