@@ -109,19 +109,27 @@ fn a_local_array_read_before_its_write_is_found_with_thread_and_name() {
         &[],
         Uninit::Check,
     );
-    for f in all_faults(&k, &opts) {
-        let f = f.expect("an uninitialised read");
+    // One by one (and warps of 1), thread 0 reads tmp[1] before thread 1 writes it; in
+    // warps of 4 every lane of warp 0 has written before any reads, so lane 3 is the first
+    // to read an element nothing wrote, tmp[4].
+    for (warp, element, thread) in [(None, 1, 0), (Some(1), 1, 0), (Some(4), 4, 3)] {
+        let f = fault_of(&k, &opts, warp).expect("an uninitialised read");
         assert_eq!(
             f.kind,
             interp::FaultKind::Uninitialised {
                 name: "tmp".into(),
-                index: vec![1]
+                index: vec![element]
             },
             "{f}"
         );
-        assert_eq!(f.thread.map(|t| (t.group, t.local)), Some((0, 0)), "{f}");
+        assert_eq!(
+            f.thread.map(|t| (t.group, t.local)),
+            Some((0, thread)),
+            "{f}"
+        );
         assert!(
-            f.to_string().contains("uninitialised read of tmp[1]"),
+            f.to_string()
+                .contains(&format!("uninitialised read of tmp[{element}]")),
             "{f}"
         );
     }
@@ -350,7 +358,7 @@ fn ksim_starts_at_zero_unless_asked_to_check() {
             "{}",
             text(&o)
         );
-        assert!(text(&o).contains("thread 0 of group 0"), "{}", text(&o));
+        assert!(text(&o).contains("in thread 0"), "{}", text(&o));
     }
     let bad = ksim_in(&dir, &["run", "k.ksim", "-D", "n=4", "--uninit", "maybe"]);
     assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
