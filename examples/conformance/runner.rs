@@ -570,7 +570,8 @@ fn run_launch(
         // (`--uninit check`): reading one before writing it is an uninitialised read.
         for a in &c.kernel.arrays {
             let private = a.name.contains(".private") || interp::undef::is_table(&a.name);
-            if a.space == lang::ast::Space::Local && !private {
+            let given = inputs.iter().any(|(n, _)| *n == a.name);
+            if a.space == lang::ast::Space::Local && !private && !given {
                 inputs.push((a.name.clone(), input.to_string()));
             }
         }
