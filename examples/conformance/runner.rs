@@ -110,11 +110,6 @@ pub const EXCEPTIONS: &[(&str, Class, &str)] = &[
         "the race needs the scalar x = 0 (p[x] against p[0]); GPUVerify treats x as arbitrary, the rule binds scalars to the work-group size",
     ),
     (
-        "array_bounds_tests/array_in_array/kernel.cl",
-        Class::B,
-        "GPUVerify expects an out-of-bounds index L[G[i]] from the uninitialised local array G (arbitrary for GPUVerify, zero in ksim); ksim's only finding, the writes L[0] = global size of every work-item, is benign under GPUVerify's same-value tolerance",
-    ),
-    (
         "checkarrays/pass/specifyone/kernel.cl",
         Class::B,
         "`--vcgen-opt=/checkArrays:B` makes GPUVerify check array B only; ksim's race is on A",
@@ -220,9 +215,9 @@ pub const EXCEPTIONS: &[(&str, Class, &str)] = &[
         "`bar`'s postcondition a/2 > 0 does not follow from its precondition a > 0 (a = 1 breaks it), which a modular verifier reports; the kernel calls it with 5 and 6 only, so no run fails",
     ),
     (
-        "undef_tests/uninitialised_local_int/kernel.cl",
-        Class::D,
-        "uninitialised reads are not reported yet (issue 9 item 3): the private `x` starts at 0 and `__assert(x == 0)` holds",
+        "predicated_undef/kernel.cl",
+        Class::B,
+        "the kernel stores the uninitialised private `temp` (built with -Wno-uninitialized): GPUVerify gives it an arbitrary value and checks only races, ksim reports the uninitialised read (issue 9 item 3)",
     ),
     (
         "null_pointers/null_pointer_assignment/kernel.cl",
@@ -612,6 +607,16 @@ fn run_launch(
             defines.push((b.size_param.clone(), size.to_string()));
             inputs.push((b.array.clone(), input.to_string()));
         }
+        // GPUVerify treats `__local` memory as arbitrary at the start, as it does buffers:
+        // each is given the same contents. Private variables and arrays stay undefined
+        // (`--uninit check`): reading one before writing it is an uninitialised read.
+        for a in &c.kernel.arrays {
+            let private = a.name.contains(".private") || interp::undef::is_table(&a.name);
+            let given = inputs.iter().any(|(n, _)| *n == a.name);
+            if a.space == lang::ast::Space::Local && !private && !given {
+                inputs.push((a.name.clone(), input.to_string()));
+            }
+        }
         let mut position = (0, 0);
         let mut previous: Option<&str> = None;
         for s in &c.info.scalars {
@@ -636,7 +641,7 @@ fn run_launch(
                 (TypeName::Int | TypeName::Uint, Some(v)) => v.to_string(),
                 (TypeName::Float, _) => "1.0".to_string(),
                 (TypeName::Bool, _) => "true".to_string(),
-                _ => open(k),
+                _ => open(position.0),
             };
             defines.push((s.param.clone(), v));
         }
@@ -646,6 +651,7 @@ fn run_launch(
             local_dims: local.to_vec(),
             inputs,
             max_steps: Some(MAX_STEPS),
+            uninit: interp::Uninit::Check,
             ..LaunchOptions::default()
         };
         let mut launch = match Launch::new(Arc::new(c.kernel.clone()), &lo) {
@@ -701,6 +707,7 @@ fn run_launch(
             here.push(match f.kind {
                 FaultKind::StepBound { .. } => "non-termination (step bound)".into(),
                 FaultKind::OutOfBounds { array, .. } => format!("out of bounds on {array}"),
+                FaultKind::Uninitialised { name, .. } => format!("uninitialised read of {name}"),
                 k => format!("fault: {k}"),
             });
         }

@@ -288,8 +288,8 @@ impl ProvEnv<'_, '_> {
 }
 
 impl Env for ProvEnv<'_, '_> {
-    fn var(&self, v: VarId) -> Value {
-        self.stepper.state().var(self.t, v).clone()
+    fn var(&self, v: VarId) -> Result<Value, FaultKind> {
+        Ok(self.stepper.state().var(self.t, v).clone())
     }
     fn param(&self, p: ParamId) -> Value {
         self.launch.params[p].clone()

@@ -10,7 +10,9 @@ use lang::core::{ArrayId, Builtin, Expr, ExprKind, Lit, ParamId, Ty, VarId};
 
 /// What an expression can read.
 pub trait Env {
-    fn var(&self, var: VarId) -> Value;
+    /// A variable's value; an error when it is read before any assignment
+    /// ([`crate::undef`]).
+    fn var(&self, var: VarId) -> Result<Value, FaultKind>;
     fn param(&self, param: ParamId) -> Value;
     fn builtin(&self, builtin: Builtin) -> Value;
     fn monoid(&self) -> Monoid;
@@ -31,7 +33,7 @@ pub fn eval(e: &Expr, env: &mut impl Env) -> Result<Value, FaultKind> {
     Ok(match &e.kind {
         ExprKind::Lit(l) => lit(*l),
         ExprKind::Identity => env.monoid().identity(),
-        ExprKind::Var(v) => env.var(*v),
+        ExprKind::Var(v) => env.var(*v)?,
         ExprKind::Param(p) => env.param(*p),
         ExprKind::Builtin(b) => env.builtin(*b),
         ExprKind::Load { array, index } => {

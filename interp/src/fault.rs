@@ -33,6 +33,10 @@ pub enum FaultKind {
     DivisionByZero { dividend: String },
     /// A shift count outside 0 to 31 (both 32-bit integer types).
     ShiftRange { count: i64 },
+    /// A read of memory nothing defined (`--uninit check`, [`crate::undef`]): a variable
+    /// before its first assignment (`index` empty), or an array element that neither the
+    /// launch nor a write gave a value.
+    Uninitialised { name: String, index: Vec<i64> },
     /// The execution did not terminate within the step bound (`--max-steps`).
     StepBound { steps: u64 },
     /// A specification annotation (`__assert`, `__requires`, ...) is false (S-ASSERT).
@@ -99,6 +103,19 @@ impl fmt::Display for FaultKind {
             }
             FaultKind::StepBound { steps } => {
                 write!(f, "did not terminate within {steps} steps")
+            }
+            FaultKind::Uninitialised { name, index } if index.is_empty() => write!(
+                f,
+                "uninitialised read of `{name}`: the variable is read before anything is \
+                 assigned to it"
+            ),
+            FaultKind::Uninitialised { name, index } => {
+                let idx: String = index.iter().map(|i| format!("[{i}]")).collect();
+                write!(
+                    f,
+                    "uninitialised read of {name}{idx}: neither the launch's input nor a \
+                     write gave this element a value"
+                )
             }
             FaultKind::Annotation { annotation, values } => {
                 use lang::core::Annotation as A;

@@ -86,6 +86,8 @@ pub struct LaunchOptions {
     /// The step bound after which an execution is reported as non-terminating; `None`
     /// for the default, [`default_max_steps`].
     pub max_steps: Option<u64>,
+    /// What memory nothing wrote holds (`--uninit`, [`crate::undef`]).
+    pub uninit: crate::undef::Uninit,
 }
 
 impl Default for LaunchOptions {
@@ -99,6 +101,7 @@ impl Default for LaunchOptions {
             monoid: Monoid::IntAdd,
             inputs: Vec::new(),
             max_steps: None,
+            uninit: Default::default(),
         }
     }
 }
@@ -155,6 +158,10 @@ pub struct Launch {
     /// Lanes per warp when warps run in SIMT lock-step ([`crate::warp`], `--warp-size`);
     /// `None`: threads interleave one by one, as in the paper.
     pub warp_size: Option<usize>,
+    /// What memory nothing wrote holds ([`crate::undef`], `--uninit`).
+    pub uninit: crate::undef::Uninit,
+    /// Per array: `--input` gave its contents (it starts defined under `--uninit check`).
+    pub given: Vec<bool>,
 }
 
 /// The array store at the end of an execution: `arrays[a][instance][element]`, where a
@@ -318,6 +325,8 @@ impl Launch {
             race_policy: Default::default(),
             atomicity: Default::default(),
             warp_size: None,
+            uninit: opts.uninit,
+            given: vec![false; kernel.arrays.len()],
         };
         launch.initial = (0..kernel.arrays.len())
             .map(|a| vec![Value::default_of(kernel.arrays[a].elem, opts.monoid); launch.len(a)])
@@ -332,8 +341,23 @@ impl Launch {
             launch.initial[a] =
                 parse_input(spec, launch.len(a), kernel.arrays[a].elem, opts.monoid)
                     .map_err(|e| LaunchError(format!("--input {name}={spec}: {e}")))?;
+            launch.given[a] = true;
         }
         Ok(launch)
+    }
+
+    /// Whether array `a` is defined before the first step ([`crate::undef`]): always under
+    /// `--uninit zero`; under `check` when `--input` gave its contents or it is a
+    /// `__constant` table.
+    pub fn starts_defined(&self, a: ArrayId) -> bool {
+        self.uninit == crate::undef::Uninit::Zero
+            || self.given[a]
+            || crate::undef::is_table(&self.kernel.arrays[a].name)
+    }
+
+    /// Whether uninitialised reads are faults (`--uninit check`).
+    pub fn checks_uninit(&self) -> bool {
+        self.uninit == crate::undef::Uninit::Check
     }
 
     /// Total number of threads.

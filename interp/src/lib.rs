@@ -17,6 +17,7 @@ pub mod policy;
 pub mod race;
 pub mod reference;
 pub mod stepper;
+pub mod undef;
 pub mod value;
 pub mod warp;
 
@@ -26,4 +27,5 @@ pub use launch::{Launch, LaunchError, LaunchOptions, Memory};
 pub use monoid::{Interval, Monoid};
 pub use policy::RacePolicy;
 pub use race::{Access, AccessKind, Race};
+pub use undef::Uninit;
 pub use value::Value;

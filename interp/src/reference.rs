@@ -30,6 +30,7 @@ use crate::fault::{Fault, FaultKind, ThreadId};
 use crate::launch::{Launch, Memory};
 use crate::monoid::Monoid;
 use crate::race::{Access, AccessKind, Epochs};
+use crate::undef::Shadow;
 use crate::value::Value;
 use crate::warp::{ProgramOrder, Warps};
 use lang::ast::Span;
@@ -238,6 +239,9 @@ pub fn divergence(
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Thread {
     vars: Vec<Value>,
+    /// Per variable: assigned yet (`--uninit check`); empty when every variable counts as
+    /// defined ([`crate::undef`]).
+    defined: Vec<bool>,
     /// Continuation: `(block, index)` frames, top last; empty when terminated.
     frames: Vec<(usize, usize)>,
 }
@@ -252,6 +256,8 @@ pub struct State {
     epochs: imbl::Vector<u64>,
     /// Per work-group: barriers fired per memory space they order.
     fenced: imbl::Vector<Epochs>,
+    /// Which array elements are defined (`--uninit check`, [`crate::undef`]).
+    shadow: Shadow,
     /// Derived from `threads`; shared until a thread changes status.
     sched: Arc<Sched>,
 }
@@ -264,6 +270,7 @@ impl PartialEq for State {
             && self.threads == other.threads
             && self.epochs == other.epochs
             && self.fenced == other.fenced
+            && self.shadow == other.shadow
     }
 }
 
@@ -275,6 +282,7 @@ impl std::hash::Hash for State {
         self.threads.hash(h);
         self.epochs.hash(h);
         self.fenced.hash(h);
+        self.shadow.hash(h);
     }
 }
 
@@ -490,8 +498,14 @@ impl State {
             .iter()
             .map(|v| Value::default_of(v.ty, launch.monoid))
             .collect();
+        let defined = if launch.checks_uninit() {
+            vec![false; k.vars.len()]
+        } else {
+            Vec::new()
+        };
         let mut start = Thread {
             vars,
+            defined,
             frames: vec![(lang::core::Kernel::BODY, 0)],
         };
         normalise(launch, &mut start.frames);
@@ -519,6 +533,7 @@ impl State {
             threads: (0..threads).map(|_| start.clone()).collect(),
             epochs: (0..launch.groups).map(|_| 0).collect(),
             fenced: (0..launch.groups).map(|_| Epochs::default()).collect(),
+            shadow: Shadow::initial(launch),
             sched: Arc::new(sched),
         }
     }
@@ -829,6 +844,7 @@ impl State {
             None => {}
             Some(ArrayUpdate::Store(slot, offset, v)) => {
                 self.arrays[slot].set(offset, v);
+                self.shadow.define(slot, offset);
             }
             Some(ArrayUpdate::Atomic {
                 slot,
@@ -840,6 +856,7 @@ impl State {
                 let old = self.arrays[slot][offset].clone();
                 let new = atomic_apply(op, &old, &operands);
                 if let Some(var) = result {
+                    define(&mut thread, var);
                     let prev = std::mem::replace(&mut thread.vars[var], old.clone());
                     info.var_change = Some((var, prev, old.clone()));
                 }
@@ -892,6 +909,13 @@ enum ArrayUpdate {
     },
 }
 
+/// Variable `var` of `thread` is assigned: defined from now on ([`crate::undef`]).
+fn define(thread: &mut Thread, var: VarId) {
+    if let Some(d) = thread.defined.get_mut(var) {
+        *d = true;
+    }
+}
+
 /// Moves a thread past the statement it just executed.
 fn advance(thread: &mut Thread) {
     thread.frames.last_mut().expect("frame").1 += 1;
@@ -912,6 +936,7 @@ fn s_assign(
     value: &Expr,
 ) -> Result<Option<ArrayUpdate>, FaultKind> {
     let v = eval(value, env)?;
+    define(thread, var);
     let old = std::mem::replace(&mut thread.vars[var], v.clone());
     info.rule = if crate::atomicity::is_temporary(&env.launch.kernel, var)
         && matches!(value.kind, lang::core::ExprKind::Load { .. })
@@ -1028,6 +1053,8 @@ fn s_atomic(
         .iter()
         .map(|a| eval(a, env))
         .collect::<Result<Vec<Value>, _>>()?;
+    // The atomic reads its element (after its operands, as the fast executor checks).
+    env.defined(&elem)?;
     info.rule = Rule::SAtomic;
     info.atomic = true;
     let update = ArrayUpdate::Atomic {
@@ -1156,9 +1183,28 @@ impl ThreadEnv<'_> {
     }
 }
 
+impl ThreadEnv<'_> {
+    /// An uninitialised read when `elem` is undefined ([`crate::undef`]).
+    fn defined(&self, elem: &Elem) -> Result<(), FaultKind> {
+        let slot = base(self.launch, elem.array) + elem.instance;
+        if self.state.shadow.is_defined(slot, elem.offset) {
+            return Ok(());
+        }
+        let index = elem.index.iter().map(|&i| i as i64).collect();
+        Err(crate::undef::element(
+            &self.launch.kernel.arrays[elem.array].name,
+            index,
+        ))
+    }
+}
+
 impl Env for ThreadEnv<'_> {
-    fn var(&self, v: VarId) -> Value {
-        self.state.threads[self.t].vars[v].clone()
+    fn var(&self, v: VarId) -> Result<Value, FaultKind> {
+        let thread = &self.state.threads[self.t];
+        if thread.defined.get(v) == Some(&false) {
+            return Err(crate::undef::variable(&self.launch.kernel.vars[v].name));
+        }
+        Ok(thread.vars[v].clone())
     }
     fn param(&self, p: ParamId) -> Value {
         self.launch.params[p].clone()
@@ -1171,6 +1217,7 @@ impl Env for ThreadEnv<'_> {
     }
     fn load(&mut self, array: ArrayId, idx: &[i64]) -> Result<Value, FaultKind> {
         let elem = self.elem(array, idx)?;
+        self.defined(&elem)?;
         let v = self.state.arrays[base(self.launch, array) + elem.instance][elem.offset].clone();
         if !self.reads.contains(&elem) {
             self.reads.push(elem);

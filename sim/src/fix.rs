@@ -616,6 +616,7 @@ mod tests {
             monoid: "int-add".parse().unwrap(),
             inputs: Vec::new(),
             max_steps: None,
+            uninit: Default::default(),
         };
         // The barrier inside the `if` does not pass the check.
         let inside = gap(src.find("    }\n").unwrap(), "        barrier();\n");

@@ -141,6 +141,13 @@ pub struct LaunchSpec {
     /// The warp size the race was found under (`--warp-size`; absent: threads interleave).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warp_size: Option<usize>,
+    /// What memory nothing wrote held (`--uninit`; absent: `zero`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub uninit: interp::Uninit,
+}
+
+fn is_zero(u: &interp::Uninit) -> bool {
+    *u == interp::Uninit::Zero
 }
 
 fn is_statement(a: &Atomicity) -> bool {
@@ -167,6 +174,7 @@ impl LaunchSpec {
             race_policy,
             atomicity: Atomicity::Statement,
             warp_size: None,
+            uninit: o.uninit,
         }
     }
 
@@ -181,6 +189,7 @@ impl LaunchSpec {
             monoid,
             inputs: self.inputs.clone(),
             max_steps: Some(self.max_steps),
+            uninit: self.uninit,
         })
     }
 }
@@ -450,6 +459,7 @@ mod tests {
                 race_policy: RacePolicy::Strict,
                 atomicity: Atomicity::Statement,
                 warp_size: None,
+                uninit: interp::Uninit::Zero,
             },
             resolved: serde_json::Value::Null,
             race: serde_json::Value::Null,

@@ -78,9 +78,9 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "NAME=VALUE", value_parser = parse_define)]
     pub arg: Vec<(String, String)>,
     /// Initial contents of an array: `1,2,3`, `iota`, `zeros`, `ones`, `random[:SEED]`,
-    /// `@FILE` (one value per line or a JSON array). Arrays not given start at zero
-    /// (the identity for `T`). A `.cl` buffer's spec also gives its size: `zeros:1024`,
-    /// `iota:256`, `random:4096[:SEED]`, a list or `@FILE`.
+    /// `@FILE` (one value per line or a JSON array). Arrays not given start undefined
+    /// (see --uninit). A `.cl` buffer's spec also gives its size: `zeros:1024`,
+    /// `iota:256`, `random:4096[:SEED]`, `undef:64` (a size, no contents), a list or `@FILE`.
     #[arg(long, value_name = "ARRAY=SPEC", value_parser = parse_define)]
     pub input: Vec<(String, String)>,
     /// The monoid instantiating the generic type `T`.
@@ -89,6 +89,13 @@ pub struct LaunchArgs {
     /// Report non-termination after this many thread steps (default: 10^7 + 1000 per thread).
     #[arg(long)]
     pub max_steps: Option<u64>,
+    /// Memory nothing wrote (an array without --input, a `__local` or private variable
+    /// before its first write): `check` makes reading it a fault, an "uninitialised read"
+    /// with the thread, statement and name (default for `.cl` and `.sim`: a device leaves
+    /// it undefined); `zero` starts it at zero, the identity for `T` (default for `.ksim`).
+    /// Reports keep it for replay.
+    #[arg(long, value_name = "MODE", value_parser = interp::Uninit::parse)]
+    pub uninit: Option<interp::Uninit>,
 }
 
 /// `--race-policy`, `--atomicity` and `--warp-size`, for the commands that judge races of
@@ -311,6 +318,8 @@ impl LaunchArgs {
             monoid: self.monoid,
             inputs: self.input.clone(),
             max_steps: self.max_steps,
+            // `.ksim`'s documented zero start, for teaching.
+            uninit: self.uninit.unwrap_or(interp::Uninit::Zero),
         })
     }
 

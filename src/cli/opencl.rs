@@ -102,14 +102,14 @@ pub fn sized_spec(name: &str, spec: &str) -> Result<(usize, String), Failure> {
     let bad = |why: &str| {
         Failure::usage(format!(
             "--input {name}={spec}: {why} (a buffer's spec gives its size: zeros:N, ones:N, \
-             iota:N, random:N[:SEED], a list 1,2,3 or @FILE)"
+             iota:N, random:N[:SEED], undef:N (no contents), a list 1,2,3 or @FILE)"
         ))
     };
     let size = |s: &str| {
         s.parse::<usize>()
             .map_err(|_| bad(&format!("`{s}` is not a size")))
     };
-    for kind in ["zeros", "ones", "iota"] {
+    for kind in ["zeros", "ones", "iota", "undef"] {
         if spec == kind {
             return Err(bad("no size given"));
         }
@@ -260,7 +260,10 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
             [(_, spec)] => {
                 let (n, spec) = sized_spec(&b.name, spec)?;
                 defines.push((b.size_param.clone(), n.to_string()));
-                inputs.push((b.array.clone(), spec));
+                // `undef:N`: a size and no contents (undefined under `--uninit check`).
+                if spec != "undef" {
+                    inputs.push((b.array.clone(), spec));
+                }
             }
             [] => {
                 let elem = match b.elem {
@@ -307,5 +310,7 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
         monoid: args.monoid,
         inputs,
         max_steps: args.max_steps,
+        // A device leaves memory nothing wrote undefined.
+        uninit: args.uninit.unwrap_or(interp::Uninit::Check),
     })
 }

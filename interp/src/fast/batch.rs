@@ -363,6 +363,9 @@ pub(crate) fn exec_batch(
                 // Annotations (S-ASSERT) read memory as the canonical schedule leaves it and
                 // may fault: the sequential path decides.
                 Inst::Assert { .. } | Inst::Peek { .. } | Inst::Peek2 { .. } => return Err(()),
+                // Uninitialised reads are checked only by sequential runs (no speculation
+                // under `--uninit check`).
+                Inst::UseVar { .. } | Inst::DefVar { .. } => return Err(()),
                 Inst::Sync { .. } => unreachable!("warp programs run in `super::warp`"),
                 Inst::Jump { t, steps } => {
                     lanes!(m, |l| b.steps[l] += steps as u64);

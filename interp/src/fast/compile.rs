@@ -423,6 +423,16 @@ pub(crate) enum Inst {
     Halt {
         steps: u16,
     },
+    /// `--uninit check`: a fault at `site` when variable `var` was never assigned (its bit
+    /// in the mask registers after the variables, [`Program::mask_base`], is clear).
+    UseVar {
+        var: u32,
+        site: u32,
+    },
+    /// `--uninit check`: variable `var` is assigned (sets its bit).
+    DefVar {
+        var: u32,
+    },
     /// The start of a statement, emitted only when compiling for warps
     /// ([`compile`]`(.., true)`): `order` is its [`ProgramOrder`] number, `branch` whether
     /// it is an `if` or `while` test. The interpreter stops here, so that a warp can pick
@@ -498,6 +508,10 @@ pub(crate) struct Program {
     pub written: Vec<bool>,
     /// The annotations (S-ASSERT) of the kernel.
     pub checks: Vec<Check>,
+    /// Under `--uninit check`: the first of the registers (saved with the variables) whose
+    /// bits say which variables are assigned, one bit per variable; the variables' names.
+    pub mask_base: usize,
+    pub var_names: Vec<String>,
 }
 
 struct Compiler<'a> {
@@ -528,6 +542,8 @@ struct Compiler<'a> {
     checks: Vec<Check>,
     /// When compiling for warps: the program order, for the statements' [`Inst::Sync`].
     order: Option<ProgramOrder>,
+    /// `--uninit check`: variable reads and assignments are checked ([`Inst::UseVar`]).
+    uninit: bool,
 }
 
 /// Temporaries are numbered from `TEMP_BASE` during compilation and moved after the
@@ -539,6 +555,12 @@ const TEMP_BASE: u32 = 1 << 15;
 pub(crate) fn compile(launch: &Launch, warp: bool) -> Result<Program, Unsupported> {
     let kernel = &*launch.kernel;
     let monoid = launch.monoid;
+    // Under `--uninit check` one mask register per 64 variables follows the variables.
+    let masks = if launch.checks_uninit() {
+        kernel.vars.len().div_ceil(64)
+    } else {
+        0
+    };
     let mut c = Compiler {
         kernel,
         launch,
@@ -548,7 +570,7 @@ pub(crate) fn compile(launch: &Launch, warp: bool) -> Result<Program, Unsupporte
         spans: Vec::new(),
         consts: HashMap::new(),
         const_list: Vec::new(),
-        nvars: kernel.vars.len() as u32,
+        nvars: (kernel.vars.len() + masks) as u32,
         next_temp: TEMP_BASE,
         max_temp: TEMP_BASE,
         builtin_regs: HashMap::new(),
@@ -560,17 +582,19 @@ pub(crate) fn compile(launch: &Launch, warp: bool) -> Result<Program, Unsupporte
         peek: false,
         checks: Vec::new(),
         order: warp.then(|| ProgramOrder::new(kernel)),
+        uninit: launch.checks_uninit(),
     };
     let arr_repr = kernel
         .arrays
         .iter()
         .map(|a| repr_of(a.elem, monoid))
         .collect::<Result<Vec<_>, _>>()?;
-    let var_init = kernel
+    let mut var_init = kernel
         .vars
         .iter()
         .map(|v| default_slot(v.ty, monoid))
         .collect::<Result<Vec<_>, _>>()?;
+    var_init.extend(std::iter::repeat_n(0, masks));
     c.block(Kernel::BODY)?;
     let steps = c.steps()?;
     c.code.push(Inst::Halt { steps });
@@ -648,13 +672,19 @@ pub(crate) fn compile(launch: &Launch, warp: bool) -> Result<Program, Unsupporte
         consts,
         code: c.code,
         nregs,
-        nvars: kernel.vars.len(),
+        nvars: kernel.vars.len() + masks,
         var_init,
         sites: c.sites,
         spans: c.spans,
         arr_repr,
         written: c.written,
         checks: c.checks,
+        mask_base: kernel.vars.len(),
+        var_names: if masks > 0 {
+            kernel.vars.iter().map(|v| v.name.clone()).collect()
+        } else {
+            Vec::new()
+        },
     })
 }
 
@@ -757,7 +787,13 @@ fn for_each_reg(inst: &mut Inst, mut f: impl FnMut(&mut Reg)) {
             f(a);
             f(b);
         }
-        Jump { .. } | Loop { .. } | Barrier { .. } | Halt { .. } | Sync { .. } => {}
+        Jump { .. }
+        | Loop { .. }
+        | Barrier { .. }
+        | Halt { .. }
+        | Sync { .. }
+        | UseVar { .. }
+        | DefVar { .. } => {}
     }
 }
 
@@ -827,6 +863,13 @@ impl Compiler<'_> {
         if let Some(order) = &self.order {
             let order = order.of(block, index);
             self.code.push(Inst::Sync { order, branch });
+        }
+    }
+
+    /// Variable `var` is assigned (`--uninit check`).
+    fn define(&mut self, var: usize) {
+        if self.uninit {
+            self.code.push(Inst::DefVar { var: var as u32 });
         }
     }
 
@@ -901,6 +944,7 @@ impl Compiler<'_> {
             match &s.kind {
                 StmtKind::Assign { var, value } => {
                     self.expr_into(value, *var as Reg)?;
+                    self.define(*var);
                     self.done();
                 }
                 StmtKind::Store {
@@ -1026,6 +1070,9 @@ impl Compiler<'_> {
                         b: operands.get(1).copied().unwrap_or(zero),
                         site,
                     });
+                    if let Some(v) = result {
+                        self.define(*v);
+                    }
                     self.done();
                 }
                 StmtKind::Check { annotation, cond } => {
@@ -1271,7 +1318,16 @@ impl Compiler<'_> {
                 let v = default_slot(Ty::Generic, self.monoid)?;
                 self.konst(v)
             }
-            ExprKind::Var(v) => *v as Reg,
+            ExprKind::Var(v) => {
+                if self.uninit {
+                    let site = self.site(0, AccessKind::Read, [false; 2]);
+                    self.code.push(Inst::UseVar {
+                        var: *v as u32,
+                        site,
+                    });
+                }
+                *v as Reg
+            }
             ExprKind::Param(p) => {
                 let ty = self.kernel.params[*p].ty;
                 let v = super::repr::encode(&self.launch.params[*p], self.repr(ty)?)?;

@@ -101,6 +101,9 @@ pub(crate) struct Engine<'a> {
     /// groups when races are tracked (empty when unused).
     gw: Vec<Vec<AtomicU32>>,
     gr: Vec<Vec<AtomicU32>>,
+    /// `--uninit check`: per array that starts undefined, one bit per element (all
+    /// instances), set once defined ([`crate::undef`]); empty otherwise.
+    pub(super) def: Vec<Vec<AtomicU64>>,
     pub(super) tracker: Option<Tracker>,
     stamp: u32,
     pub(super) steps: u64,
@@ -137,8 +140,20 @@ impl<'a> Engine<'a> {
         let threads_in_pool = rayon::current_num_threads();
         let unfenced = prog.unfenced.local || prog.unfenced.global;
         let speculate = !full_exact
+            && !launch.checks_uninit()
             && (opts.track_races || launch.local_size >= LOCKSTEP_MIN_THREADS)
             && !(opts.track_races && unfenced);
+        let def = (0..narr)
+            .map(|a| {
+                if launch.starts_defined(a) {
+                    Vec::new()
+                } else {
+                    (0..mem[a].len().div_ceil(64))
+                        .map(|_| AtomicU64::new(0))
+                        .collect()
+                }
+            })
+            .collect();
         let wsh = (0..narr)
             .map(|a| {
                 if speculate && prog.written[a] {
@@ -182,6 +197,7 @@ impl<'a> Engine<'a> {
             wsh,
             gw,
             gr,
+            def,
             tracker: None,
             stamp: 0,
             steps: 0,
@@ -251,6 +267,7 @@ impl<'a> Engine<'a> {
                     is_const: !self.prog.written[a],
                     local: k.arrays[a].space == Space::Local,
                     cross,
+                    def: &self.def[a],
                 }
             })
             .collect()
@@ -313,7 +330,9 @@ impl<'a> Engine<'a> {
                 // Races across a barrier that leaves a space unordered need the exact
                 // tracker's history: no speculation then.
                 let unfenced = self.prog.unfenced;
+                // Uninitialised reads are checked in canonical order only.
                 let speculate = !self.full_exact
+                    && !self.launch.checks_uninit()
                     && (track || l >= LOCKSTEP_MIN_THREADS)
                     && !(track && (unfenced.local || unfenced.global));
                 let mut res = None;

@@ -26,6 +26,28 @@ pub(crate) struct ArrView<'a> {
     /// Launch-wide group marks (writer group, reader groups) for a `global` array shared by
     /// several groups, when races are tracked.
     pub cross: Option<(&'a [AtomicU32], &'a [AtomicU32])>,
+    /// `--uninit check`: one bit per element of the whole array (all instances, indexed
+    /// by `abs_base + offset`), set once the element is defined; empty when the array
+    /// starts defined or the check is off ([`crate::undef`]).
+    pub def: &'a [AtomicU64],
+}
+
+impl ArrView<'_> {
+    /// Whether element `off` of the instance is defined ([`crate::undef`]).
+    #[inline(always)]
+    pub fn defined(&self, off: usize) -> bool {
+        let i = self.abs_base + off;
+        self.def.is_empty() || self.def[i / 64].load(Relaxed) & (1 << (i % 64)) != 0
+    }
+
+    /// Element `off` of the instance is written: defined from now on.
+    #[inline(always)]
+    pub fn define(&self, off: usize) {
+        if !self.def.is_empty() {
+            let i = self.abs_base + off;
+            self.def[i / 64].fetch_or(1 << (i % 64), Relaxed);
+        }
+    }
 }
 
 /// How a thread left [`exec`].
@@ -121,6 +143,12 @@ pub(crate) trait Policy {
     /// warp policy listens, to see which way an `if` or `while` test went.
     #[inline(always)]
     fn branch(&mut self, _go: bool) {}
+    /// A store to element `off` happened: defined from now on (`--uninit check`). The
+    /// lock-step warp policy defines its stores when it applies them, after the lanes.
+    #[inline(always)]
+    fn define(&mut self, view: &ArrView, off: usize) {
+        view.define(off);
+    }
 }
 
 /// The new bits of an `int` (`signed`) or `uint` element under an atomic operation with
@@ -152,6 +180,15 @@ fn f(x: u64) -> f32 {
 #[inline(always)]
 fn fb(x: f32) -> u64 {
     x.to_bits() as u64
+}
+
+/// The uninitialised read of element `off` of `view`.
+fn undef(view: &ArrView, off: usize) -> FaultKind {
+    let index = match view.dims {
+        [_, d1] => vec![(off / d1) as i64, (off % d1) as i64],
+        _ => vec![off as i64],
+    };
+    crate::undef::element(view.name, index)
 }
 
 fn oob(view: &ArrView, index: Vec<i64>) -> FaultKind {
@@ -386,6 +423,9 @@ pub(crate) fn exec<P: Policy>(
                 if x < 0 || x as u64 >= view.mem.len() as u64 {
                     fault!(site, oob(view, vec![x]));
                 }
+                if !view.defined(x as usize) {
+                    fault!(site, undef(view, x as usize));
+                }
                 match pol.load(view, s, x as usize, steps) {
                     Ok(v) => r!(d) = v,
                     Err(()) => return Exit::Stop,
@@ -398,6 +438,9 @@ pub(crate) fn exec<P: Policy>(
                 if x < 0 || x as u64 >= view.mem.len() as u64 {
                     fault!(site, oob(view, vec![x]));
                 }
+                if !view.defined(x as usize) {
+                    fault!(site, undef(view, x as usize));
+                }
                 r!(d) = view.mem[x as usize].load(Relaxed);
             }
             Inst::Peek2 { d, i, j, site } => {
@@ -408,7 +451,11 @@ pub(crate) fn exec<P: Policy>(
                 if x < 0 || x as u64 >= d0 || y < 0 || y as u64 >= d1 {
                     fault!(site, oob(view, vec![x, y]));
                 }
-                r!(d) = view.mem[x as usize * d1 as usize + y as usize].load(Relaxed);
+                let off = x as usize * d1 as usize + y as usize;
+                if !view.defined(off) {
+                    fault!(site, undef(view, off));
+                }
+                r!(d) = view.mem[off].load(Relaxed);
             }
             Inst::Assert { c, site, check } => {
                 if r!(c) == 0 {
@@ -442,6 +489,9 @@ pub(crate) fn exec<P: Policy>(
                     fault!(site, oob(view, vec![x, y]));
                 }
                 let off = x as usize * d1 as usize + y as usize;
+                if !view.defined(off) {
+                    fault!(site, undef(view, off));
+                }
                 match pol.load(view, s, off, steps) {
                     Ok(v) => r!(d) = v,
                     Err(()) => return Exit::Stop,
@@ -457,6 +507,7 @@ pub(crate) fn exec<P: Policy>(
                 if pol.store(view, s, x as usize, r!(v), steps).is_err() {
                     return Exit::Stop;
                 }
+                pol.define(view, x as usize);
             }
             Inst::Store2 { i, j, v, site } => {
                 let s = &sites[site as usize];
@@ -470,6 +521,7 @@ pub(crate) fn exec<P: Policy>(
                 if pol.store(view, s, off, r!(v), steps).is_err() {
                     return Exit::Stop;
                 }
+                pol.define(view, off);
             }
             Inst::Atomic {
                 op,
@@ -489,6 +541,9 @@ pub(crate) fn exec<P: Policy>(
                 let Some(off) = crate::eval::offset(index, view.dims) else {
                     fault!(site, oob(view, index.to_vec()));
                 };
+                if !view.defined(off) {
+                    fault!(site, undef(view, off));
+                }
                 let (x, y) = (r!(a), r!(b));
                 match pol.rmw(
                     view,
@@ -505,6 +560,16 @@ pub(crate) fn exec<P: Policy>(
                     Ok(old) => r!(d) = old,
                     Err(()) => return Exit::Stop,
                 }
+            }
+            Inst::UseVar { var, site } => {
+                let (w, bit) = (prog.mask_base + var as usize / 64, var % 64);
+                if r!(w) & (1 << bit) == 0 {
+                    fault!(site, crate::undef::variable(&prog.var_names[var as usize]));
+                }
+            }
+            Inst::DefVar { var } => {
+                let (w, bit) = (prog.mask_base + var as usize / 64, var % 64);
+                r!(w) |= 1 << bit;
             }
             Inst::Jump { t, steps: n } => jump!(t, n),
             Inst::Loop { t, steps: n } => {

@@ -152,6 +152,13 @@
 //! | writer shadow | 8 | written arrays, when tracking races or running on more than one worker |
 //! | group marks | 8 | written `global` arrays, when tracking races with more than one group |
 //! | exact tracker lists | 8 (+80 per live access class) | every array, only once some interval needed exact tracking |
+//! | definedness bits | 1/8 | arrays that start undefined, under `--uninit check` ([`crate::undef`]) |
+//!
+//! Under `--uninit check` each variable also has a bit, in mask registers saved with the
+//! thread's variables (checked before every read of the variable), and no interval is
+//! speculated: every interval runs sequentially in canonical order, so the first
+//! uninitialised read found is the canonical one and speculative stores never define an
+//! element.
 //!
 //! Transient per interval: 8 bytes per logged read (of written arrays), 16 bytes per element
 //! written (undo); per thread of a group: `2 × 8 × (1 + variables)` bytes of saved states.

@@ -173,6 +173,11 @@ impl Policy for Lanes<'_> {
     fn branch(&mut self, go: bool) {
         self.went = go;
     }
+
+    /// Lanes read the memory of before the instruction: a store defines its element when
+    /// it is applied, after all lanes ran.
+    #[inline(always)]
+    fn define(&mut self, _: &ArrView, _: usize) {}
 }
 
 /// Where a lane stands between instructions.
@@ -419,6 +424,9 @@ impl Engine<'_> {
                 }
                 for w in &sc.writes {
                     self.mem[w.arr as usize][w.abs].store(w.value, Relaxed);
+                    if let Some(def) = self.def.get(w.arr as usize).filter(|d| !d.is_empty()) {
+                        def[w.abs / 64].fetch_or(1 << (w.abs % 64), Relaxed);
+                    }
                 }
                 for a in &sc.atomics {
                     let cell = &self.mem[a.arr as usize][a.abs];

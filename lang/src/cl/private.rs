@@ -6,8 +6,10 @@
 //! A thread only ever reaches its own row, so two threads never touch the same element
 //! and the array never races; an index outside `d0 * ... * dn` is an out-of-bounds fault
 //! naming `a.private`, the thread's row and the index; `run` prints it under that name,
-//! one row per thread (`[tid]`). Uninitialised elements start as a `local` array's do
-//! (zero), like an uninitialised private variable.
+//! one row per thread (`[tid]`). Without an initialiser the elements are undefined, as
+//! a `local` array's are (`--uninit`, interp's `undef` module): a read before a write is an
+//! uninitialised read; an initialiser list stores every element (C zero-fills the rest).
+//! A table's zero elements are not stored: the launch treats `.constant` arrays as defined.
 //!
 //! A `__constant` table is such an array too (`T.constant`), filled by every thread at the
 //! start of the kernel from its initialiser (a copy per thread, so the fill never races),

@@ -942,7 +942,10 @@ pub fn to_flags(
         match &a.kind {
             ArgKind::Buffer { bytes, noinit, .. } => {
                 let ty = buffer_elem()?;
-                let spec = if *noinit || bytes.is_empty() {
+                let spec = if *noinit {
+                    // No contents: undefined under `--uninit check`, as on a device.
+                    format!("undef:{}", bytes.len() / dt.size())
+                } else if bytes.is_empty() {
                     values(bytes, ty)?;
                     format!("zeros:{}", bytes.len() / dt.size())
                 } else {
@@ -961,8 +964,9 @@ pub fn to_flags(
                         a.span.clone(),
                     ));
                 }
+                // `__local` memory starts undefined on a device.
                 out.inputs
-                    .push((a.name.clone(), format!("zeros:{}", size / dt.size())));
+                    .push((a.name.clone(), format!("undef:{}", size / dt.size())));
             }
             ArgKind::Null => {
                 return Err(Diagnostic::new(
@@ -1337,7 +1341,7 @@ mod tests {
         assert_eq!(f.local, [4]);
         assert_eq!(
             f.inputs,
-            [("a".into(), "1,-1".into()), ("l".into(), "zeros:8".into())]
+            [("a".into(), "1,-1".into()), ("l".into(), "undef:8".into())]
         );
         assert_eq!(f.args, [("n".to_string(), "9".to_string())]);
         let text = "k.cl k 4 1 1 4 1 1\n<size=4> 1\n<size=8 long> -1\n<size=32>";
