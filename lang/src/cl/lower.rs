@@ -87,6 +87,9 @@ pub struct KernelInfo {
     pub buffers: Vec<Buffer>,
     pub scalars: Vec<Scalar>,
     pub notes: Vec<Note>,
+    /// The lowered arrays that hold vectors (buffers and `__local` arrays) and their
+    /// components per element, for [`crate::core::ArrayDecl::lanes`].
+    pub vector_arrays: Vec<(String, u8)>,
 }
 
 type Res<T> = Result<T, Diagnostic>;
@@ -646,6 +649,12 @@ impl<'u> Lowerer<'u> {
                 return unsupported("array parameters", &ty.span);
             }
             match ty.pointers.len() {
+                0 if matches!(ty.base, cl::Base::Vector(..)) => {
+                    claimed.next().expect("one name per parameter");
+                    let shape = self.vec_base(&ty.base, &ty.span)?.expect("a vector");
+                    let written = written.contains(&name.name);
+                    self.vec_param(name, shape, written, &mut params, &mut prologue);
+                }
                 0 => {
                     let t = self.base(&ty.base, &ty.span)?;
                     let param = claimed.next().expect("one name per parameter");
@@ -726,7 +735,7 @@ impl<'u> Lowerer<'u> {
                             offset: None,
                         };
                         let var =
-                            self.pointer_var(&name.name, elem, p, &name.span, &mut prologue)?;
+                            self.pointer_var(&name.name, (elem, lanes), p, &name.span, &mut prologue)?;
                         self.bind(&name.name, Binding::Ptr(var));
                     } else {
                         self.bind(&name.name, Binding::Array(array));
@@ -771,6 +780,9 @@ impl<'u> Lowerer<'u> {
             },
             span: f.span.clone(),
         };
+        let mut vector_arrays: Vec<_> = self.vec_arrays.clone().into_iter().collect();
+        vector_arrays.sort();
+        self.info.vector_arrays = vector_arrays;
         Ok((kernel, std::mem::take(&mut self.info)))
     }
 
@@ -1934,6 +1946,10 @@ impl<'u> Lowerer<'u> {
             Builtin::Unsupported(what) => {
                 unsupported(format!("{what} (`{}`)", func.name), &func.span)
             }
+            Builtin::Shuffle => Err(Diagnostic::new(
+                format!("`{}` gives a vector where a scalar is needed", func.name),
+                span.clone(),
+            )),
             Builtin::Convert | Builtin::VectorTest => {
                 if self
                     .vec_shape(&cl::Expr {

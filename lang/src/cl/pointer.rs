@@ -25,7 +25,10 @@ use super::*;
 
 /// A pointer variable: its element type and, once assigned, its target array.
 pub(super) struct PtrVar {
-    elem: TypeName,
+    pub elem: TypeName,
+    /// Components per pointee: `n` for a pointer to an `n`-vector, 1 for a scalar (which
+    /// may view a vector array's components, see [`Lowerer::same_lanes_target`]).
+    pub lanes: u8,
     /// The lowered array name; `None` before the first assignment.
     target: Option<String>,
     /// The source name, for messages.
@@ -199,8 +202,11 @@ impl<'u> Lowerer<'u> {
                     return unsupported("pointers to pointers", span);
                 }
                 let p = self.pointer(a, pre)?;
-                let elem = self.pointee_type(t, span)?;
+                let (elem, lanes) = self.pointee_type(t, span)?;
                 self.same_element(&p.array, elem, span)?;
+                if !self.is_private(&p.array) {
+                    self.same_lanes_target(&p.array, lanes, span)?;
+                }
                 Ok(p)
             }
             E::Cond(c, a, b) => {
@@ -345,12 +351,33 @@ impl<'u> Lowerer<'u> {
         ))
     }
 
-    /// The element type a pointer type points to.
-    fn pointee_type(&self, t: &cl::Type, span: &Span) -> Res<TypeName> {
+    /// The element type a pointer type points to, and its components (1 for a scalar):
+    /// `float4 *` points to `float` elements 4 at a time.
+    fn pointee_type(&self, t: &cl::Type, span: &Span) -> Res<(TypeName, u8)> {
         match &t.base {
             cl::Base::Void => unsupported("`void *` pointers", span),
-            b => self.base(b, span),
+            b => match self.vec_base(b, span)? {
+                Some(shape) => Ok(shape),
+                None => Ok((self.base(b, span)?, 1)),
+            },
         }
+    }
+
+    /// Refuses a pointer to `lanes`-component elements into `array` unless it sees the
+    /// array's elements whole (the same length) or one component at a time (a scalar
+    /// pointer into a vector array: its slots are the components in memory order, 4 per
+    /// 3-vector, as a `float *` view of a `float4` buffer sees them on a device).
+    fn same_lanes_target(&self, array: &str, lanes: u8, span: &Span) -> Res<()> {
+        let have = self.vec_arrays.get(array).copied().unwrap_or(1);
+        if lanes != have && lanes != 1 {
+            return unsupported(
+                format!(
+                    "a pointer cast that changes the vector length (elements of {have} seen as {lanes})"
+                ),
+                span,
+            );
+        }
+        Ok(())
     }
 
     /// Refuses a pointer to `elem` into an array of another element type.
@@ -377,11 +404,12 @@ impl<'u> Lowerer<'u> {
 
     /// Points pointer variable `var` at `array`; its target must stay the same.
     fn set_target(&mut self, var: &str, array: &str, span: &Span) -> Res<()> {
-        let elem = self.pointers[var].elem;
+        let (elem, lanes) = (self.pointers[var].elem, self.pointers[var].lanes);
         self.same_element(array, elem, span)?;
-        if self.vec_arrays.contains_key(array) {
-            // Its slots are components: moving a pointer through them is a pointer cast.
-            return unsupported("pointer variables into arrays of vectors", span);
+        if !self.is_private(array) {
+            self.same_lanes_target(array, lanes, span)?;
+        } else if lanes != 1 {
+            return unsupported("the address of a private vector", span);
         }
         let pv = self.pointers.get_mut(var).expect("a pointer variable");
         match &pv.target {
@@ -403,7 +431,7 @@ impl<'u> Lowerer<'u> {
     pub(super) fn pointer_var(
         &mut self,
         name: &str,
-        elem: TypeName,
+        (elem, lanes): (TypeName, u8),
         p: Ptr,
         span: &Span,
         out: &mut Vec<k::Stmt>,
@@ -413,6 +441,7 @@ impl<'u> Lowerer<'u> {
             var.clone(),
             PtrVar {
                 elem,
+                lanes,
                 target: None,
                 name: name.to_string(),
             },
@@ -445,7 +474,7 @@ impl<'u> Lowerer<'u> {
         if !d.ty.arrays.is_empty() {
             return unsupported("arrays of pointers", &d.ty.span);
         }
-        let elem = self.pointee_type(&d.ty, &d.ty.span)?;
+        let (elem, lanes) = self.pointee_type(&d.ty, &d.ty.span)?;
         let var = match &d.init {
             None => {
                 let var = self.declare_scalar(&d.name.name, TypeName::Int);
@@ -453,6 +482,7 @@ impl<'u> Lowerer<'u> {
                     var.clone(),
                     PtrVar {
                         elem,
+                        lanes,
                         target: None,
                         name: d.name.name.clone(),
                     },
@@ -481,7 +511,7 @@ impl<'u> Lowerer<'u> {
                     ));
                 }
                 let p = self.pointer(e, out)?;
-                self.pointer_var(&d.name.name, elem, p, &e.span, out)?
+                self.pointer_var(&d.name.name, (elem, lanes), p, &e.span, out)?
             }
             Some(cl::Init::List(_, s)) => {
                 return Err(Diagnostic::new(
@@ -579,7 +609,7 @@ impl<'u> Lowerer<'u> {
                 &a.span,
             );
         }
-        let elem = self.pointee_type(&p.ty, &p.ty.span)?;
+        let (elem, lanes) = self.pointee_type(&p.ty, &p.ty.span)?;
         let ptr = self.pointer(a, pre)?;
         let pname = p.name.as_ref().map_or("arg", |n| n.name.as_str());
         if !self.is_private(&ptr.array) {
@@ -594,7 +624,7 @@ impl<'u> Lowerer<'u> {
             }
             return Ok(Binding::Array(ptr.array));
         }
-        let var = self.pointer_var(pname, elem, ptr, &a.span, stmts)?;
+        let var = self.pointer_var(pname, (elem, lanes), ptr, &a.span, stmts)?;
         Ok(Binding::Ptr(var))
     }
 }
