@@ -11,6 +11,11 @@
 //!   lists scalar components in memory order, `s` per vector. Races and bounds are checked
 //!   per component: a vector store is one access per component, so two work-items writing
 //!   different components of one element do not race (as with byte ranges on a device).
+//!   The core array records its `lanes` so that messages name a slot as `G[3].y`. A
+//!   pointer variable `float4 *r` into such an array counts whole vectors; a `float *` view
+//!   of it sees the slots. Private and `__constant` arrays of vectors have the same layout.
+//! - A by-value vector kernel parameter is one scalar parameter per component (`mask.x`).
+//! - `shuffle`/`shuffle2` pick components by the low bits of a mask vector.
 //! - Component access, swizzles and `.lo/.hi/.even/.odd` pick components; a swizzle with a
 //!   repeated component cannot be assigned to (§6.1.7). Literals `(int4)(a, (int2)(b, c), d)`
 //!   and a single scalar (splat), element-wise operators with a scalar operand widened to
