@@ -105,7 +105,12 @@ fn shuffle_picks_components_by_the_low_bits_of_the_mask() {
         &[1],
         &[1],
         &[("A", 12, "iota"), ("C", 8, "zeros")],
-        &[("mask.x", "3"), ("mask.y", "3"), ("mask.z", "6"), ("mask.w", "0")],
+        &[
+            ("mask.x", "3"),
+            ("mask.y", "3"),
+            ("mask.z", "6"),
+            ("mask.w", "0"),
+        ],
     );
     // mask 6 keeps its low 2 bits (2) for a 4-component source; shuffle2 indexes A[0]
     // then A[2] (8, 9, 10, 11), 11 keeping its low 3 bits (3).
@@ -143,9 +148,18 @@ fn vector_pointer_misuse_is_refused_clearly() {
             "__global int4 *p = (__global int4 *)t;",
             "changes the vector length (elements of 2 seen as 4)",
         ),
-        ("int4 s = shuffle(t[0], (uint2)(1, 0));", "a `int2` where a `int4` is needed"),
-        ("int2 s = shuffle(t[0], (int2)(1, 0));", "must be an unsigned integer vector"),
-        ("int s = shuffle(t[0], (uint2)(1, 0));", "gives a vector where a scalar is needed"),
+        (
+            "int4 s = shuffle(t[0], (uint2)(1, 0));",
+            "a `int2` where a `int4` is needed",
+        ),
+        (
+            "int2 s = shuffle(t[0], (int2)(1, 0));",
+            "must be an unsigned integer vector",
+        ),
+        (
+            "int s = shuffle(t[0], (uint2)(1, 0));",
+            "gives a vector where a scalar is needed",
+        ),
     ] {
         let src = format!("kernel void k(__global int2 *t) {{ {body} }}");
         let e = compile(&src).unwrap_err();

@@ -192,16 +192,13 @@ impl<'u> Lowerer<'u> {
         func: &cl::Ident,
         span: &Span,
     ) -> Res<u8> {
-        let sees = |e: &cl::Expr, array: &str| {
-            let have = self.vec_arrays.get(array).copied().unwrap_or(1);
-            match self.pointer_name(e) {
-                Some(v) => self.pointers[&v].lanes,
-                None => have,
-            }
-        };
+        // (the length the pointer sees, the array's), for the source then the destination.
         let lanes = [(&ptrs[1], src), (&ptrs[0], dst)].map(|(e, a)| {
             let have = self.vec_arrays.get(a).copied().unwrap_or(1);
-            (sees(e, a), have)
+            let sees = self
+                .pointer_name(e)
+                .map_or(have, |v| self.pointers[&v].lanes);
+            (sees, have)
         });
         if lanes.iter().any(|(sees, have)| sees != have) || lanes[0].0 != lanes[1].0 {
             return unsupported(

@@ -174,9 +174,7 @@ pub fn lookup(name: &str) -> Option<Builtin> {
             Unsupported("integer built-ins that need loops or 64-bit arithmetic")
         }
         "shuffle" | "shuffle2" => Shuffle,
-        "dot" | "cross" | "length" | "normalize" | "distance" => {
-            Unsupported("vector built-ins")
-        }
+        "dot" | "cross" | "length" | "normalize" | "distance" => Unsupported("vector built-ins"),
         "printf" => Unsupported("printf"),
         _ if FLOAT_MATH.contains(&name)
             || name.starts_with("native_")

@@ -734,8 +734,13 @@ impl<'u> Lowerer<'u> {
                             array,
                             offset: None,
                         };
-                        let var =
-                            self.pointer_var(&name.name, (elem, lanes), p, &name.span, &mut prologue)?;
+                        let var = self.pointer_var(
+                            &name.name,
+                            (elem, lanes),
+                            p,
+                            &name.span,
+                            &mut prologue,
+                        )?;
                         self.bind(&name.name, Binding::Ptr(var));
                     } else {
                         self.bind(&name.name, Binding::Array(array));

@@ -1215,17 +1215,12 @@ impl<'u> Lowerer<'u> {
             ));
         }
         let vector = |a: &cl::Expr| {
-            self.vec_shape(a)
-                .filter(|(_, m)| *m != 3)
-                .ok_or_else(|| {
-                    Diagnostic::new(
-                        format!(
-                            "`{}` takes vectors of 2, 4, 8 or 16 components",
-                            func.name
-                        ),
-                        a.span.clone(),
-                    )
-                })
+            self.vec_shape(a).filter(|(_, m)| *m != 3).ok_or_else(|| {
+                Diagnostic::new(
+                    format!("`{}` takes vectors of 2, 4, 8 or 16 components", func.name),
+                    a.span.clone(),
+                )
+            })
         };
         let shape = vector(&args[0])?;
         let (mask_elem, _) = vector(&args[sources])?;
@@ -1259,20 +1254,21 @@ impl<'u> Lowerer<'u> {
             let pick = bin(BinOp::BitAnd, m, uint(src.len() - 1), span);
             let pick = self.once(pick, TypeName::Uint, pre);
             let last = src.last().expect("a vector has components").clone();
-            let chosen = src[..src.len() - 1]
-                .iter()
-                .enumerate()
-                .rev()
-                .fold(last, |rest, (j, c)| {
-                    ex(
-                        k::ExprKind::Cond(
-                            Box::new(bin(BinOp::Eq, pick.clone(), uint(j), span)),
-                            Box::new(c.clone()),
-                            Box::new(rest),
-                        ),
-                        span,
-                    )
-                });
+            let chosen =
+                src[..src.len() - 1]
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .fold(last, |rest, (j, c)| {
+                        ex(
+                            k::ExprKind::Cond(
+                                Box::new(bin(BinOp::Eq, pick.clone(), uint(j), span)),
+                                Box::new(c.clone()),
+                                Box::new(rest),
+                            ),
+                            span,
+                        )
+                    });
             out.push(chosen);
         }
         Ok(out)
