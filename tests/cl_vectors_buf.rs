@@ -255,7 +255,7 @@ fn constant_and_private_arrays_of_vectors_hold_their_components() {
                p[1][0].y += c[0].z; \
                out[0] = c[1].x; out[1] = c[0].z; out[2] = p[1][0].y; out[3] = p[0][1].x; \
                int4 q[2]; q[1] = (int4)(9); out[4] = q[1].w + q[0].x; }";
-    let r = run(src, &[1], &[2], &[("out", 5, "zeros")], &[]);
+    let r = run(src, &[1], &[1], &[("out", 5, "zeros")], &[]);
     assert!(r.races.is_empty() && r.fault.is_none(), "{:?}", r.fault);
     assert_eq!(r.ints("out"), [1, 7, 13, 3, 9]);
 }

@@ -381,18 +381,28 @@ fn init_assigned(i: &cl::Init, out: &mut HashSet<String>) {
     }
 }
 
+/// The variable under `v.x.y` (a component of a vector variable assigns the variable).
+fn member_root(e: &cl::Expr) -> &cl::Expr {
+    match &e.kind {
+        cl::ExprKind::Member {
+            base, arrow: false, ..
+        } => member_root(base),
+        _ => e,
+    }
+}
+
 fn expr_assigned(e: &cl::Expr, out: &mut HashSet<String>) {
     use cl::ExprKind::*;
     match &e.kind {
         Assign { target, value, .. } => {
-            if let Name(n) = &target.kind {
+            if let Name(n) = &member_root(target).kind {
                 out.insert(n.clone());
             }
             expr_assigned(target, out);
             expr_assigned(value, out);
         }
         IncDec(_, a) | AddrOf(a) => {
-            if let Name(n) = &a.kind {
+            if let Name(n) = &member_root(a).kind {
                 out.insert(n.clone());
             }
             expr_assigned(a, out);
