@@ -153,8 +153,8 @@ fn bad_private_arrays_are_clear_errors() {
         ),
         ("kernel void k() { int a[]; }", "needs a size"),
         (
-            "kernel void k() { int4 a[2]; }",
-            "private arrays of vectors",
+            "kernel void k() { int4 a[2] = {(int4)(1), (int4)(2)}; }",
+            "a vector value in the initialiser of an array of vectors",
         ),
         (
             "int x = 1;\nkernel void k() { }",

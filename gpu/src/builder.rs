@@ -181,6 +181,7 @@ impl KernelBuilder {
             is_const,
             dims,
             span: 0..0,
+            lanes: 1,
         });
         self.k.arrays.len() - 1
     }

@@ -77,6 +77,9 @@ pub fn bind(
                     NativeArg::Buffer { array }
                 });
             }
+            if let Base::Vector(_, n) = &p.base {
+                return vector_arg(launch, &p.name, *n, info);
+            }
             let s = info
                 .scalars
                 .iter()
@@ -106,6 +109,33 @@ pub fn bind(
             Ok(NativeArg::Scalar { bytes })
         })
         .collect()
+}
+
+/// A by-value vector parameter: the lowering made it one scalar per component (`mask.x`,
+/// ..., in order); the device takes their bytes in order, a 3-vector padded to 4.
+fn vector_arg(launch: &Launch, name: &str, n: u8, info: &KernelInfo) -> Result<NativeArg, String> {
+    let prefix = format!("{name}.");
+    let mut bytes = Vec::new();
+    for s in info.scalars.iter().filter(|s| s.name.starts_with(&prefix)) {
+        let value = launch
+            .kernel
+            .param(&s.param)
+            .map(|i| &launch.params[i])
+            .ok_or_else(|| format!("scalar `{}` is not bound", s.name))?;
+        bytes.extend(match value {
+            Value::Int(v) => v.to_le_bytes(),
+            Value::Uint(v) => v.to_le_bytes(),
+            Value::Float(bits) => bits.to_le_bytes(),
+            _ => return Err(format!("vector `{name}` cannot be passed to the device")),
+        });
+    }
+    if bytes.len() != 4 * n as usize {
+        return Err(format!("vector `{name}` has no component parameters"));
+    }
+    if n == 3 {
+        bytes.extend([0; 4]);
+    }
+    Ok(NativeArg::Scalar { bytes })
 }
 
 /// Why running the program as written cannot show what the simulation computed, if it

@@ -67,6 +67,7 @@ impl B {
                         is_const: false,
                         dims: vec![int(n as i32)],
                         span: 0..0,
+                        lanes: 1,
                     })
                     .collect(),
                 vars: (0..nvars)

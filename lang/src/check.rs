@@ -199,6 +199,7 @@ impl Checker {
                         is_const: *is_const,
                         dims: Vec::with_capacity(dims.len()),
                         span: span.clone(),
+                        lanes: 1,
                     });
                 }
             }

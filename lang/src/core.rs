@@ -137,6 +137,11 @@ pub struct ArrayDecl {
     /// One expression per dimension (1 or 2), over parameters only; row-major.
     pub dims: Vec<Expr>,
     pub span: Span,
+    /// Components per element when the array holds OpenCL vectors (`float4`: 4), 1
+    /// otherwise. The array's slots are then the components in memory order, 4 per
+    /// 3-vector, along the last dimension; only messages use it, to name a slot as the
+    /// source sees it (`A[21]` is `A[5].y`).
+    pub lanes: u8,
 }
 
 #[derive(Clone, Debug, Serialize)]

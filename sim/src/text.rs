@@ -188,10 +188,13 @@ impl SourceText<'_> {
                     .thread
                     .map(|t| format!(" in {}", thread_name(launch, t)))
                     .unwrap_or_default();
-                let d =
+                let mut d =
                     Diagnostic::new(format!("runtime fault: {}{who}", fault.kind), span.clone())
                         .with_label(span.clone(), format!("{}", fault.kind))
                         .with_note(format!("at {}", self.location(span.start)));
+                if let Some(note) = vector_fault_note(launch, &fault.kind) {
+                    d = d.with_note(note);
+                }
                 self.render(&[d])
             }
             None if matches!(fault.kind, interp::fault::FaultKind::StepBound { .. }) => {
@@ -259,15 +262,59 @@ pub fn divergence_message(d: &BarrierInfo) -> String {
     )
 }
 
-/// `out[3]`, `tree[1][2]`, or `out[3] (group 1)` for a local array of a multi-group launch.
+/// `out[3]`, `tree[1][2]`, or `out[3] (group 1)` for a local array of a multi-group launch;
+/// a slot of an array of OpenCL vectors also as the source names it: `G[13] (G[3].y)`.
 pub fn elem_name(launch: &Launch, array: usize, instance: usize, index: &[usize]) -> String {
     let idx: String = index.iter().map(|i| format!("[{i}]")).collect();
-    let name = &launch.kernel.arrays[array].name;
-    if launch.instances(array) > 1 {
-        format!("{name}{idx} (group {instance})")
-    } else {
-        format!("{name}{idx}")
+    let decl = &launch.kernel.arrays[array];
+    let name = &decl.name;
+    let mut out = format!("{name}{idx}");
+    if let Some((&last, rows)) = index.split_last().filter(|_| decl.lanes > 1) {
+        out += &format!(" ({})", vector_slot(name, rows, last, decl.lanes));
     }
+    if launch.instances(array) > 1 {
+        out += &format!(" (group {instance})");
+    }
+    out
+}
+
+/// For an out-of-bounds slot of an array of vectors: the element and component it would
+/// be, `G[21] is G[5].y (G holds float4 components: 4 slots per vector)`.
+fn vector_fault_note(launch: &Launch, kind: &interp::fault::FaultKind) -> Option<String> {
+    let interp::fault::FaultKind::OutOfBounds { array, index, .. } = kind else {
+        return None;
+    };
+    let decl = &launch.kernel.arrays[launch.kernel.array(array)?];
+    let index: Vec<usize> = index
+        .iter()
+        .map(|&i| usize::try_from(i).ok())
+        .collect::<Option<_>>()?;
+    let (&last, rows) = index.split_last().filter(|_| decl.lanes > 1)?;
+    let idx: String = index.iter().map(|i| format!("[{i}]")).collect();
+    Some(format!(
+        "{array}{idx} is {} ({array} holds {}{} components: {} slots per vector)",
+        vector_slot(array, rows, last, decl.lanes),
+        decl.elem.name(),
+        decl.lanes,
+        lang::cl::lower::vector_stride(decl.lanes)
+    ))
+}
+
+/// `G[3].y` for slot 13 of a `float4` array `G` (OpenCL's layout: 4 slots per 3-vector, the
+/// 4th of which is padding); `rows` are the indices before the last.
+fn vector_slot(name: &str, rows: &[usize], slot: usize, lanes: u8) -> String {
+    let stride = lang::cl::lower::vector_stride(lanes) as usize;
+    let (elem, comp) = (slot / stride, slot % stride);
+    let rows: String = rows.iter().map(|i| format!("[{i}]")).collect();
+    if comp >= lanes as usize {
+        return format!("the padding after {name}{rows}[{elem}]");
+    }
+    let comp = if lanes <= 4 {
+        ["x", "y", "z", "w"][comp].to_string()
+    } else {
+        format!("s{comp:x}")
+    };
+    format!("{name}{rows}[{elem}].{comp}")
 }
 
 /// `thread 3`, or `thread 3 of group 1` when the launch has several groups.

@@ -23,7 +23,9 @@
 //! is an `int` (always 0): ksim needs no event to know which copies a wait completes,
 //! since it waits for all of them (a kernel that waits for only some of its events and
 //! reads the others' destinations is therefore not reported; documented in
-//! docs/language.md). Copies of vector elements are refused.
+//! docs/language.md). A copy of vector elements (`float4`) copies each element's components
+//! (its slots in the array, see `vector`): work-item `l` copies every component of its
+//! elements.
 
 use super::*;
 
@@ -61,9 +63,6 @@ impl<'u> Lowerer<'u> {
         let dst = self.pointer(dst, pre)?;
         let src = self.pointer(src, pre)?;
         for p in [&dst, &src] {
-            if self.vec_arrays.contains_key(&p.array) {
-                return unsupported(format!("`{}` of vector elements", func.name), span);
-            }
             if !self.arrays.contains_key(&p.array) {
                 return Err(Diagnostic::new(
                     format!(
@@ -134,25 +133,37 @@ impl<'u> Lowerer<'u> {
         } else {
             (strided_index(&stride), iv.clone())
         };
+        let lanes = self.copy_lanes(&args[..2], &src.array, &dst.array, func, span)?;
         let (sa, sidx) = self.pointee(src, Some(si), span)?;
         let (da, didx) = self.pointee(dst, Some(di), span)?;
-        let copy = st(
-            k::StmtKind::Assign {
-                target: k::LValue::Elem {
-                    array: da,
-                    indices: didx,
-                },
-                op: k::AssignOp::Set,
-                value: ex(
-                    k::ExprKind::Index {
-                        array: sa,
-                        indices: sidx,
+        let mut body = Vec::new();
+        // A vector element is copied component by component (its slots, see `vector`).
+        let pairs = if lanes > 1 {
+            let s = self.slots(&sa.name, sidx, &mut body);
+            let d = self.slots(&da.name, didx, &mut body);
+            s.into_iter().zip(d).collect()
+        } else {
+            vec![(sidx, didx)]
+        };
+        for (sidx, didx) in pairs {
+            body.push(st(
+                k::StmtKind::Assign {
+                    target: k::LValue::Elem {
+                        array: da.clone(),
+                        indices: didx,
                     },
-                    span,
-                ),
-            },
-            span,
-        );
+                    op: k::AssignOp::Set,
+                    value: ex(
+                        k::ExprKind::Index {
+                            array: sa.clone(),
+                            indices: sidx,
+                        },
+                        span,
+                    ),
+                },
+                span,
+            ));
+        }
         let step = set(
             &i,
             bin(BinOp::Add, iv.clone(), name_expr("local_size", span)),
@@ -161,11 +172,44 @@ impl<'u> Lowerer<'u> {
         pre.push(st(
             k::StmtKind::While {
                 cond: bin(BinOp::Lt, iv.clone(), name_expr(&n, span)),
-                body: Box::new(block(vec![copy, step], span)),
+                body: Box::new(block(
+                    body.into_iter().chain(std::iter::once(step)).collect(),
+                    span,
+                )),
             },
             span,
         ));
         Ok(int(0))
+    }
+
+    /// Components per copied element (the `gentype` of the copy): both pointers must see
+    /// whole elements of one vector length, or both scalars of scalar arrays.
+    fn copy_lanes(
+        &self,
+        ptrs: &[cl::Expr],
+        src: &str,
+        dst: &str,
+        func: &cl::Ident,
+        span: &Span,
+    ) -> Res<u8> {
+        // (the length the pointer sees, the array's), for the source then the destination.
+        let lanes = [(&ptrs[1], src), (&ptrs[0], dst)].map(|(e, a)| {
+            let have = self.vec_arrays.get(a).copied().unwrap_or(1);
+            let sees = self
+                .pointer_name(e)
+                .map_or(have, |v| self.pointers.vars[&v].lanes);
+            (sees, have)
+        });
+        if lanes.iter().any(|(sees, have)| sees != have) || lanes[0].0 != lanes[1].0 {
+            return unsupported(
+                format!(
+                    "`{}` between pointers that see elements of different vector lengths",
+                    func.name
+                ),
+                span,
+            );
+        }
+        Ok(lanes[0].0)
     }
 
     /// `wait_group_events(n, events)`: a barrier on both memory spaces.

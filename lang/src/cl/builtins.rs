@@ -30,6 +30,8 @@ pub enum Builtin {
     Convert,
     /// `any` and `all`: tests of the sign bits of a vector's components.
     VectorTest,
+    /// `shuffle(x, mask)`, `shuffle2(x, y, mask)`: components picked by a mask vector.
+    Shuffle,
     /// Known, not lowered yet: the category named in the error.
     Unsupported(&'static str),
 }
@@ -171,9 +173,8 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         "mad_hi" | "mul_hi" | "rotate" | "popcount" | "clz" | "bitselect" | "upsample" => {
             Unsupported("integer built-ins that need loops or 64-bit arithmetic")
         }
-        "dot" | "cross" | "length" | "normalize" | "distance" | "shuffle" | "shuffle2" => {
-            Unsupported("vector built-ins")
-        }
+        "shuffle" | "shuffle2" => Shuffle,
+        "dot" | "cross" | "length" | "normalize" | "distance" => Unsupported("vector built-ins"),
         "printf" => Unsupported("printf"),
         _ if FLOAT_MATH.contains(&name)
             || name.starts_with("native_")

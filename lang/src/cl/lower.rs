@@ -89,6 +89,9 @@ pub struct KernelInfo {
     pub buffers: Vec<Buffer>,
     pub scalars: Vec<Scalar>,
     pub notes: Vec<Note>,
+    /// The lowered arrays that hold vectors (buffers and `__local` arrays) and their
+    /// components per element, for [`crate::core::ArrayDecl::lanes`].
+    pub vector_arrays: Vec<(String, u8)>,
 }
 
 type Res<T> = Result<T, Diagnostic>;
@@ -400,6 +403,16 @@ fn init_assigned(i: &cl::Init, out: &mut HashSet<String>) {
     }
 }
 
+/// The variable under `v.x.y` (a component of a vector variable assigns the variable).
+fn member_root(e: &cl::Expr) -> &cl::Expr {
+    match &e.kind {
+        cl::ExprKind::Member {
+            base, arrow: false, ..
+        } => member_root(base),
+        _ => e,
+    }
+}
+
 fn expr_assigned(e: &cl::Expr, out: &mut HashSet<String>) {
     use cl::ExprKind::*;
     match &e.kind {
@@ -407,12 +420,18 @@ fn expr_assigned(e: &cl::Expr, out: &mut HashSet<String>) {
             if let Some(n) = structs::member_path(target) {
                 out.insert(n);
             }
+            if let Name(n) = &member_root(target).kind {
+                out.insert(n.clone());
+            }
             expr_assigned(target, out);
             expr_assigned(value, out);
         }
         IncDec(_, a) | AddrOf(a) => {
             if let Some(n) = structs::member_path(a) {
                 out.insert(n);
+            }
+            if let Name(n) = &member_root(a).kind {
+                out.insert(n.clone());
             }
             expr_assigned(a, out);
         }
@@ -718,6 +737,9 @@ impl<'u> Lowerer<'u> {
             },
             span: f.span.clone(),
         };
+        let mut vector_arrays: Vec<_> = self.vec_arrays.clone().into_iter().collect();
+        vector_arrays.sort();
+        self.info.vector_arrays = vector_arrays;
         Ok((kernel, std::mem::take(&mut self.info)))
     }
 
@@ -738,6 +760,11 @@ impl<'u> Lowerer<'u> {
             return unsupported("array parameters", &ty.span);
         }
         match ty.pointers.len() {
+            0 if matches!(ty.base, cl::Base::Vector(..)) => {
+                let shape = self.vec_base(&ty.base, &ty.span)?.expect("a vector");
+                let written = written.contains(&name.name);
+                self.vec_param(name, shape, written, params, prologue);
+            }
             0 => {
                 if let cl::Base::Struct(tag) = &ty.base {
                     return self.struct_param(tag, name, span, written, params, prologue);
@@ -825,7 +852,7 @@ impl<'u> Lowerer<'u> {
                     let key = (name.span.clone(), name.name.clone());
                     let var = self.pointer_var(
                         &name.name,
-                        elem,
+                        (elem, lanes),
                         pointer::PVal::One(p),
                         key,
                         &name.span,
@@ -2124,6 +2151,10 @@ impl<'u> Lowerer<'u> {
             Builtin::Unsupported(what) => {
                 unsupported(format!("{what} (`{}`)", func.name), &func.span)
             }
+            Builtin::Shuffle => Err(Diagnostic::new(
+                format!("`{}` gives a vector where a scalar is needed", func.name),
+                span.clone(),
+            )),
             Builtin::Convert | Builtin::VectorTest => {
                 if self
                     .vec_shape(&cl::Expr {

@@ -103,7 +103,12 @@ pub fn parse_unit(
 /// [`compile`]).
 pub fn compile_unit(unit: &ast::Unit, opts: &ClOptions) -> Result<Compiled, Vec<Diagnostic>> {
     let (kernel, info) = lower::lower(unit, opts.kernel.as_deref())?;
-    let kernel = crate::check::check(&kernel)?;
+    let mut kernel = crate::check::check(&kernel)?;
+    for (name, lanes) in &info.vector_arrays {
+        if let Some(a) = kernel.array(name) {
+            kernel.arrays[a].lanes = *lanes;
+        }
+    }
     Ok(Compiled { kernel, info })
 }
 

@@ -46,7 +46,10 @@ use std::collections::BTreeSet;
 
 /// A pointer variable: its element type and, once assigned, its target array.
 pub(super) struct PtrVar {
-    elem: TypeName,
+    pub elem: TypeName,
+    /// Components per pointee: `n` for a pointer to an `n`-vector, 1 for a scalar (which
+    /// may view a vector array's components, see [`Lowerer::same_lanes_target`]).
+    pub lanes: u8,
     /// The lowered array name; `None` before the first assignment. Unused when dynamic.
     target: Option<String>,
     /// The source name, for messages.
@@ -79,7 +82,7 @@ pub(super) type Dynamic = HashMap<Key, DynInfo>;
 #[derive(Default)]
 pub(super) struct Pointers {
     /// Pointer variables, by the lowered name of their offset variable.
-    vars: HashMap<String, PtrVar>,
+    pub(super) vars: HashMap<String, PtrVar>,
     /// The tag of each target (from 1; 0 is null).
     tags: HashMap<String, i64>,
     /// The dynamic variables: what the earlier passes found, grown by this one.
@@ -426,16 +429,16 @@ impl<'u> Lowerer<'u> {
                 if t.pointers.len() != 1 {
                     return unsupported("pointers to pointers", span);
                 }
-                let elem = self.pointee_type(t, span)?;
+                let (elem, lanes) = self.pointee_type(t, span)?;
                 if is_null(a) {
                     return Ok(Self::null_value(Some(elem), span));
                 }
                 let p = self.pointer_value(a, pre)?;
                 match &p {
-                    PVal::One(p) => self.same_element(&p.array, elem, span)?,
+                    PVal::One(p) => self.same_target(&p.array, (elem, lanes), span)?,
                     PVal::Many(d) => {
                         for t in &d.targets {
-                            self.same_element(t, elem, span)?;
+                            self.same_target(t, (elem, lanes), span)?;
                         }
                     }
                 }
@@ -821,12 +824,43 @@ impl<'u> Lowerer<'u> {
         })
     }
 
-    /// The element type a pointer type points to.
-    fn pointee_type(&self, t: &cl::Type, span: &Span) -> Res<TypeName> {
+    /// The element type a pointer type points to, and its components (1 for a scalar):
+    /// `float4 *` points to `float` elements 4 at a time.
+    fn pointee_type(&self, t: &cl::Type, span: &Span) -> Res<(TypeName, u8)> {
         match &t.base {
             cl::Base::Void => unsupported("`void *` pointers", span),
-            b => self.base(b, span),
+            b => match self.vec_base(b, span)? {
+                Some(shape) => Ok(shape),
+                None => Ok((self.base(b, span)?, 1)),
+            },
         }
+    }
+
+    /// Refuses a pointer to `lanes`-component elements into `array` unless it sees the
+    /// array's elements whole (the same length) or one component at a time (a scalar
+    /// pointer into a vector array: its slots are the components in memory order, 4 per
+    /// 3-vector, as a `float *` view of a `float4` buffer sees them on a device).
+    fn same_lanes_target(&self, array: &str, lanes: u8, span: &Span) -> Res<()> {
+        let have = self.vec_arrays.get(array).copied().unwrap_or(1);
+        if lanes != have && lanes != 1 {
+            return unsupported(
+                format!(
+                    "a pointer cast that changes the vector length (elements of {have} seen as {lanes})"
+                ),
+                span,
+            );
+        }
+        Ok(())
+    }
+
+    /// Refuses a pointer to `lanes`-component `elem` elements into `array` unless the
+    /// array has them (a private target is one variable or row: its lanes are not checked).
+    fn same_target(&self, array: &str, (elem, lanes): (TypeName, u8), span: &Span) -> Res<()> {
+        self.same_element(array, elem, span)?;
+        if !self.is_private(array) {
+            self.same_lanes_target(array, lanes, span)?;
+        }
+        Ok(())
     }
 
     /// Refuses a pointer to `elem` into an array of another element type.
@@ -853,11 +887,12 @@ impl<'u> Lowerer<'u> {
 
     /// Refuses a target that pointer variable `var` cannot have.
     fn valid_target(&self, var: &str, array: &str, span: &Span) -> Res<()> {
-        let elem = self.pointers.vars[var].elem;
+        let (elem, lanes) = (self.pointers.vars[var].elem, self.pointers.vars[var].lanes);
         self.same_element(array, elem, span)?;
-        if self.vec_arrays.contains_key(array) {
-            // Its slots are components: moving a pointer through them is a pointer cast.
-            return unsupported("pointer variables into arrays of vectors", span);
+        if !self.is_private(array) {
+            self.same_lanes_target(array, lanes, span)?;
+        } else if lanes != 1 {
+            return unsupported("the address of a private vector", span);
         }
         Ok(())
     }
@@ -867,7 +902,7 @@ impl<'u> Lowerer<'u> {
     fn new_pointer_var(
         &mut self,
         name: &str,
-        elem: TypeName,
+        (elem, lanes): (TypeName, u8),
         key: Key,
         span: &Span,
         out: &mut Vec<k::Stmt>,
@@ -903,6 +938,7 @@ impl<'u> Lowerer<'u> {
             var.clone(),
             PtrVar {
                 elem,
+                lanes,
                 target: None,
                 name: name.to_string(),
                 key,
@@ -977,7 +1013,7 @@ impl<'u> Lowerer<'u> {
     pub(super) fn pointer_var(
         &mut self,
         name: &str,
-        elem: TypeName,
+        (elem, lanes): (TypeName, u8),
         p: PVal,
         key: Key,
         span: &Span,
@@ -990,6 +1026,7 @@ impl<'u> Lowerer<'u> {
                 var.clone(),
                 PtrVar {
                     elem,
+                    lanes,
                     target: Some(p.array.clone()),
                     name: name.to_string(),
                     key,
@@ -1007,7 +1044,7 @@ impl<'u> Lowerer<'u> {
             ));
             return Ok(var);
         }
-        let var = self.new_pointer_var(name, elem, key, span, out);
+        let var = self.new_pointer_var(name, (elem, lanes), key, span, out);
         self.assign_pointer(&var, p, span, out)?;
         Ok(var)
     }
@@ -1020,14 +1057,14 @@ impl<'u> Lowerer<'u> {
         if !d.ty.arrays.is_empty() {
             return unsupported("arrays of pointers", &d.ty.span);
         }
-        let elem = self.pointee_type(&d.ty, &d.ty.span)?;
+        let (elem, lanes) = self.pointee_type(&d.ty, &d.ty.span)?;
         let key = (d.name.span.clone(), d.name.name.clone());
         let var = match &d.init {
             None => {
                 if let Some(info) = self.pointers.dynamic.get_mut(&key) {
                     info.uninit = true;
                 }
-                self.new_pointer_var(&d.name.name, elem, key, &d.name.span, out)
+                self.new_pointer_var(&d.name.name, (elem, lanes), key, &d.name.span, out)
             }
             Some(cl::Init::Expr(e)) => {
                 if !is_null(e) && !self.is_pointer(e) {
@@ -1040,7 +1077,7 @@ impl<'u> Lowerer<'u> {
                     ));
                 }
                 let p = self.pointer_value(e, out)?;
-                self.pointer_var(&d.name.name, elem, p, key, &e.span, out)?
+                self.pointer_var(&d.name.name, (elem, lanes), p, key, &e.span, out)?
             }
             Some(cl::Init::List(_, s)) => {
                 return Err(Diagnostic::new(
@@ -1111,7 +1148,7 @@ impl<'u> Lowerer<'u> {
                 &a.span,
             );
         }
-        let elem = self.pointee_type(&p.ty, &p.ty.span)?;
+        let (elem, lanes) = self.pointee_type(&p.ty, &p.ty.span)?;
         let ptr = self.pointer_value(a, pre)?;
         let pname = p.name.as_ref().map_or("arg", |n| n.name.as_str());
         let key = (
@@ -1136,7 +1173,7 @@ impl<'u> Lowerer<'u> {
                 return Ok(Binding::Array(ptr.array.clone()));
             }
         }
-        let var = self.pointer_var(pname, elem, ptr, key, &a.span, stmts)?;
+        let var = self.pointer_var(pname, (elem, lanes), ptr, key, &a.span, stmts)?;
         Ok(Binding::Ptr(var))
     }
 
@@ -1152,10 +1189,10 @@ impl<'u> Lowerer<'u> {
         if f.ret.pointers.len() > 1 {
             return unsupported("pointers to pointers", &f.ret.span);
         }
-        let elem = self.pointee_type(&f.ret, &f.ret.span)?;
+        let shape = self.pointee_type(&f.ret, &f.ret.span)?;
         let name = format!("{}_result", f.name.name);
         let key = (f.name.span.clone(), name.clone());
-        let var = self.new_pointer_var(&name, elem, key, span, pre);
+        let var = self.new_pointer_var(&name, shape, key, span, pre);
         self.inline_with(f, args, span, pre, Some((var.clone(), TypeName::Int)), None)?;
         Ok(var)
     }

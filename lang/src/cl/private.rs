@@ -104,10 +104,12 @@ impl<'u> Lowerer<'u> {
     fn rows_array(&mut self, d: &cl::Decl, suffix: &str, out: &mut Vec<k::Stmt>) -> Res<String> {
         let table = suffix == "constant";
         let span = &d.span;
-        if self.vec_base(&d.ty.base, &d.ty.span)?.is_some() {
-            return unsupported(format!("{suffix} arrays of vectors"), &d.ty.span);
-        }
-        let elem = self.base(&d.ty.base, &d.ty.span)?;
+        // An array of `n`-vectors holds `stride(n)` slots per element (see `vector`).
+        let (elem, lanes) = match self.vec_base(&d.ty.base, &d.ty.span)? {
+            Some(shape) => shape,
+            None => (self.base(&d.ty.base, &d.ty.span)?, 1),
+        };
+        let stride = super::vector_stride(lanes) as u64;
         let list = match &d.init {
             None => None,
             Some(cl::Init::List(l, _)) => Some(l.as_slice()),
@@ -149,6 +151,7 @@ impl<'u> Lowerer<'u> {
         }
         let total = dims
             .iter()
+            .chain([&stride])
             .try_fold(1u64, |a, &n| a.checked_mul(n))
             .filter(|&n| n <= u32::MAX as u64)
             .ok_or_else(|| Diagnostic::new("this array is too large", d.ty.span.clone()))?;
@@ -163,6 +166,9 @@ impl<'u> Lowerer<'u> {
             span: span.clone(),
         });
         self.arrays.insert(name.clone(), (elem, dims.len()));
+        if lanes > 1 {
+            self.vec_arrays.insert(name.clone(), lanes);
+        }
         if dims.len() > 1 {
             let inner = dims[1..].iter().map(|&n| int(n, dspan)).collect();
             self.flat.insert(name.clone(), inner);
@@ -177,7 +183,20 @@ impl<'u> Lowerer<'u> {
         }
         self.per_thread.insert(name.clone());
         if let Some(list) = list {
-            for (i, init) in flat_inits(list, &dims, span)?.into_iter().enumerate() {
+            // A vector element's initialiser is its components, braced or not (`{{0, 1,
+            // 2}, {3, 4, 5}}` or `{0, 1, 2, 3, 4, 5}` for an `int3 t[2]`): the vector is
+            // one more dimension of `lanes` scalars.
+            let shape: Vec<u64> = dims.iter().copied().chain([lanes as u64]).collect();
+            let shape = if lanes > 1 { &shape[..] } else { &dims[..] };
+            for (p, init) in flat_inits(list, shape, span)?.into_iter().enumerate() {
+                if let Some(e) = init.filter(|e| self.vec_shape(e).is_some()) {
+                    return unsupported(
+                        "a vector value in the initialiser of an array of vectors (list its components)",
+                        &e.span,
+                    );
+                }
+                let lanes = lanes as usize;
+                let i = p / lanes * stride as usize + p % lanes;
                 if table && init.is_none_or(|e| const_int(e) == Some(0)) {
                     // A table is filled once, at the start, over a zero row.
                     continue;

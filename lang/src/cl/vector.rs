@@ -11,6 +11,11 @@
 //!   lists scalar components in memory order, `s` per vector. Races and bounds are checked
 //!   per component: a vector store is one access per component, so two work-items writing
 //!   different components of one element do not race (as with byte ranges on a device).
+//!   The core array records its `lanes` so that messages name a slot as `G[3].y`. A
+//!   pointer variable `float4 *r` into such an array counts whole vectors; a `float *` view
+//!   of it sees the slots. Private and `__constant` arrays of vectors have the same layout.
+//! - A by-value vector kernel parameter is one scalar parameter per component (`mask.x`).
+//! - `shuffle`/`shuffle2` pick components by the low bits of a mask vector.
 //! - Component access, swizzles and `.lo/.hi/.even/.odd` pick components; a swizzle with a
 //!   repeated component cannot be assigned to (§6.1.7). Literals `(int4)(a, (int2)(b, c), d)`
 //!   and a single scalar (splat), element-wise operators with a scalar operand widened to
@@ -207,7 +212,7 @@ fn subscripted(e: &cl::Expr) -> Option<(&str, usize)> {
             E::Deref(p) => {
                 depth += 1;
                 cur = match &p.kind {
-                    E::Binary(BinOp::Add, a, _) => a,
+                    E::Binary(BinOp::Add | BinOp::Sub, a, _) => a,
                     _ => p,
                 };
             }
@@ -270,12 +275,19 @@ impl<'u> Lowerer<'u> {
             },
             E::Index(..) | E::Deref(_) => {
                 let (name, depth) = subscripted(e)?;
-                let Binding::Array(a) = self.lookup(name)? else {
-                    return None;
-                };
-                let (elem, dims) = self.arrays.get(a)?;
-                let n = *self.vec_arrays.get(a)?;
-                (depth == *dims).then_some((*elem, n))
+                match self.lookup(name)? {
+                    Binding::Array(a) => {
+                        let (elem, dims) = self.arrays.get(a)?;
+                        let n = *self.vec_arrays.get(a)?;
+                        (depth == *dims).then_some((*elem, n))
+                    }
+                    // A pointer sees its target's elements as its own type says.
+                    Binding::Ptr(v) => {
+                        let p = self.pointers.vars.get(v)?;
+                        (depth == 1 && p.lanes > 1).then_some((p.elem, p.lanes))
+                    }
+                    _ => None,
+                }
             }
             E::Member {
                 base,
@@ -308,6 +320,9 @@ impl<'u> Lowerer<'u> {
         if let Some(f) = self.funcs.get(name) {
             return self.type_shape(&f.ret).ok().flatten();
         }
+        if name.starts_with("__return_val_") {
+            return self.returned_vector().map(|(c, t)| (t, c.len() as u8));
+        }
         match builtins::lookup(name)? {
             Builtin::Convert => {
                 let word = name.split('_').nth(1)?;
@@ -324,8 +339,19 @@ impl<'u> Lowerer<'u> {
                 .vec_shape(args.first()?)
                 .map(|(_, n)| (TypeName::Int, n)),
             Builtin::Exact(_) => args.iter().find_map(|a| self.vec_shape(a)),
+            Builtin::Shuffle => {
+                let (elem, _) = self.vec_shape(args.first()?)?;
+                let (_, n) = self.vec_shape(args.last()?)?;
+                Some((elem, n))
+            }
             _ => None,
         }
+    }
+
+    /// The variables receiving the vector the current helper returns, if it returns one.
+    fn returned_vector(&self) -> Option<(Vec<String>, TypeName)> {
+        let frame = self.frames.last().filter(|_| self.frames.len() > 1)?;
+        frame.vresult.clone()
     }
 
     /// The error for a vector where the language needs a scalar.
@@ -390,7 +416,7 @@ impl<'u> Lowerer<'u> {
     }
 
     /// Per-component index lists of element `indices` of vector array `array`.
-    fn slots(
+    pub(super) fn slots(
         &mut self,
         array: &str,
         mut indices: Vec<k::Expr>,
@@ -682,7 +708,13 @@ impl<'u> Lowerer<'u> {
             let comps = self.inline_vec(f, args, (elem, n), span, pre)?;
             return Ok(comps.iter().map(|c| name_expr(c, span)).collect());
         }
+        if func.name.starts_with("__return_val_") {
+            // `__return_val_int4()` in a helper's `__ensures`: the vector it returns.
+            let (comps, _) = self.returned_vector().expect("vec_shape found it");
+            return Ok(comps.iter().map(|c| name_expr(c, span)).collect());
+        }
         match builtins::lookup(&func.name) {
+            Some(Builtin::Shuffle) => self.shuffle(func, args, span, pre),
             Some(Builtin::Convert) => {
                 let (from, comps) = self.conversion_arg(func, args, Some(n), span, pre)?;
                 self.convert(func, from, elem, comps, span)
@@ -1118,6 +1150,128 @@ impl<'u> Lowerer<'u> {
         (0..n as usize)
             .map(|i| self.declare_scalar(&format!("{name}.{}", comp_name(i, n)), elem))
             .collect()
+    }
+
+    /// A by-value vector parameter `T v` of the kernel: one scalar parameter per
+    /// component, named `v.x`, `v.y`, ... (`v.s0` ... for 8 and 16 components), each bound
+    /// by its own `--arg`; a parameter the kernel writes gets private copies, as in C.
+    pub(super) fn vec_param(
+        &mut self,
+        name: &cl::Ident,
+        (elem, n): (TypeName, u8),
+        written: bool,
+        params: &mut Vec<k::Param>,
+        prologue: &mut Vec<k::Stmt>,
+    ) {
+        let span = &name.span;
+        let comps = self.declare_vector(&name.name, elem, n);
+        for (i, c) in comps.iter().enumerate() {
+            params.push(k::Param::Scalar {
+                ty: elem,
+                name: ident(c, span),
+                span: span.clone(),
+            });
+            self.info.scalars.push(Scalar {
+                name: format!("{}.{}", name.name, comp_name(i, n)),
+                param: c.clone(),
+                ty: elem,
+            });
+        }
+        let comps = if written {
+            let copies = self.declare_vector(&name.name, elem, n);
+            for (copy, c) in copies.iter().zip(&comps) {
+                prologue.push(st(
+                    k::StmtKind::Decl {
+                        ty: elem,
+                        name: ident(copy, span),
+                        init: Some(name_expr(c, span)),
+                    },
+                    span,
+                ));
+            }
+            copies
+        } else {
+            comps
+        };
+        self.bind(&name.name, Binding::Vector { comps, elem });
+    }
+
+    /// `shuffle(x, mask)` and `shuffle2(x, y, mask)` (§6.12.12): component `i` of the
+    /// result is component `mask_i` of `x` (of `x` then `y` for `shuffle2`), only the low
+    /// bits of `mask_i` that can index it counted. Every component of the sources is read
+    /// once, whichever the mask picks.
+    fn shuffle(
+        &mut self,
+        func: &cl::Ident,
+        args: &[cl::Expr],
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<Vec<k::Expr>> {
+        let sources = if func.name == "shuffle2" { 2 } else { 1 };
+        if args.len() != sources + 1 {
+            return Err(Diagnostic::new(
+                format!("`{}` takes {} arguments", func.name, sources + 1),
+                span.clone(),
+            ));
+        }
+        let vector = |a: &cl::Expr| {
+            self.vec_shape(a).filter(|(_, m)| *m != 3).ok_or_else(|| {
+                Diagnostic::new(
+                    format!("`{}` takes vectors of 2, 4, 8 or 16 components", func.name),
+                    a.span.clone(),
+                )
+            })
+        };
+        let shape = vector(&args[0])?;
+        let (mask_elem, _) = vector(&args[sources])?;
+        if mask_elem != TypeName::Uint {
+            return Err(Diagnostic::new(
+                format!(
+                    "the mask of `{}` must be an unsigned integer vector (`uint2`, `uint4`, ...)",
+                    func.name
+                ),
+                args[sources].span.clone(),
+            ));
+        }
+        let mut src = Vec::new();
+        for a in &args[..sources] {
+            for c in self.vec_value(a, shape, pre)? {
+                src.push(self.once(c, shape.0, pre));
+            }
+        }
+        let mask = self.vec_expr(&args[sources], pre)?;
+        let uint = |v: usize| {
+            ex(
+                k::ExprKind::Int {
+                    value: v as u64,
+                    unsigned: true,
+                },
+                span,
+            )
+        };
+        let mut out = Vec::new();
+        for m in mask.comps {
+            let pick = bin(BinOp::BitAnd, m, uint(src.len() - 1), span);
+            let pick = self.once(pick, TypeName::Uint, pre);
+            let last = src.last().expect("a vector has components").clone();
+            let chosen =
+                src[..src.len() - 1]
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .fold(last, |rest, (j, c)| {
+                        ex(
+                            k::ExprKind::Cond(
+                                Box::new(bin(BinOp::Eq, pick.clone(), uint(j), span)),
+                                Box::new(c.clone()),
+                                Box::new(rest),
+                            ),
+                            span,
+                        )
+                    });
+            out.push(chosen);
+        }
+        Ok(out)
     }
 
     /// Inlines a helper returning a vector; the variables holding its components.
