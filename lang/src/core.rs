@@ -10,7 +10,10 @@
 use crate::ast::{BinOp, Space, Span, UnOp};
 use serde::Serialize;
 
-/// A value type of the core language.
+/// A value type of the core language. The integer types are OpenCL C's, two's complement
+/// and wrapping at their width; `char` and `short` values only live in variables and
+/// memory: the checker promotes them to `int` before any operator (C's integer
+/// promotions), so operators see `int`, `uint`, `long`, `ulong`, `float` and `double`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Ty {
     /// 32-bit two's complement, wrapping.
@@ -22,6 +25,20 @@ pub enum Ty {
     Float,
     /// The generic monoid type 𝕊_X, instantiated at launch by a monoid.
     Generic,
+    /// 8-bit signed (OpenCL's `char` is signed).
+    Char,
+    /// 8-bit unsigned.
+    Uchar,
+    /// 16-bit signed.
+    Short,
+    /// 16-bit unsigned.
+    Ushort,
+    /// 64-bit two's complement, wrapping.
+    Long,
+    /// 64-bit unsigned, wrapping.
+    Ulong,
+    /// IEEE binary64.
+    Double,
 }
 
 impl Ty {
@@ -32,7 +49,79 @@ impl Ty {
             Ty::Bool => "bool",
             Ty::Float => "float",
             Ty::Generic => "T",
+            Ty::Char => "char",
+            Ty::Uchar => "uchar",
+            Ty::Short => "short",
+            Ty::Ushort => "ushort",
+            Ty::Long => "long",
+            Ty::Ulong => "ulong",
+            Ty::Double => "double",
         }
+    }
+
+    /// Whether the type is an integer type (`bool` is not).
+    pub fn is_integer(self) -> bool {
+        self.int_bits().is_some()
+    }
+
+    /// Width and signedness of an integer type.
+    pub fn int_bits(self) -> Option<(u32, bool)> {
+        Some(match self {
+            Ty::Char => (8, true),
+            Ty::Uchar => (8, false),
+            Ty::Short => (16, true),
+            Ty::Ushort => (16, false),
+            Ty::Int => (32, true),
+            Ty::Uint => (32, false),
+            Ty::Long => (64, true),
+            Ty::Ulong => (64, false),
+            _ => return None,
+        })
+    }
+
+    /// Whether the type is `float` or `double`.
+    pub fn is_float(self) -> bool {
+        matches!(self, Ty::Float | Ty::Double)
+    }
+
+    /// C's integer promotion: `bool`, `char`, `short` (signed or not) compute as `int`
+    /// (every value of theirs fits in an `int`); other types are unchanged.
+    pub fn promote(self) -> Ty {
+        match self {
+            Ty::Bool | Ty::Char | Ty::Uchar | Ty::Short | Ty::Ushort => Ty::Int,
+            t => t,
+        }
+    }
+
+    /// C's usual arithmetic conversions for two non-generic operands: the promoted type of
+    /// higher rank (`int` < `uint` < `long` < `ulong` < `float` < `double`).
+    pub fn common(a: Ty, b: Ty) -> Ty {
+        let rank = |t: Ty| match t {
+            Ty::Uint => 1,
+            Ty::Long => 2,
+            Ty::Ulong => 3,
+            Ty::Float => 4,
+            Ty::Double => 5,
+            Ty::Generic => 6,
+            _ => 0,
+        };
+        let (a, b) = (a.promote(), b.promote());
+        if rank(a) >= rank(b) {
+            a
+        } else {
+            b
+        }
+    }
+
+    /// Size in bytes of a value in memory (`sizeof`); `T` has none.
+    pub fn size(self) -> Option<u64> {
+        Some(match self {
+            Ty::Bool | Ty::Char | Ty::Uchar => 1,
+            Ty::Short | Ty::Ushort => 2,
+            Ty::Int | Ty::Uint | Ty::Float => 4,
+            Ty::Long | Ty::Ulong | Ty::Double => 8,
+            Ty::Generic => return None,
+        })
     }
 }
 
@@ -499,6 +588,9 @@ pub enum Lit {
     Uint(u32),
     Bool(bool),
     Float(f32),
+    Long(i64),
+    Ulong(u64),
+    Double(f64),
 }
 
 #[derive(Clone, Debug, Serialize)]

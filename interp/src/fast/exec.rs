@@ -4,9 +4,12 @@
 //! conflict detection, or exact with race tracking), monomorphised into the loop.
 
 use super::compile::{CheckValue, Inst, Program, Site, NO_SITE};
-use super::repr::{combine_interval, combine_voigt1, combine_voigt2, Repr};
+use super::repr::{
+    combine_interval, combine_voigt1, combine_voigt2, conv_word, wide_binary, wide_min_max,
+    wide_unary, Repr,
+};
 use crate::fault::FaultKind;
-use crate::value::Value;
+use crate::value::{OpError, Value};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 /// One array as the threads of the current work-group see it.
@@ -366,6 +369,26 @@ pub(crate) fn exec<P: Policy>(
             Inst::U2F { d, a } => r!(d) = fb(r!(a) as u32 as f32),
             Inst::F2I { d, a } => r!(d) = f(r!(a)) as i32 as u32 as u64,
             Inst::F2U { d, a } => r!(d) = f(r!(a)) as u32 as u64,
+            Inst::Conv { d, a, from, to } => r!(d) = conv_word(r!(a), from, to),
+            Inst::WideUn { op, r, d, a } => r!(d) = wide_unary(op, r, r!(a)),
+            Inst::WideMinMax { min, r, d, a, b } => r!(d) = wide_min_max(min, r, r!(a), r!(b)),
+            Inst::Wide {
+                op,
+                r,
+                d,
+                a,
+                b,
+                site,
+            } => match wide_binary(op, r, r!(a), r!(b)) {
+                Ok(v) => r!(d) = v,
+                Err(OpError::DivisionByZero) => fault!(
+                    site,
+                    FaultKind::DivisionByZero {
+                        dividend: r.decode(r!(a)).to_string()
+                    }
+                ),
+                Err(OpError::ShiftRange(count)) => fault!(site, FaultKind::ShiftRange { count }),
+            },
             Inst::Log2 { d, a, signed, to } => {
                 let v = idx(r!(a), signed);
                 let l = if v <= 0 {
