@@ -123,7 +123,10 @@ fn doubles_compute_in_binary64_and_convert() {
     assert_eq!(r.array("f"), ["0.1", "0.3", "0.3"]);
     // Toward zero; an out-of-range double saturates (ksim's documented choice for C's
     // undefined behaviour); the long 3333333333 keeps its low 32 bits in an int.
-    assert_eq!(r.ints("n"), [-2, 2, 2147483647, 3333333333i64 as i32 as i64, 0, 1]);
+    assert_eq!(
+        r.ints("n"),
+        [-2, 2, 2147483647, 3333333333i64 as i32 as i64, 0, 1]
+    );
 }
 
 #[test]
@@ -156,7 +159,10 @@ fn buffers_private_and_local_arrays_of_the_new_types() {
 fn faults_on_64_bit_shifts_and_division_are_reported_by_both_engines() {
     for (body, fault) in [
         ("long x = 1; int k = 64; out[0] = x << k;", "shift"),
-        ("long x = 1; int k = 63; out[0] = (x << k) / (x - 1);", "division by zero"),
+        (
+            "long x = 1; int k = 63; out[0] = (x << k) / (x - 1);",
+            "division by zero",
+        ),
         ("ulong x = 5; out[0] = x % (x - 5);", "division by zero"),
     ] {
         let src = format!("kernel void k(__global long *out) {{ {body} }}");
@@ -165,7 +171,33 @@ fn faults_on_64_bit_shifts_and_division_are_reported_by_both_engines() {
         assert!(f.contains(fault), "{body}: {f}");
     }
     // 63 is a valid count for a long (it would be a fault for an int).
-    assert_eq!(longs_of("long x = 1; int k = 63; out[0] = x << k;")[0], i64::MIN);
+    assert_eq!(
+        longs_of("long x = 1; int k = 63; out[0] = x << k;")[0],
+        i64::MIN
+    );
+}
+
+#[test]
+fn atomics_on_long_and_ulong_elements() {
+    let src = "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n\
+               kernel void k(__global long *acc, __global ulong *m) { \
+               long v = get_global_id(0); atom_add(&acc[0], v << 40); atom_max(&acc[1], -v); \
+               atom_inc(&m[0]); atom_min(&m[1], (ulong)v + 5000000000UL); \
+               long old = atom_xchg(&acc[2], v); }";
+    let r = common::cl::run(
+        src,
+        &[1],
+        &[8],
+        &[("acc", 3, "0,-100,0"), ("m", 2, "0,18446744073709551615")],
+        &[],
+    );
+    assert!(r.fault.is_none(), "{:?}", r.fault);
+    assert!(r.races.is_empty());
+    // (0 + 1 + ... + 7) << 40; max(-100, 0, -1, ..., -7); 8 increments; the smallest sum.
+    let acc = r.ints("acc");
+    assert_eq!(acc[..2], [28 << 40, 0]);
+    assert!((0..8).contains(&acc[2]), "the last exchange: {}", acc[2]);
+    assert_eq!(r.array("m"), ["8", "5000000000"]);
 }
 
 #[test]

@@ -710,6 +710,18 @@ impl<'a> Emitter<'a> {
         if uses_double(self.k) {
             o.push_str("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\n");
         }
+        let long_atomics = self.k.blocks.iter().flatten().any(|s| match s.kind {
+            StmtKind::Atomic { array, .. } => {
+                matches!(self.k.arrays[array].elem, Ty::Long | Ty::Ulong)
+            }
+            _ => false,
+        });
+        if long_atomics {
+            o.push_str(
+                "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n\
+                 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable\n\n",
+            );
+        }
         if let Some(r) = self.generic {
             self.monoid_prelude(o, r);
         }
@@ -918,7 +930,13 @@ impl<'a> Emitter<'a> {
                     result,
                 } => {
                     let elem = self.element(*array, index);
-                    let mut call = format!("{}(&{elem}", op.name());
+                    // 64-bit elements take the `atom_*` names of cl_khr_int64_*_atomics.
+                    let name = if matches!(self.k.arrays[*array].elem, Ty::Long | Ty::Ulong) {
+                        op.name().replacen("atomic_", "atom_", 1)
+                    } else {
+                        op.name().to_string()
+                    };
+                    let mut call = format!("{name}(&{elem}");
                     for a in args {
                         let _ = write!(call, ", {}", self.expr_top(a));
                     }

@@ -463,15 +463,9 @@ fn parse_scalar(text: &str, ty: Ty) -> Result<Value, String> {
         Ty::Uchar => parse_in_range(t, "a uchar", "0 to 255").map(Value::Uchar),
         Ty::Short => parse_in_range(t, "a short", "-32768 to 32767").map(Value::Short),
         Ty::Ushort => parse_in_range(t, "a ushort", "0 to 65535").map(Value::Ushort),
-        Ty::Long => parse_in_range(
-            t,
-            "a long",
-            "-9223372036854775808 to 9223372036854775807",
-        )
-        .map(Value::Long),
-        Ty::Ulong => {
-            parse_in_range(t, "a ulong", "0 to 18446744073709551615").map(Value::Ulong)
-        }
+        Ty::Long => parse_in_range(t, "a long", "-9223372036854775808 to 9223372036854775807")
+            .map(Value::Long),
+        Ty::Ulong => parse_in_range(t, "a ulong", "0 to 18446744073709551615").map(Value::Ulong),
     }
 }
 

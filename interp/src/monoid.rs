@@ -217,7 +217,11 @@ fn parse_integer(t: &str) -> Result<Option<i128>, ()> {
 
 /// An integer of the C type `ty` (`int` or `uint`), written as [`parse_integer`] accepts;
 /// a value outside the type's range is an error, never wrapped.
-pub(crate) fn parse_in_range<T: TryFrom<i128>>(t: &str, ty: &str, range: &str) -> Result<T, String> {
+pub(crate) fn parse_in_range<T: TryFrom<i128>>(
+    t: &str,
+    ty: &str,
+    range: &str,
+) -> Result<T, String> {
     match parse_integer(t) {
         Err(()) => Err(format!("`{t}` is not {ty}")),
         Ok(v) => v

@@ -658,10 +658,10 @@ impl Checker {
             );
             return Err(());
         }
-        if !matches!(elem, Ty::Int | Ty::Uint) {
+        if !matches!(elem, Ty::Int | Ty::Uint | Ty::Long | Ty::Ulong) {
             return self.err(
                 format!(
-                    "`{name}` works on `int` and `uint` elements; `{}` holds `{}`",
+                    "`{name}` works on `int` and `uint` elements (and `long`, `ulong`); `{}` holds `{}`",
                     array.name,
                     elem.name()
                 ),

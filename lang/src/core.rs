@@ -264,7 +264,7 @@ pub enum StmtKind {
     /// detection it orders only the accesses to the memory spaces in `fence`.
     Barrier { fence: Fence },
     /// `[v =] atomic_op(A[e], args...)` (S-ATOMIC): one indivisible read-modify-write of
-    /// an `int`/`uint` element; `result` receives the old value. `args` holds the operands
+    /// an `int`/`uint`/`long`/`ulong` element; `result` receives the old value. `args` holds the operands
     /// (none for inc/dec, two for cmpxchg: the compared value, then the new value), each
     /// of the element's type; `result`, if any, has the element's type too.
     Atomic {
@@ -465,6 +465,43 @@ impl AtomicOp {
                 }
             }
             _ => self.apply_u32(old as u32, &[v as u32]) as i32,
+        }
+    }
+
+    /// The new value of a `long` element (OpenCL's `atom_*` of `cl_khr_int64_*_atomics`).
+    pub fn apply_i64(self, old: i64, args: &[i64]) -> i64 {
+        let v = args.first().copied().unwrap_or(0);
+        match self {
+            AtomicOp::Min => old.min(v),
+            AtomicOp::Max => old.max(v),
+            _ => self.apply_u64(
+                old as u64,
+                &[v as u64, args.get(1).copied().unwrap_or(0) as u64],
+            ) as i64,
+        }
+    }
+
+    /// The new value of a `ulong` element.
+    pub fn apply_u64(self, old: u64, args: &[u64]) -> u64 {
+        let v = args.first().copied().unwrap_or(0);
+        match self {
+            AtomicOp::Add => old.wrapping_add(v),
+            AtomicOp::Sub => old.wrapping_sub(v),
+            AtomicOp::Xchg => v,
+            AtomicOp::Inc => old.wrapping_add(1),
+            AtomicOp::Dec => old.wrapping_sub(1),
+            AtomicOp::CmpXchg => {
+                if old == v {
+                    args[1]
+                } else {
+                    old
+                }
+            }
+            AtomicOp::Min => old.min(v),
+            AtomicOp::Max => old.max(v),
+            AtomicOp::And => old & v,
+            AtomicOp::Or => old | v,
+            AtomicOp::Xor => old ^ v,
         }
     }
 

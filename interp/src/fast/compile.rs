@@ -440,10 +440,11 @@ pub(crate) enum Inst {
     },
     /// S-ATOMIC on the element of `site` (indices in the site's registers): `d` gets the
     /// old value; `a`, `b` are the operands (`b` only for cmpxchg); `signed`: an `int`
-    /// element (min/max compare signed).
+    /// or `long` element (min/max compare signed); `wide`: a `long` or `ulong` element.
     Atomic {
         op: AtomicOp,
         signed: bool,
+        wide: bool,
         d: Reg,
         a: Reg,
         b: Reg,
@@ -1059,7 +1060,8 @@ impl Compiler<'_> {
                     };
                     self.code.push(Inst::Atomic {
                         op: *op,
-                        signed: self.kernel.arrays[*array].elem == Ty::Int,
+                        signed: matches!(self.kernel.arrays[*array].elem, Ty::Int | Ty::Long),
+                        wide: matches!(self.kernel.arrays[*array].elem, Ty::Long | Ty::Ulong),
                         d,
                         a: operands.first().copied().unwrap_or(zero),
                         b: operands.get(1).copied().unwrap_or(zero),
@@ -1461,12 +1463,9 @@ impl Compiler<'_> {
                         let z = self.konst(0);
                         Inst::Mov { d, a: z }
                     }
-                    (from, to) if from.ty().is_some() && to.ty().is_some() => Inst::Conv {
-                        d,
-                        a: ra,
-                        from,
-                        to,
-                    },
+                    (from, to) if from.ty().is_some() && to.ty().is_some() => {
+                        Inst::Conv { d, a: ra, from, to }
+                    }
                     _ => {
                         return unsupported(format!(
                             "cast from {} to {} under the {} monoid",

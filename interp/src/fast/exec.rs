@@ -81,6 +81,8 @@ impl Who {
 pub(crate) struct Rmw {
     pub op: lang::core::AtomicOp,
     pub signed: bool,
+    /// A 64-bit element.
+    pub wide: bool,
     pub a: u64,
     pub b: u64,
 }
@@ -89,7 +91,7 @@ impl Rmw {
     /// The element's new bits when it held `old`.
     #[inline]
     pub fn apply(self, old: u64) -> u64 {
-        atomic_bits(self.op, self.signed, old, self.a, self.b)
+        atomic_bits(self.op, self.signed, self.wide, old, self.a, self.b)
     }
 }
 
@@ -126,11 +128,22 @@ pub(crate) trait Policy {
     fn branch(&mut self, _go: bool) {}
 }
 
-/// The new bits of an `int` (`signed`) or `uint` element under an atomic operation with
-/// operands `a` and `b`.
+/// The new bits of an `int` (`signed`) or `uint` element, or of a `long` or `ulong` one
+/// (`wide`), under an atomic operation with operands `a` and `b`.
 #[inline]
-pub(crate) fn atomic_bits(op: lang::core::AtomicOp, signed: bool, old: u64, a: u64, b: u64) -> u64 {
-    if signed {
+pub(crate) fn atomic_bits(
+    op: lang::core::AtomicOp,
+    signed: bool,
+    wide: bool,
+    old: u64,
+    a: u64,
+    b: u64,
+) -> u64 {
+    if wide && signed {
+        op.apply_i64(old as i64, &[a as i64, b as i64]) as u64
+    } else if wide {
+        op.apply_u64(old, &[a, b])
+    } else if signed {
         let args = [a as u32 as i32, b as u32 as i32];
         op.apply_i32(old as u32 as i32, &args) as u32 as u64
     } else {
@@ -497,6 +510,7 @@ pub(crate) fn exec<P: Policy>(
             Inst::Atomic {
                 op,
                 signed,
+                wide,
                 d,
                 a,
                 b,
@@ -521,6 +535,7 @@ pub(crate) fn exec<P: Policy>(
                     Rmw {
                         op,
                         signed,
+                        wide,
                         a: x,
                         b: y,
                     },

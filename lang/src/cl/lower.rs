@@ -1881,9 +1881,9 @@ impl<'u> Lowerer<'u> {
                 None => return unsupported(format!("sizeof of `{}`", t.base.name()), span),
             },
             E::SizeofExpr(a) if self.vec_shape(a).is_some() => {
-                let (_, n) = self.vec_shape(a).expect("a vector");
+                let (elem, n) = self.vec_shape(a).expect("a vector");
                 mk(k::ExprKind::Int {
-                    value: 4 * vector::stride(n) as u64,
+                    value: type_size(elem) * vector::stride(n) as u64,
                     unsigned: true,
                 })
             }
