@@ -161,7 +161,6 @@ fn vector_errors_name_the_problem() {
             "int4 v = convert_int4_sat((float4)(1.0f));",
             "not supported yet: conversions with `_sat`",
         ),
-        ("uchar4 v = (uchar4)(1, 2, 3, 4);", "the type `uchar`"),
         ("__local int4 t[2]; f(t);", "pointer casts"),
     ] {
         let src = format!(

@@ -346,6 +346,7 @@ enum Helper {
     Log2,
     Log2u,
     Fminmax,
+    Dminmax,
 }
 
 /// C precedence levels used to parenthesise: higher binds tighter.
@@ -442,13 +443,7 @@ impl<'a> Emitter<'a> {
 
     /// The C type of a private variable or expression of type `ty`.
     fn c_ty(&self, ty: Ty) -> &'static str {
-        match ty {
-            Ty::Int => "int",
-            Ty::Uint => "uint",
-            Ty::Bool => "bool",
-            Ty::Float => "float",
-            Ty::Generic => "T",
-        }
+        ty.name()
     }
 
     /// The C type of an array element in memory.
@@ -712,6 +707,21 @@ impl<'a> Emitter<'a> {
         );
         o.push('\n');
         o.push_str("#pragma OPENCL FP_CONTRACT OFF\n\n");
+        if uses_double(self.k) {
+            o.push_str("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\n");
+        }
+        let long_atomics = self.k.blocks.iter().flatten().any(|s| match s.kind {
+            StmtKind::Atomic { array, .. } => {
+                matches!(self.k.arrays[array].elem, Ty::Long | Ty::Ulong)
+            }
+            _ => false,
+        });
+        if long_atomics {
+            o.push_str(
+                "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n\
+                 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable\n\n",
+            );
+        }
         if let Some(r) = self.generic {
             self.monoid_prelude(o, r);
         }
@@ -739,6 +749,11 @@ impl<'a> Emitter<'a> {
                     "// ksim's min/max on float: min(a, b) = a < b ? a : b, max(a, b) = a < b ? b : a.\n\
                      static inline float ks_fmin(float a, float b) { return a < b ? a : b; }\n\
                      static inline float ks_fmax(float a, float b) { return a < b ? b : a; }\n\n"
+                }
+                Helper::Dminmax => {
+                    "// ksim's min/max on double, as on float.\n\
+                     static inline double ks_dmin(double a, double b) { return a < b ? a : b; }\n\
+                     static inline double ks_dmax(double a, double b) { return a < b ? b : a; }\n\n"
                 }
             });
         }
@@ -808,6 +823,13 @@ impl<'a> Emitter<'a> {
                 let _ = ty;
                 "0".into()
             }
+            Value::Char(x) => format!("(char)({x})"),
+            Value::Uchar(x) => format!("(uchar){x}"),
+            Value::Short(x) => format!("(short)({x})"),
+            Value::Ushort(x) => format!("(ushort){x}"),
+            Value::Long(x) => long_lit(*x),
+            Value::Ulong(x) => format!("{x}UL"),
+            Value::Double(bits) => double_lit(f64::from_bits(*bits)),
         }
     }
 
@@ -908,7 +930,13 @@ impl<'a> Emitter<'a> {
                     result,
                 } => {
                     let elem = self.element(*array, index);
-                    let mut call = format!("{}(&{elem}", op.name());
+                    // 64-bit elements take the `atom_*` names of cl_khr_int64_*_atomics.
+                    let name = if matches!(self.k.arrays[*array].elem, Ty::Long | Ty::Ulong) {
+                        op.name().replacen("atomic_", "atom_", 1)
+                    } else {
+                        op.name().to_string()
+                    };
+                    let mut call = format!("{name}(&{elem}");
                     for a in args {
                         let _ = write!(call, ", {}", self.expr_top(a));
                     }
@@ -967,6 +995,9 @@ impl<'a> Emitter<'a> {
                 Lit::Uint(v) => (format!("{v}u"), P_ATOM),
                 Lit::Bool(b) => (b.to_string(), P_ATOM),
                 Lit::Float(f) => (float_lit(f.to_bits()), P_ATOM),
+                Lit::Long(v) => (long_lit(*v), P_ATOM),
+                Lit::Ulong(v) => (format!("{v}UL"), P_ATOM),
+                Lit::Double(f) => (double_lit(*f), P_ATOM),
             },
             K::Identity => {
                 let v = self.launch.monoid.identity();
@@ -987,6 +1018,11 @@ impl<'a> Emitter<'a> {
                 if *op == UnOp::Neg && e.ty == Ty::Int {
                     return self.wrapped(e);
                 }
+                if *op == UnOp::Neg && e.ty == Ty::Long {
+                    // Computed on `ulong` so that -LONG_MIN wraps as in ksim.
+                    let (s, p) = self.expr(a);
+                    return (format!("(long)(-(ulong){})", paren(s, p, P_UNARY)), P_UNARY);
+                }
                 let (s, p) = self.expr(a);
                 let sym = match op {
                     UnOp::Neg => "-",
@@ -1004,6 +1040,24 @@ impl<'a> Emitter<'a> {
                     }
                     BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl if ty == Ty::Int => {
                         self.wrapped(e)
+                    }
+                    // `long` arithmetic wraps as in ksim: computed on `ulong`.
+                    BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl if ty == Ty::Long => {
+                        let (x, px) = self.expr(a);
+                        let (y, py) = self.expr(b);
+                        let y = if *op == BinOp::Shl {
+                            paren(y, py, P_UNARY)
+                        } else {
+                            format!("(ulong){}", paren(y, py, P_UNARY))
+                        };
+                        (
+                            format!(
+                                "(long)((ulong){} {} {y})",
+                                paren(x, px, P_UNARY),
+                                op.symbol()
+                            ),
+                            P_UNARY,
+                        )
                     }
                     BinOp::Div | BinOp::Rem if ty == Ty::Int || ty == Ty::Uint => {
                         let safe = matches!(b.kind, K::Lit(Lit::Int(v)) if v != 0 && v != -1)
@@ -1050,8 +1104,10 @@ impl<'a> Emitter<'a> {
                     return (s, p);
                 }
                 let s = match (from, to) {
-                    (Ty::Float, Ty::Int) => format!("convert_int_sat({s})"),
-                    (Ty::Float, Ty::Uint) => format!("convert_uint_sat({s})"),
+                    // Saturating, NaN -> 0, as ksim's conversion.
+                    (f, i) if f.is_float() && i.is_integer() => {
+                        format!("convert_{}_sat({s})", self.c_ty(i))
+                    }
                     _ => format!("({}){}", self.c_ty(to), paren(s, p, P_UNARY)),
                 };
                 let p = if s.starts_with("convert_") {
@@ -1085,6 +1141,13 @@ impl<'a> Emitter<'a> {
                         "ks_fmin"
                     } else {
                         "ks_fmax"
+                    }
+                } else if a.ty == Ty::Double {
+                    self.helpers.insert(Helper::Dminmax);
+                    if is_min {
+                        "ks_dmin"
+                    } else {
+                        "ks_dmax"
                     }
                 } else if is_min {
                     "min"
@@ -1278,6 +1341,69 @@ fn int_lit(v: i32) -> String {
         format!("({v})")
     } else {
         v.to_string()
+    }
+}
+
+/// Whether the kernel computes or stores a `double` anywhere (the device then needs
+/// `cl_khr_fp64`, enabled by a pragma).
+fn uses_double(k: &Kernel) -> bool {
+    fn expr(e: &Expr) -> bool {
+        use ExprKind as K;
+        e.ty == Ty::Double
+            || match &e.kind {
+                K::Load { index, .. } => index.iter().any(expr),
+                K::Unary(_, a) | K::Cast(a) | K::Log2(a) => expr(a),
+                K::Binary(_, a, b) | K::Min(a, b) | K::Max(a, b) => expr(a) || expr(b),
+                K::Cond(c, a, b) => expr(c) || expr(a) || expr(b),
+                _ => false,
+            }
+    }
+    k.vars.iter().any(|v| v.ty == Ty::Double)
+        || k.arrays.iter().any(|a| a.elem == Ty::Double)
+        || k.params.iter().any(|p| p.ty == Ty::Double)
+        || k.blocks.iter().flatten().any(|s| match &s.kind {
+            StmtKind::Assign { value, .. } => expr(value),
+            StmtKind::Store { index, value, .. } => index.iter().any(expr) || expr(value),
+            StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => expr(cond),
+            StmtKind::Atomic { index, args, .. } => index.iter().chain(args).any(expr),
+            StmtKind::Check { cond, .. } => expr(cond),
+            StmtKind::Barrier { .. } => false,
+        })
+}
+
+/// A `long` literal (LONG_MIN has none of its own).
+fn long_lit(v: i64) -> String {
+    if v == i64::MIN {
+        "(-9223372036854775807L - 1)".into()
+    } else if v < 0 {
+        format!("({v}L)")
+    } else {
+        format!("{v}L")
+    }
+}
+
+/// A C `double` literal with exactly the bits of the `f64`.
+fn double_lit(f: f64) -> String {
+    if f.is_nan() {
+        format!("as_double(0x{:016X}UL)", f.to_bits())
+    } else if f.is_infinite() {
+        if f > 0.0 {
+            "((double)INFINITY)".into()
+        } else {
+            "(-(double)INFINITY)".into()
+        }
+    } else {
+        let s = format!("{f:?}");
+        let s = if s.contains(['.', 'e', 'E']) {
+            s
+        } else {
+            format!("{s}.0")
+        };
+        if f.is_sign_negative() {
+            format!("({s})")
+        } else {
+            s
+        }
     }
 }
 

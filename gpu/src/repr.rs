@@ -2,6 +2,7 @@
 //! generator, which names the OpenCL C types, and the runtime, which encodes and decodes
 //! buffers). The encoding is the word of [`interp::codec`], the fast executor's too, stored
 //! little-endian in its low [`Bytes::size`] bytes: `int`, `uint` and `float` in 4 bytes,
+//! `char`/`short`/`long`/`double` (and unsigned kin) in their own sizes,
 //! `bool` and Voigtländer's {0,1,2} as `uchar` (OpenCL forbids `bool` in buffers), the
 //! interval monoid as `ulong` with the reserved words [`IV_ID`] and [`IV_TOP`]. An interval
 //! word is decoded one way everywhere: [`interp::codec::decode_interval`].
@@ -40,8 +41,9 @@ impl Bytes for Repr {
     fn size(self) -> usize {
         match self {
             Repr::I32 | Repr::U32 | Repr::F32 => 4,
-            Repr::Bool | Repr::Ternary => 1,
-            Repr::Interval => 8,
+            Repr::Bool | Repr::Ternary | Repr::I8 | Repr::U8 => 1,
+            Repr::I16 | Repr::U16 => 2,
+            Repr::Interval | Repr::I64 | Repr::U64 | Repr::F64 => 8,
         }
     }
 
@@ -52,6 +54,13 @@ impl Bytes for Repr {
             Repr::Bool | Repr::Ternary => "uchar",
             Repr::F32 => "float",
             Repr::Interval => "ulong",
+            Repr::I8 => "char",
+            Repr::U8 => "uchar",
+            Repr::I16 => "short",
+            Repr::U16 => "ushort",
+            Repr::I64 => "long",
+            Repr::U64 => "ulong",
+            Repr::F64 => "double",
         }
     }
 

@@ -7,6 +7,9 @@
 //! |---------------------------------------|-------------------------------------------------|
 //! | `int` (and `T` under the int monoids) | the `i32` bit pattern, zero-extended            |
 //! | `uint`                                | the `u32`, zero-extended                        |
+//! | `char`, `uchar`, `short`, `ushort`    | the 8- or 16-bit pattern, zero-extended          |
+//! | `long`, `ulong`                       | the 64-bit pattern                              |
+//! | `double`                              | the `f64` bit pattern                           |
 //! | `bool`                                | 0 or 1                                          |
 //! | `float` (and `T` under `float-add`)   | the `f32` bit pattern, zero-extended            |
 //! | `T` under `interval`                  | `(i << 32) | j` for `[i,j]`; [`IV_ID`], [`IV_TOP`] |
@@ -32,6 +35,13 @@ pub enum Repr {
     F32,
     Interval,
     Ternary,
+    I8,
+    U8,
+    I16,
+    U16,
+    I64,
+    U64,
+    F64,
 }
 
 impl Repr {
@@ -43,6 +53,13 @@ impl Repr {
             Ty::Uint => Repr::U32,
             Ty::Bool => Repr::Bool,
             Ty::Float => Repr::F32,
+            Ty::Char => Repr::I8,
+            Ty::Uchar => Repr::U8,
+            Ty::Short => Repr::I16,
+            Ty::Ushort => Repr::U16,
+            Ty::Long => Repr::I64,
+            Ty::Ulong => Repr::U64,
+            Ty::Double => Repr::F64,
             Ty::Generic => match monoid {
                 Monoid::IntAdd
                 | Monoid::IntMax
@@ -66,6 +83,13 @@ impl Repr {
             (Repr::F32, Value::Float(bits)) => *bits as u64,
             (Repr::Interval, Value::Interval(iv)) => encode_interval(*iv),
             (Repr::Ternary, Value::Ternary(t)) => *t as u64,
+            (Repr::I8, Value::Char(x)) => *x as u8 as u64,
+            (Repr::U8, Value::Uchar(x)) => *x as u64,
+            (Repr::I16, Value::Short(x)) => *x as u16 as u64,
+            (Repr::U16, Value::Ushort(x)) => *x as u64,
+            (Repr::I64, Value::Long(x)) => *x as u64,
+            (Repr::U64, Value::Ulong(x)) => *x,
+            (Repr::F64, Value::Double(bits)) => *bits,
             _ => return None,
         })
     }
@@ -79,7 +103,32 @@ impl Repr {
             Repr::F32 => Value::Float(x as u32),
             Repr::Interval => Value::Interval(decode_interval(x)),
             Repr::Ternary => Value::Ternary(x as u8),
+            Repr::I8 => Value::Char(x as i8),
+            Repr::U8 => Value::Uchar(x as u8),
+            Repr::I16 => Value::Short(x as i16),
+            Repr::U16 => Value::Ushort(x as u16),
+            Repr::I64 => Value::Long(x as i64),
+            Repr::U64 => Value::Ulong(x),
+            Repr::F64 => Value::Double(x),
         }
+    }
+
+    /// The type whose values this representation holds (`None` for monoid elements).
+    pub fn ty(self) -> Option<Ty> {
+        Some(match self {
+            Repr::I32 => Ty::Int,
+            Repr::U32 => Ty::Uint,
+            Repr::Bool => Ty::Bool,
+            Repr::F32 => Ty::Float,
+            Repr::I8 => Ty::Char,
+            Repr::U8 => Ty::Uchar,
+            Repr::I16 => Ty::Short,
+            Repr::U16 => Ty::Ushort,
+            Repr::I64 => Ty::Long,
+            Repr::U64 => Ty::Ulong,
+            Repr::F64 => Ty::Double,
+            Repr::Interval | Repr::Ternary => return None,
+        })
     }
 }
 
@@ -131,6 +180,13 @@ mod tests {
             (Repr::F32, Value::float(-1.25)),
             (Repr::Interval, Value::Interval(Interval::Range(2, 9))),
             (Repr::Ternary, Value::Ternary(2)),
+            (Repr::I8, Value::Char(-128)),
+            (Repr::U8, Value::Uchar(255)),
+            (Repr::I16, Value::Short(-2)),
+            (Repr::U16, Value::Ushort(65535)),
+            (Repr::I64, Value::Long(i64::MIN)),
+            (Repr::U64, Value::Ulong(u64::MAX)),
+            (Repr::F64, Value::double(-0.1)),
         ] {
             assert_eq!(r.decode(r.encode(&v).unwrap()), v);
         }

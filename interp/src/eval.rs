@@ -26,6 +26,9 @@ pub fn lit(l: Lit) -> Value {
         Lit::Uint(v) => Value::Uint(v),
         Lit::Bool(b) => Value::Bool(b),
         Lit::Float(f) => Value::float(f),
+        Lit::Long(v) => Value::Long(v),
+        Lit::Ulong(v) => Value::Ulong(v),
+        Lit::Double(f) => Value::double(f),
     }
 }
 

@@ -3,7 +3,9 @@
 //! a [`Launch`] and ends in a [`Memory`], so their results compare directly.
 
 use crate::eval::{lit, log2, min_max};
-use crate::monoid::{parse_float, parse_int, parse_uint, Interval, Monoid};
+use crate::monoid::{
+    parse_double, parse_float, parse_in_range, parse_int, parse_uint, Interval, Monoid,
+};
 use crate::value::{OpError, Value};
 use lang::ast::{BinOp, Space, UnOp};
 use lang::core::{ArrayId, Builtin, DimQuery, Expr, ExprKind, Kernel, Ty};
@@ -480,6 +482,14 @@ fn parse_scalar(text: &str, ty: Ty) -> Result<Value, String> {
             .map(Value::Bool)
             .map_err(|_| format!("`{t}` is not a bool (true or false)")),
         Ty::Generic => Err("generic parameters cannot be bound with -D".into()),
+        Ty::Double => parse_double(t).map(Value::double),
+        Ty::Char => parse_in_range(t, "a char", "-128 to 127").map(Value::Char),
+        Ty::Uchar => parse_in_range(t, "a uchar", "0 to 255").map(Value::Uchar),
+        Ty::Short => parse_in_range(t, "a short", "-32768 to 32767").map(Value::Short),
+        Ty::Ushort => parse_in_range(t, "a ushort", "0 to 65535").map(Value::Ushort),
+        Ty::Long => parse_in_range(t, "a long", "-9223372036854775808 to 9223372036854775807")
+            .map(Value::Long),
+        Ty::Ulong => parse_in_range(t, "a ulong", "0 to 18446744073709551615").map(Value::Ulong),
     }
 }
 
@@ -492,6 +502,7 @@ pub fn from_nat(i: u32, ty: Ty, monoid: Monoid) -> Result<Value, String> {
         Ty::Uint => Value::Uint(i),
         Ty::Bool => Value::Bool(i != 0),
         Ty::Float => Value::float(i as f32),
+        Ty::Double => Value::double(i as f64),
         Ty::Generic => match monoid {
             Monoid::FloatAdd => Value::float(i as f32),
             Monoid::Interval => Value::Interval(Interval::Range(i, i)),
@@ -504,6 +515,8 @@ pub fn from_nat(i: u32, ty: Ty, monoid: Monoid) -> Result<Value, String> {
             }
             _ => Value::Int(i as i32),
         },
+        // The other integer types; `iota` past the type's range wraps as a conversion does.
+        int => Value::Int(i as i32).cast(int),
     })
 }
 
@@ -540,6 +553,7 @@ pub fn parse_input(spec: &str, len: usize, ty: Ty, monoid: Monoid) -> Result<Vec
                     (Ty::Float, _) | (Ty::Generic, Monoid::FloatAdd) => {
                         Ok(Value::float(rng.random_range(0.0f32..1.0)))
                     }
+                    (Ty::Double, _) => Ok(Value::double(rng.random_range(0.0f64..1.0))),
                     (Ty::Generic, Monoid::Voigt1 | Monoid::Voigt2) => {
                         from_nat(rng.random_range(0..3u32), ty, monoid)
                     }

@@ -217,7 +217,11 @@ fn parse_integer(t: &str) -> Result<Option<i128>, ()> {
 
 /// An integer of the C type `ty` (`int` or `uint`), written as [`parse_integer`] accepts;
 /// a value outside the type's range is an error, never wrapped.
-fn parse_in_range<T: TryFrom<i128>>(t: &str, ty: &str, range: &str) -> Result<T, String> {
+pub(crate) fn parse_in_range<T: TryFrom<i128>>(
+    t: &str,
+    ty: &str,
+    range: &str,
+) -> Result<T, String> {
     match parse_integer(t) {
         Err(()) => Err(format!("`{t}` is not {ty}")),
         Ok(v) => v
@@ -246,6 +250,19 @@ pub(crate) fn parse_float(t: &str) -> Result<f32, String> {
         return Err(format!(
             "`{t}` is out of range for a 32-bit float (largest finite value {:e})",
             f32::MAX
+        ));
+    }
+    Ok(v)
+}
+
+/// A 64-bit float; as [`parse_float`], a finite number too large for `double` is an error.
+pub(crate) fn parse_double(t: &str) -> Result<f64, String> {
+    let v: f64 = t.parse().map_err(|_| format!("`{t}` is not a double"))?;
+    let word = t.trim_start_matches(['-', '+']).to_ascii_lowercase();
+    if v.is_infinite() && word != "inf" && word != "infinity" {
+        return Err(format!(
+            "`{t}` is out of range for a 64-bit double (largest finite value {:e})",
+            f64::MAX
         ));
     }
     Ok(v)

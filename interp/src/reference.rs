@@ -1110,9 +1110,18 @@ fn s_assert(
     Ok(None)
 }
 
-/// The new value of an `int` or `uint` element under an atomic operation.
+/// The new value of an `int`, `uint`, `long` or `ulong` element under an atomic operation.
 pub fn atomic_apply(op: AtomicOp, old: &Value, operands: &[Value]) -> Value {
+    let wide = |v: &Value| v.as_i64().unwrap_or(0);
     match old {
+        Value::Long(o) => {
+            let args: Vec<i64> = operands.iter().map(wide).collect();
+            Value::Long(op.apply_i64(*o, &args))
+        }
+        Value::Ulong(o) => {
+            let args: Vec<u64> = operands.iter().map(|v| wide(v) as u64).collect();
+            Value::Ulong(op.apply_u64(*o, &args))
+        }
         Value::Uint(o) => {
             let args: Vec<u32> = operands
                 .iter()

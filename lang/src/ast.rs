@@ -26,6 +26,15 @@ pub enum TypeName {
     Float,
     /// The generic monoid type `T` (Definition 4.1's 𝕊_X).
     Generic,
+    /// OpenCL C's other scalar types (the OpenCL front end writes them; `.ksim` has no
+    /// spelling for them): see [`crate::core::Ty`].
+    Char,
+    Uchar,
+    Short,
+    Ushort,
+    Long,
+    Ulong,
+    Double,
 }
 
 /// Where an array lives: `local` arrays exist once per work-group, `global` once per launch.
@@ -258,6 +267,8 @@ pub enum ExprKind {
     },
     /// A float literal (`1.5`, `2.0f`).
     Float(f32),
+    /// A `double` literal (OpenCL C's unsuffixed `1.5`; `.ksim` has none).
+    Double(f64),
     Bool(bool),
     /// The monoid identity `1_T` (Definition 4.1's 1_X).
     Identity,

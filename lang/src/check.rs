@@ -50,6 +50,24 @@ pub fn check(k: &ast::Kernel) -> Result<Kernel, Vec<Diagnostic>> {
     }
 }
 
+/// The name of a type (the inverse of [`ty_of`]).
+pub fn name_of(t: Ty) -> TypeName {
+    match t {
+        Ty::Int => TypeName::Int,
+        Ty::Uint => TypeName::Uint,
+        Ty::Bool => TypeName::Bool,
+        Ty::Float => TypeName::Float,
+        Ty::Generic => TypeName::Generic,
+        Ty::Char => TypeName::Char,
+        Ty::Uchar => TypeName::Uchar,
+        Ty::Short => TypeName::Short,
+        Ty::Ushort => TypeName::Ushort,
+        Ty::Long => TypeName::Long,
+        Ty::Ulong => TypeName::Ulong,
+        Ty::Double => TypeName::Double,
+    }
+}
+
 const BUILTINS: [(&str, Builtin); 5] = [
     ("tid", Builtin::LocalId),
     ("gid", Builtin::GlobalId),
@@ -96,24 +114,21 @@ struct Checker {
 /// An error has been recorded; the caller skips the construct.
 type Res<T> = Result<T, ()>;
 
-fn ty_of(t: TypeName) -> Ty {
+/// The type a type name denotes.
+pub fn ty_of(t: TypeName) -> Ty {
     match t {
         TypeName::Int => Ty::Int,
         TypeName::Uint => Ty::Uint,
         TypeName::Bool => Ty::Bool,
         TypeName::Float => Ty::Float,
         TypeName::Generic => Ty::Generic,
-    }
-}
-
-/// Rank for C's usual arithmetic conversions; `None` for `T`.
-fn rank(t: Ty) -> Option<u8> {
-    match t {
-        Ty::Bool => Some(0),
-        Ty::Int => Some(1),
-        Ty::Uint => Some(2),
-        Ty::Float => Some(3),
-        Ty::Generic => None,
+        TypeName::Char => Ty::Char,
+        TypeName::Uchar => Ty::Uchar,
+        TypeName::Short => Ty::Short,
+        TypeName::Ushort => Ty::Ushort,
+        TypeName::Long => Ty::Long,
+        TypeName::Ulong => Ty::Ulong,
+        TypeName::Double => Ty::Double,
     }
 }
 
@@ -275,7 +290,7 @@ impl Checker {
         self.in_sizes = false;
         let e = r?;
         match e.ty {
-            Ty::Int | Ty::Uint => Ok(e),
+            t if t.is_integer() => Ok(cast(e, t.promote())),
             t => self.err(
                 format!("{what} must be an integer, not `{}`", t.name()),
                 &e.span,
@@ -644,10 +659,10 @@ impl Checker {
             );
             return Err(());
         }
-        if !matches!(elem, Ty::Int | Ty::Uint) {
+        if !matches!(elem, Ty::Int | Ty::Uint | Ty::Long | Ty::Ulong) {
             return self.err(
                 format!(
-                    "`{name}` works on `int` and `uint` elements; `{}` holds `{}`",
+                    "`{name}` works on `int` and `uint` elements (and `long`, `ulong`); `{}` holds `{}`",
                     array.name,
                     elem.name()
                 ),
@@ -700,7 +715,12 @@ impl Checker {
         let mut ok = true;
         for i in indices {
             match self.expr(i) {
-                Ok(e) if matches!(e.ty, Ty::Int | Ty::Uint) => index.push(e),
+                // A `char`/`short` index is promoted as in C; engines index with `int`,
+                // `uint`, `long` and `ulong` values.
+                Ok(e) if e.ty.is_integer() => {
+                    let ty = e.ty.promote();
+                    index.push(cast(e, ty))
+                }
                 Ok(e) if e.ty == Ty::Generic => {
                     ok = false;
                     self.generic_misuse("an array index", &e.span);
@@ -784,23 +804,27 @@ impl Checker {
             span: span.clone(),
         };
         match &e.kind {
+            // C's rule for a decimal literal: the first of `int`, `long` (`uint`, `ulong`
+            // with a `u` suffix) that holds the value.
             E::Int { value, unsigned } => {
                 if *unsigned {
                     match u32::try_from(*value) {
                         Ok(v) => Ok(mk(ExprKind::Lit(Lit::Uint(v)), Ty::Uint)),
-                        Err(_) => self.err("integer literal does not fit in 32 bits", &span),
+                        Err(_) => Ok(mk(ExprKind::Lit(Lit::Ulong(*value)), Ty::Ulong)),
                     }
                 } else {
-                    match i32::try_from(*value) {
-                        Ok(v) => Ok(mk(ExprKind::Lit(Lit::Int(v)), Ty::Int)),
-                        Err(_) => self.err(
-                            "integer literal does not fit in `int` (add a `u` suffix for `uint`)",
+                    match (i32::try_from(*value), i64::try_from(*value)) {
+                        (Ok(v), _) => Ok(mk(ExprKind::Lit(Lit::Int(v)), Ty::Int)),
+                        (_, Ok(v)) => Ok(mk(ExprKind::Lit(Lit::Long(v)), Ty::Long)),
+                        _ => self.err(
+                            "integer literal does not fit in `long` (add a `u` suffix for `ulong`)",
                             &span,
                         ),
                     }
                 }
             }
             E::Float(f) => Ok(mk(ExprKind::Lit(Lit::Float(*f)), Ty::Float)),
+            E::Double(f) => Ok(mk(ExprKind::Lit(Lit::Double(*f)), Ty::Double)),
             E::Bool(b) => Ok(mk(ExprKind::Lit(Lit::Bool(*b)), Ty::Bool)),
             E::Identity => {
                 self.kernel.generic = true;
@@ -838,12 +862,11 @@ impl Checker {
                         return Err(());
                     }
                     (UnOp::Not, _) => Ty::Bool,
-                    (UnOp::Neg, Ty::Float) => Ty::Float,
-                    (UnOp::BitNot, Ty::Float) => {
-                        return self.err("`~` needs an integer operand, not `float`", &span)
+                    (UnOp::BitNot, t) if t.is_float() => {
+                        let msg = format!("`~` needs an integer operand, not `{}`", t.name());
+                        return self.err(msg, &span);
                     }
-                    (_, Ty::Uint) => Ty::Uint,
-                    _ => Ty::Int,
+                    (_, t) => t.promote(),
                 };
                 let a = cast(a, if *op == UnOp::Not { Ty::Bool } else { ty });
                 Ok(mk(ExprKind::Unary(*op, Box::new(a)), ty))
@@ -1016,6 +1039,12 @@ impl Checker {
         };
         if f == "log2" {
             let a = args.pop().expect("one argument");
+            let a = if a.ty.is_integer() {
+                let ty = a.ty.promote();
+                cast(a, ty)
+            } else {
+                a
+            };
             if !matches!(a.ty, Ty::Int | Ty::Uint) {
                 return self.err("`log2` takes an integer", &a.span);
             }
@@ -1026,7 +1055,7 @@ impl Checker {
         }
         let b = args.pop().expect("two arguments");
         let a = args.pop().expect("two arguments");
-        let ty = promote(common(a.ty, b.ty));
+        let ty = common(a.ty, b.ty);
         let (a, b) = (Box::new(cast(a, ty)), Box::new(cast(b, ty)));
         Ok(mk(
             if f == "min" {
@@ -1076,11 +1105,11 @@ impl Checker {
                 Ty::Bool,
             )),
             Lt | Le | Gt | Ge | Eq | Ne => {
-                let ty = common(a.ty, b.ty);
-                let ty = if ty == Ty::Bool && !matches!(op, Eq | Ne) {
-                    Ty::Int
+                // `bool == bool` stays on `bool`; everything else compares promoted.
+                let ty = if a.ty == Ty::Bool && b.ty == Ty::Bool && matches!(op, Eq | Ne) {
+                    Ty::Bool
                 } else {
-                    ty
+                    common(a.ty, b.ty)
                 };
                 Ok(mk(
                     ExprKind::Binary(op, Box::new(cast(a, ty)), Box::new(cast(b, ty))),
@@ -1088,8 +1117,8 @@ impl Checker {
                 ))
             }
             Shl | Shr => {
-                let ty = promote(a.ty);
-                if ty == Ty::Float || b.ty == Ty::Float {
+                let ty = a.ty.promote();
+                if ty.is_float() || b.ty.is_float() {
                     return self.err(format!("`{}` needs integer operands", op.symbol()), span);
                 }
                 Ok(mk(
@@ -1098,8 +1127,8 @@ impl Checker {
                 ))
             }
             Rem | BitAnd | BitOr | BitXor => {
-                let ty = promote(common(a.ty, b.ty));
-                if ty == Ty::Float {
+                let ty = common(a.ty, b.ty);
+                if ty.is_float() {
                     return self.err(format!("`{}` needs integer operands", op.symbol()), span);
                 }
                 Ok(mk(
@@ -1108,7 +1137,7 @@ impl Checker {
                 ))
             }
             Add | Sub | Mul | Div => {
-                let ty = promote(common(a.ty, b.ty));
+                let ty = common(a.ty, b.ty);
                 Ok(mk(
                     ExprKind::Binary(op, Box::new(cast(a, ty)), Box::new(cast(b, ty))),
                     ty,
@@ -1119,22 +1148,10 @@ impl Checker {
     }
 }
 
-/// The common type of two non-generic operands (C's usual arithmetic conversions).
+/// The common type of two non-generic operands (C's usual arithmetic conversions, after
+/// the integer promotions).
 fn common(a: Ty, b: Ty) -> Ty {
-    if rank(a) >= rank(b) {
-        a
-    } else {
-        b
-    }
-}
-
-/// Integer promotion: `bool` computes as `int`.
-fn promote(t: Ty) -> Ty {
-    if t == Ty::Bool {
-        Ty::Int
-    } else {
-        t
-    }
+    Ty::common(a, b)
 }
 
 fn unop_symbol(op: UnOp) -> &'static str {

@@ -10,7 +10,10 @@
 use crate::ast::{BinOp, Space, Span, UnOp};
 use serde::Serialize;
 
-/// A value type of the core language.
+/// A value type of the core language. The integer types are OpenCL C's, two's complement
+/// and wrapping at their width; `char` and `short` values only live in variables and
+/// memory: the checker promotes them to `int` before any operator (C's integer
+/// promotions), so operators see `int`, `uint`, `long`, `ulong`, `float` and `double`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Ty {
     /// 32-bit two's complement, wrapping.
@@ -22,6 +25,20 @@ pub enum Ty {
     Float,
     /// The generic monoid type 𝕊_X, instantiated at launch by a monoid.
     Generic,
+    /// 8-bit signed (OpenCL's `char` is signed).
+    Char,
+    /// 8-bit unsigned.
+    Uchar,
+    /// 16-bit signed.
+    Short,
+    /// 16-bit unsigned.
+    Ushort,
+    /// 64-bit two's complement, wrapping.
+    Long,
+    /// 64-bit unsigned, wrapping.
+    Ulong,
+    /// IEEE binary64.
+    Double,
 }
 
 impl Ty {
@@ -32,7 +49,79 @@ impl Ty {
             Ty::Bool => "bool",
             Ty::Float => "float",
             Ty::Generic => "T",
+            Ty::Char => "char",
+            Ty::Uchar => "uchar",
+            Ty::Short => "short",
+            Ty::Ushort => "ushort",
+            Ty::Long => "long",
+            Ty::Ulong => "ulong",
+            Ty::Double => "double",
         }
+    }
+
+    /// Whether the type is an integer type (`bool` is not).
+    pub fn is_integer(self) -> bool {
+        self.int_bits().is_some()
+    }
+
+    /// Width and signedness of an integer type.
+    pub fn int_bits(self) -> Option<(u32, bool)> {
+        Some(match self {
+            Ty::Char => (8, true),
+            Ty::Uchar => (8, false),
+            Ty::Short => (16, true),
+            Ty::Ushort => (16, false),
+            Ty::Int => (32, true),
+            Ty::Uint => (32, false),
+            Ty::Long => (64, true),
+            Ty::Ulong => (64, false),
+            _ => return None,
+        })
+    }
+
+    /// Whether the type is `float` or `double`.
+    pub fn is_float(self) -> bool {
+        matches!(self, Ty::Float | Ty::Double)
+    }
+
+    /// C's integer promotion: `bool`, `char`, `short` (signed or not) compute as `int`
+    /// (every value of theirs fits in an `int`); other types are unchanged.
+    pub fn promote(self) -> Ty {
+        match self {
+            Ty::Bool | Ty::Char | Ty::Uchar | Ty::Short | Ty::Ushort => Ty::Int,
+            t => t,
+        }
+    }
+
+    /// C's usual arithmetic conversions for two non-generic operands: the promoted type of
+    /// higher rank (`int` < `uint` < `long` < `ulong` < `float` < `double`).
+    pub fn common(a: Ty, b: Ty) -> Ty {
+        let rank = |t: Ty| match t {
+            Ty::Uint => 1,
+            Ty::Long => 2,
+            Ty::Ulong => 3,
+            Ty::Float => 4,
+            Ty::Double => 5,
+            Ty::Generic => 6,
+            _ => 0,
+        };
+        let (a, b) = (a.promote(), b.promote());
+        if rank(a) >= rank(b) {
+            a
+        } else {
+            b
+        }
+    }
+
+    /// Size in bytes of a value in memory (`sizeof`); `T` has none.
+    pub fn size(self) -> Option<u64> {
+        Some(match self {
+            Ty::Bool | Ty::Char | Ty::Uchar => 1,
+            Ty::Short | Ty::Ushort => 2,
+            Ty::Int | Ty::Uint | Ty::Float => 4,
+            Ty::Long | Ty::Ulong | Ty::Double => 8,
+            Ty::Generic => return None,
+        })
     }
 }
 
@@ -180,7 +269,7 @@ pub enum StmtKind {
     /// detection it orders only the accesses to the memory spaces in `fence`.
     Barrier { fence: Fence },
     /// `[v =] atomic_op(A[e], args...)` (S-ATOMIC): one indivisible read-modify-write of
-    /// an `int`/`uint` element; `result` receives the old value. `args` holds the operands
+    /// an `int`/`uint`/`long`/`ulong` element; `result` receives the old value. `args` holds the operands
     /// (none for inc/dec, two for cmpxchg: the compared value, then the new value), each
     /// of the element's type; `result`, if any, has the element's type too.
     Atomic {
@@ -395,6 +484,43 @@ impl AtomicOp {
         }
     }
 
+    /// The new value of a `long` element (OpenCL's `atom_*` of `cl_khr_int64_*_atomics`).
+    pub fn apply_i64(self, old: i64, args: &[i64]) -> i64 {
+        let v = args.first().copied().unwrap_or(0);
+        match self {
+            AtomicOp::Min => old.min(v),
+            AtomicOp::Max => old.max(v),
+            _ => self.apply_u64(
+                old as u64,
+                &[v as u64, args.get(1).copied().unwrap_or(0) as u64],
+            ) as i64,
+        }
+    }
+
+    /// The new value of a `ulong` element.
+    pub fn apply_u64(self, old: u64, args: &[u64]) -> u64 {
+        let v = args.first().copied().unwrap_or(0);
+        match self {
+            AtomicOp::Add => old.wrapping_add(v),
+            AtomicOp::Sub => old.wrapping_sub(v),
+            AtomicOp::Xchg => v,
+            AtomicOp::Inc => old.wrapping_add(1),
+            AtomicOp::Dec => old.wrapping_sub(1),
+            AtomicOp::CmpXchg => {
+                if old == v {
+                    args[1]
+                } else {
+                    old
+                }
+            }
+            AtomicOp::Min => old.min(v),
+            AtomicOp::Max => old.max(v),
+            AtomicOp::And => old & v,
+            AtomicOp::Or => old | v,
+            AtomicOp::Xor => old ^ v,
+        }
+    }
+
     /// The new value of a `uint` element.
     pub fn apply_u32(self, old: u32, args: &[u32]) -> u32 {
         let v = args.first().copied().unwrap_or(0);
@@ -515,6 +641,9 @@ pub enum Lit {
     Uint(u32),
     Bool(bool),
     Float(f32),
+    Long(i64),
+    Ulong(u64),
+    Double(f64),
 }
 
 #[derive(Clone, Debug, Serialize)]

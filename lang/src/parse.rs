@@ -537,13 +537,7 @@ enum LvRest {
 }
 
 fn type_name(t: TypeName) -> &'static str {
-    match t {
-        TypeName::Int => "int",
-        TypeName::Uint => "uint",
-        TypeName::Bool => "bool",
-        TypeName::Float => "float",
-        TypeName::Generic => "T",
-    }
+    crate::check::ty_of(t).name()
 }
 
 const P_LPAREN: Tok<'static> = Tok::Punct("(");

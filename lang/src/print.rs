@@ -59,13 +59,7 @@ pub fn print_stmt_head(s: &Stmt) -> String {
 }
 
 fn type_str(t: TypeName) -> &'static str {
-    match t {
-        TypeName::Int => "int",
-        TypeName::Uint => "uint",
-        TypeName::Bool => "bool",
-        TypeName::Float => "float",
-        TypeName::Generic => "T",
-    }
+    crate::check::ty_of(t).name()
 }
 
 fn print_param(p: &Param) -> String {
@@ -319,6 +313,10 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
             let _ = write!(out, "{value}{}", if *unsigned { "u" } else { "" });
         }
         ExprKind::Float(x) => out.push_str(&float_str(*x)),
+        // Only the OpenCL front end writes these; `.ksim` reads the text back as a float.
+        ExprKind::Double(x) => {
+            let _ = write!(out, "{x:?}");
+        }
         ExprKind::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         ExprKind::Identity => out.push_str("identity"),
         ExprKind::Name(n) => out.push_str(n),
@@ -378,6 +376,7 @@ fn starts_with_minus(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Unary(UnOp::Neg, _) => true,
         ExprKind::Float(x) => x.is_sign_negative(),
+        ExprKind::Double(x) => x.is_sign_negative(),
         _ => false,
     }
 }
@@ -488,6 +487,7 @@ fn erase_expr(e: &mut Expr) {
     match &mut e.kind {
         ExprKind::Int { .. }
         | ExprKind::Float(_)
+        | ExprKind::Double(_)
         | ExprKind::Bool(_)
         | ExprKind::Identity
         | ExprKind::Name(_) => {}

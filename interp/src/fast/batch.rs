@@ -11,7 +11,10 @@
 
 use super::compile::{Inst, Program};
 use super::exec::{ArrView, Policy};
-use super::repr::{combine_interval, combine_voigt1, combine_voigt2, Repr};
+use super::repr::{
+    combine_interval, combine_voigt1, combine_voigt2, conv_word, wide_binary, wide_min_max,
+    wide_unary, Repr,
+};
 use super::shadow::Spec;
 
 /// Lanes per batch.
@@ -265,6 +268,23 @@ pub(crate) fn exec_batch(
                 Inst::U2F { d, a } => un!(m, d, a, |x| fb(x as u32 as f32)),
                 Inst::F2I { d, a } => un!(m, d, a, |x| f(x) as i32 as u32 as u64),
                 Inst::F2U { d, a } => un!(m, d, a, |x| f(x) as u32 as u64),
+                Inst::Conv { d, a, from, to } => un!(m, d, a, |x| conv_word(x, from, to)),
+                Inst::WideUn { op, r, d, a } => un!(m, d, a, |x| wide_unary(op, r, x)),
+                Inst::WideMinMax { min, r, d, a, b } => {
+                    bin!(m, d, a, b, |x, y| wide_min_max(min, r, x, y))
+                }
+                Inst::Wide { op, r, d, a, b, .. } => {
+                    let mut bad = false;
+                    lanes!(m, |l| {
+                        match wide_binary(op, r, r!(a, l), r!(b, l)) {
+                            Ok(v) => r!(d, l) = v,
+                            Err(_) => bad = true,
+                        }
+                    });
+                    if bad {
+                        return Err(());
+                    }
+                }
                 Inst::Log2 { d, a, signed, to } => un!(m, d, a, |x| {
                     let v = idx(x, signed);
                     let lg = if v <= 0 {

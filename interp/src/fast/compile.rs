@@ -287,6 +287,41 @@ pub(crate) enum Inst {
         d: Reg,
         a: Reg,
     },
+    /// A conversion that no dedicated instruction does (from or to `char`, `short`,
+    /// `long`, `double` and their unsigned kin), word to word through [`crate::Value`]'s
+    /// one definition of C's conversions.
+    Conv {
+        d: Reg,
+        a: Reg,
+        from: Repr,
+        to: Repr,
+    },
+    /// A binary operator on `long`, `ulong` or `double` words (`r`), through
+    /// [`crate::Value::binary`]; `site` reports a division by zero or a shift count out of
+    /// range. Comparisons give a `bool` word.
+    Wide {
+        op: BinOp,
+        r: Repr,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        site: u32,
+    },
+    /// A unary operator on `long`, `ulong` or `double` words.
+    WideUn {
+        op: UnOp,
+        r: Repr,
+        d: Reg,
+        a: Reg,
+    },
+    /// `min` (`min` true) or `max` on `long`, `ulong` or `double` words.
+    WideMinMax {
+        min: bool,
+        r: Repr,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
     /// `log2`; `signed`: the operand is an int (else a uint; other operands were replaced by
     /// a zero register); the result is converted to `to`.
     Log2 {
@@ -405,10 +440,11 @@ pub(crate) enum Inst {
     },
     /// S-ATOMIC on the element of `site` (indices in the site's registers): `d` gets the
     /// old value; `a`, `b` are the operands (`b` only for cmpxchg); `signed`: an `int`
-    /// element (min/max compare signed).
+    /// or `long` element (min/max compare signed); `wide`: a `long` or `ulong` element.
     Atomic {
         op: AtomicOp,
         signed: bool,
+        wide: bool,
         d: Reg,
         a: Reg,
         b: Reg,
@@ -708,6 +744,8 @@ fn for_each_reg(inst: &mut Inst, mut f: impl FnMut(&mut Reg)) {
         | U2F { d, a }
         | F2I { d, a }
         | F2U { d, a }
+        | Conv { d, a, .. }
+        | WideUn { d, a, .. }
         | Log2 { d, a, .. } => {
             f(d);
             f(a);
@@ -748,7 +786,9 @@ fn for_each_reg(inst: &mut Inst, mut f: impl FnMut(&mut Reg)) {
         | MaxF { d, a, b }
         | CombIv { d, a, b }
         | CombV1 { d, a, b }
-        | CombV2 { d, a, b } => {
+        | CombV2 { d, a, b }
+        | Wide { d, a, b, .. }
+        | WideMinMax { d, a, b, .. } => {
             f(d);
             f(a);
             f(b);
@@ -1064,7 +1104,8 @@ impl Compiler<'_> {
                     };
                     self.code.push(Inst::Atomic {
                         op: *op,
-                        signed: self.kernel.arrays[*array].elem == Ty::Int,
+                        signed: matches!(self.kernel.arrays[*array].elem, Ty::Int | Ty::Long),
+                        wide: matches!(self.kernel.arrays[*array].elem, Ty::Long | Ty::Ulong),
                         d,
                         a: operands.first().copied().unwrap_or(zero),
                         b: operands.get(1).copied().unwrap_or(zero),
@@ -1234,10 +1275,29 @@ impl Compiler<'_> {
     fn truth(&mut self, e: &Expr) -> Result<Reg, Unsupported> {
         let r = self.expr(e)?;
         Ok(match self.repr(e.ty)? {
-            Repr::I32 | Repr::U32 | Repr::Bool => r,
+            // Words of integer types are zero-extended: non-zero iff the value is.
+            Repr::I32
+            | Repr::U32
+            | Repr::Bool
+            | Repr::I8
+            | Repr::U8
+            | Repr::I16
+            | Repr::U16
+            | Repr::I64
+            | Repr::U64 => r,
             Repr::F32 => {
                 let d = self.temp();
                 self.code.push(Inst::NeZF { d, a: r });
+                d
+            }
+            Repr::F64 => {
+                let d = self.temp();
+                self.code.push(Inst::Conv {
+                    d,
+                    a: r,
+                    from: Repr::F64,
+                    to: Repr::Bool,
+                });
                 d
             }
             // `Value::truthy` of a monoid element is false.
@@ -1256,7 +1316,8 @@ impl Compiler<'_> {
                     signed[k.min(1)] = true;
                     r
                 }
-                Repr::U32 => r,
+                // `as_i64` of a `long` or `ulong` is its 64-bit pattern, as for a `uint`.
+                Repr::U32 | Repr::I64 | Repr::U64 => r,
                 _ => self.konst(0),
             };
             regs.push(r);
@@ -1313,6 +1374,9 @@ impl Compiler<'_> {
                 Lit::Uint(v) => v as u64,
                 Lit::Bool(b) => b as u64,
                 Lit::Float(f) => f.to_bits() as u64,
+                Lit::Long(v) => v as u64,
+                Lit::Ulong(v) => v,
+                Lit::Double(f) => f.to_bits(),
             }),
             ExprKind::Identity => {
                 let v = default_slot(Ty::Generic, self.monoid)?;
@@ -1362,6 +1426,13 @@ impl Compiler<'_> {
                         let one = self.konst(1);
                         Inst::Mov { d, a: one }
                     }
+                    (UnOp::Not, Repr::I64 | Repr::U64) => Inst::IsZ { d, a: ra },
+                    (_, Repr::I64 | Repr::U64 | Repr::F64) => Inst::WideUn {
+                        op: *op,
+                        r,
+                        d,
+                        a: ra,
+                    },
                     _ => return unsupported(format!("unary {op:?} on {}", a.ty.name())),
                 };
                 self.code.push(inst);
@@ -1448,6 +1519,9 @@ impl Compiler<'_> {
                         let z = self.konst(0);
                         Inst::Mov { d, a: z }
                     }
+                    (from, to) if from.ty().is_some() && to.ty().is_some() => {
+                        Inst::Conv { d, a: ra, from, to }
+                    }
                     _ => {
                         return unsupported(format!(
                             "cast from {} to {} under the {} monoid",
@@ -1494,6 +1568,13 @@ impl Compiler<'_> {
                     (Repr::U32, false) => Inst::MaxU { d, a: ra, b: rb },
                     (Repr::F32, true) => Inst::MinF { d, a: ra, b: rb },
                     (Repr::F32, false) => Inst::MaxF { d, a: ra, b: rb },
+                    (Repr::I64 | Repr::U64 | Repr::F64, min) => Inst::WideMinMax {
+                        min,
+                        r,
+                        d,
+                        a: ra,
+                        b: rb,
+                    },
                     _ => return unsupported(format!("min/max on {}", a.ty.name())),
                 });
                 d
@@ -1516,6 +1597,20 @@ impl Compiler<'_> {
                 Monoid::Voigt1 => Inst::CombV1 { d, a, b },
                 Monoid::Voigt2 => Inst::CombV2 { d, a, b },
                 Monoid::List => return unsupported("the list monoid"),
+            });
+        }
+        if matches!(r, I64 | U64 | F64) {
+            let site = match op {
+                Div | Rem | Shl | Shr => self.site(0, AccessKind::Read, [false; 2]),
+                _ => NO_SITE,
+            };
+            return Ok(Inst::Wide {
+                op,
+                r,
+                d,
+                a,
+                b,
+                site,
             });
         }
         let int = matches!(r, I32 | U32);

@@ -4,9 +4,12 @@
 //! conflict detection, or exact with race tracking), monomorphised into the loop.
 
 use super::compile::{CheckValue, Inst, Program, Site, NO_SITE};
-use super::repr::{combine_interval, combine_voigt1, combine_voigt2, Repr};
+use super::repr::{
+    combine_interval, combine_voigt1, combine_voigt2, conv_word, wide_binary, wide_min_max,
+    wide_unary, Repr,
+};
 use crate::fault::FaultKind;
-use crate::value::Value;
+use crate::value::{OpError, Value};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 /// One array as the threads of the current work-group see it.
@@ -100,6 +103,8 @@ impl Who {
 pub(crate) struct Rmw {
     pub op: lang::core::AtomicOp,
     pub signed: bool,
+    /// A 64-bit element.
+    pub wide: bool,
     pub a: u64,
     pub b: u64,
 }
@@ -108,7 +113,7 @@ impl Rmw {
     /// The element's new bits when it held `old`.
     #[inline]
     pub fn apply(self, old: u64) -> u64 {
-        atomic_bits(self.op, self.signed, old, self.a, self.b)
+        atomic_bits(self.op, self.signed, self.wide, old, self.a, self.b)
     }
 }
 
@@ -151,11 +156,22 @@ pub(crate) trait Policy {
     }
 }
 
-/// The new bits of an `int` (`signed`) or `uint` element under an atomic operation with
-/// operands `a` and `b`.
+/// The new bits of an `int` (`signed`) or `uint` element, or of a `long` or `ulong` one
+/// (`wide`), under an atomic operation with operands `a` and `b`.
 #[inline]
-pub(crate) fn atomic_bits(op: lang::core::AtomicOp, signed: bool, old: u64, a: u64, b: u64) -> u64 {
-    if signed {
+pub(crate) fn atomic_bits(
+    op: lang::core::AtomicOp,
+    signed: bool,
+    wide: bool,
+    old: u64,
+    a: u64,
+    b: u64,
+) -> u64 {
+    if wide && signed {
+        op.apply_i64(old as i64, &[a as i64, b as i64]) as u64
+    } else if wide {
+        op.apply_u64(old, &[a, b])
+    } else if signed {
         let args = [a as u32 as i32, b as u32 as i32];
         op.apply_i32(old as u32 as i32, &args) as u32 as u64
     } else {
@@ -403,6 +419,26 @@ pub(crate) fn exec<P: Policy>(
             Inst::U2F { d, a } => r!(d) = fb(r!(a) as u32 as f32),
             Inst::F2I { d, a } => r!(d) = f(r!(a)) as i32 as u32 as u64,
             Inst::F2U { d, a } => r!(d) = f(r!(a)) as u32 as u64,
+            Inst::Conv { d, a, from, to } => r!(d) = conv_word(r!(a), from, to),
+            Inst::WideUn { op, r, d, a } => r!(d) = wide_unary(op, r, r!(a)),
+            Inst::WideMinMax { min, r, d, a, b } => r!(d) = wide_min_max(min, r, r!(a), r!(b)),
+            Inst::Wide {
+                op,
+                r,
+                d,
+                a,
+                b,
+                site,
+            } => match wide_binary(op, r, r!(a), r!(b)) {
+                Ok(v) => r!(d) = v,
+                Err(OpError::DivisionByZero) => fault!(
+                    site,
+                    FaultKind::DivisionByZero {
+                        dividend: r.decode(r!(a)).to_string()
+                    }
+                ),
+                Err(OpError::ShiftRange(count)) => fault!(site, FaultKind::ShiftRange { count }),
+            },
             Inst::Log2 { d, a, signed, to } => {
                 let v = idx(r!(a), signed);
                 let l = if v <= 0 {
@@ -526,6 +562,7 @@ pub(crate) fn exec<P: Policy>(
             Inst::Atomic {
                 op,
                 signed,
+                wide,
                 d,
                 a,
                 b,
@@ -553,6 +590,7 @@ pub(crate) fn exec<P: Policy>(
                     Rmw {
                         op,
                         signed,
+                        wide,
                         a: x,
                         b: y,
                     },

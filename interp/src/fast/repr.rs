@@ -8,7 +8,8 @@
 
 use super::Unsupported;
 use crate::monoid::{Interval, Monoid};
-use crate::value::Value;
+use crate::value::{OpError, Value};
+use lang::ast::{BinOp, UnOp};
 use lang::core::Ty;
 
 pub(crate) use crate::codec::{Repr, IV_ID, IV_TOP};
@@ -36,6 +37,47 @@ pub(crate) fn encode(v: &Value, r: Repr) -> Result<u64, Unsupported> {
 
 pub(crate) fn decode(x: u64, r: Repr) -> Value {
     r.decode(x)
+}
+
+/// The word of a scalar value, whatever its type (a comparison's `bool` included).
+fn word(v: &Value) -> u64 {
+    let r = match v {
+        Value::Bool(_) => Repr::Bool,
+        Value::Int(_) => Repr::I32,
+        Value::Uint(_) => Repr::U32,
+        Value::Float(_) => Repr::F32,
+        Value::Char(_) => Repr::I8,
+        Value::Uchar(_) => Repr::U8,
+        Value::Short(_) => Repr::I16,
+        Value::Ushort(_) => Repr::U16,
+        Value::Long(_) => Repr::I64,
+        Value::Ulong(_) => Repr::U64,
+        Value::Double(_) => Repr::F64,
+        other => unreachable!("no scalar word for {other:?}"),
+    };
+    r.encode(v).expect("the value's own representation")
+}
+
+/// [`super::compile::Inst::Conv`]: C's conversion of a word of `from` to `to` (both
+/// scalar), by [`Value::cast`], so that both engines share one definition.
+pub(crate) fn conv_word(x: u64, from: Repr, to: Repr) -> u64 {
+    let ty = to.ty().expect("a scalar target");
+    word(&from.decode(x).cast(ty))
+}
+
+/// [`super::compile::Inst::Wide`]: a binary operator on two words of `r`.
+pub(crate) fn wide_binary(op: BinOp, r: Repr, x: u64, y: u64) -> Result<u64, OpError> {
+    Value::binary(op, &r.decode(x), &r.decode(y)).map(|v| word(&v))
+}
+
+/// [`super::compile::Inst::WideUn`].
+pub(crate) fn wide_unary(op: UnOp, r: Repr, x: u64) -> u64 {
+    word(&Value::unary(op, &r.decode(x)))
+}
+
+/// [`super::compile::Inst::WideMinMax`].
+pub(crate) fn wide_min_max(min: bool, r: Repr, x: u64, y: u64) -> u64 {
+    word(&crate::eval::min_max(min, r.decode(x), r.decode(y)))
 }
 
 #[inline(always)]

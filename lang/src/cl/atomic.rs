@@ -5,8 +5,9 @@
 //! argument reaches ([`super::pointer`]), returning the old value.
 //!
 //! Two atomics on one element never race; an atomic and a plain access do unless a barrier
-//! orders them (the core's race check). `atomic_xchg` on `float` (allowed by §6.12.11) and
-//! the 64-bit `atom_*` functions are refused: the core's atomics are on 32-bit integers.
+//! orders them (the core's race check). `atomic_xchg` on `float` (allowed by §6.12.11) is
+//! refused; the 64-bit `atom_*` of `cl_khr_int64_{base,extended}_atomics` (`atom_add` on a
+//! `long *`) work the same way on `long`/`ulong` elements.
 
 use super::*;
 use crate::core::AtomicOp;
@@ -67,10 +68,13 @@ impl<'u> Lowerer<'u> {
             }
             self.writable(&a.array.name, &target.span)?;
         }
-        if !matches!(elem, TypeName::Int | TypeName::Uint) {
+        if !matches!(
+            elem,
+            TypeName::Int | TypeName::Uint | TypeName::Long | TypeName::Ulong
+        ) {
             return unsupported(
                 format!(
-                    "`{}` on `{}` elements (ksim's atomics are on `int` and `uint`)",
+                    "`{}` on `{}` elements (ksim's atomics are on `int`, `uint`, `long`, `ulong`)",
                     func.name,
                     format!("{elem:?}").to_lowercase()
                 ),

@@ -23,6 +23,8 @@
 use super::ast as cl;
 use super::builtins::{self, Builtin, Fence};
 use crate::ast::{self as k, BinOp, Space, Span, TypeName, UnOp};
+use crate::check::{name_of, ty_of};
+use crate::core::Ty;
 use crate::diag::Diagnostic;
 use std::collections::{HashMap, HashSet};
 
@@ -529,30 +531,18 @@ fn if_then(cond: k::Expr, then: Vec<k::Stmt>, els: Option<Vec<k::Stmt>>, span: &
     )
 }
 
-fn rank(t: TypeName) -> u8 {
-    match t {
-        TypeName::Bool => 0,
-        TypeName::Int => 1,
-        TypeName::Uint => 2,
-        TypeName::Float => 3,
-        TypeName::Generic => 4,
-    }
-}
-
+/// The checker's type of `c ? a : b` (C's usual arithmetic conversions, one type kept).
 fn common(a: TypeName, b: TypeName) -> TypeName {
-    if rank(a) >= rank(b) {
+    if a == b {
         a
     } else {
-        b
+        name_of(Ty::common(ty_of(a), ty_of(b)))
     }
 }
 
+/// C's integer promotion (`bool`, `char`, `short` compute as `int`).
 fn promote(t: TypeName) -> TypeName {
-    if t == TypeName::Bool {
-        TypeName::Int
-    } else {
-        t
-    }
+    name_of(ty_of(t).promote())
 }
 
 /// Size in bytes of an OpenCL type, for `sizeof` (`size_t` is 32 bits in ksim).
@@ -582,10 +572,7 @@ fn size_of(t: &cl::Type) -> Option<u64> {
 }
 
 fn type_size(t: TypeName) -> u64 {
-    match t {
-        TypeName::Bool => 1,
-        _ => 4,
-    }
+    ty_of(t).size().unwrap_or(4)
 }
 
 impl<'u> Lowerer<'u> {
@@ -646,9 +633,14 @@ impl<'u> Lowerer<'u> {
             Opaque(n) if n == "event_t" => TypeName::Int,
             Opaque(n) => return unsupported(format!("`{n}`"), span),
             Void => return Err(Diagnostic::new("`void` is not a value type", span.clone())),
-            Char { .. } | Short { .. } | Long { .. } | Half | Double => {
-                return unsupported(format!("the type `{}`", b.name()), span)
-            }
+            Char { unsigned: false } => TypeName::Char,
+            Char { unsigned: true } => TypeName::Uchar,
+            Short { unsigned: false } => TypeName::Short,
+            Short { unsigned: true } => TypeName::Ushort,
+            Long { unsigned: false } => TypeName::Long,
+            Long { unsigned: true } => TypeName::Ulong,
+            Double => TypeName::Double,
+            Half => return unsupported(format!("the type `{}`", b.name()), span),
         })
     }
 
@@ -1902,15 +1894,24 @@ impl<'u> Lowerer<'u> {
                 unsigned,
                 long,
             } => {
-                if *long {
-                    return unsupported("`long` literals (64-bit integers)", span);
-                }
-                mk(k::ExprKind::Int {
+                let lit = mk(k::ExprKind::Int {
                     value: *value,
                     unsigned: *unsigned,
-                })
+                });
+                // `5L`, `5UL`: at least `long`; the checker makes a literal too large
+                // for `int` (`uint`) a `long` (`ulong`) by itself.
+                match (long, unsigned) {
+                    (false, _) => lit,
+                    (true, false) => mk(k::ExprKind::Cast(TypeName::Long, Box::new(lit))),
+                    (true, true) => mk(k::ExprKind::Cast(TypeName::Ulong, Box::new(lit))),
+                }
             }
-            E::Float { value, .. } => mk(k::ExprKind::Float(*value as f32)),
+            // C: an unsuffixed floating literal is a `double`, `1.5f` a `float`.
+            E::Float {
+                value,
+                single: true,
+            } => mk(k::ExprKind::Float(*value as f32)),
+            E::Float { value, .. } => mk(k::ExprKind::Double(*value)),
             E::Char(c) => mk(k::ExprKind::Int {
                 value: *c as u64,
                 unsigned: false,
@@ -2097,9 +2098,9 @@ impl<'u> Lowerer<'u> {
                 None => return unsupported(format!("sizeof of `{}`", t.base.name()), span),
             },
             E::SizeofExpr(a) if self.vec_shape(a).is_some() => {
-                let (_, n) = self.vec_shape(a).expect("a vector");
+                let (elem, n) = self.vec_shape(a).expect("a vector");
                 mk(k::ExprKind::Int {
-                    value: 4 * vector::stride(n) as u64,
+                    value: type_size(elem) * vector::stride(n) as u64,
                     unsigned: true,
                 })
             }
@@ -2389,9 +2390,15 @@ impl<'u> Lowerer<'u> {
     fn type_of(&self, e: &k::Expr) -> Option<TypeName> {
         use k::ExprKind as E;
         Some(match &e.kind {
+            E::Int {
+                value,
+                unsigned: true,
+            } if *value > u32::MAX as u64 => TypeName::Ulong,
             E::Int { unsigned: true, .. } => TypeName::Uint,
+            E::Int { value, .. } if *value > i32::MAX as u64 => TypeName::Long,
             E::Int { .. } => TypeName::Int,
             E::Float(_) => TypeName::Float,
+            E::Double(_) => TypeName::Double,
             E::Bool(_) => TypeName::Bool,
             E::Identity => TypeName::Generic,
             E::Name(n) => *self.types.get(n)?,
@@ -2428,6 +2435,6 @@ fn mentions_names(e: &k::Expr) -> bool {
         E::Unary(_, a) | E::Cast(_, a) => mentions_names(a),
         E::Binary(_, a, b) => mentions_names(a) || mentions_names(b),
         E::Cond(a, b, c) => mentions_names(a) || mentions_names(b) || mentions_names(c),
-        E::Int { .. } | E::Float(_) | E::Bool(_) | E::Identity => false,
+        E::Int { .. } | E::Float(_) | E::Double(_) | E::Bool(_) | E::Identity => false,
     }
 }

@@ -1197,9 +1197,16 @@ fn number(text: &str) -> Option<ExprKind> {
         .take_while(|c| matches!(c, 'u' | 'l'))
         .collect();
     let value = parse_int(text)?;
+    let long = suffix.contains('l');
+    // C: a hex or octal literal takes the first of int, uint, long, ulong that holds it
+    // (a decimal one skips the unsigned types, which the checker does by itself).
+    let octal = lower.len() > 1 && lower.starts_with('0');
+    let unsigned_fit = (is_hex || octal)
+        && ((!long && value > i32::MAX as u64 && value <= u32::MAX as u64)
+            || value > i64::MAX as u64);
     Some(ExprKind::Int {
         value,
-        unsigned: suffix.contains('u'),
-        long: suffix.contains('l'),
+        unsigned: suffix.contains('u') || unsigned_fit,
+        long,
     })
 }

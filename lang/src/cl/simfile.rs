@@ -1023,6 +1023,16 @@ fn ksim_value(v: Num, ty: TypeName, dt: DataType) -> Result<String, String> {
                 show(v)
             )),
         },
+        TypeName::Char => range(i8::MIN as i128, i8::MAX as i128, "char"),
+        TypeName::Uchar => range(0, u8::MAX as i128, "uchar"),
+        TypeName::Short => range(i16::MIN as i128, i16::MAX as i128, "short"),
+        TypeName::Ushort => range(0, u16::MAX as i128, "ushort"),
+        TypeName::Long => range(i64::MIN as i128, i64::MAX as i128, "long"),
+        TypeName::Ulong => range(0, u64::MAX as i128, "ulong"),
+        TypeName::Double => match v {
+            Num::F(f) => Ok(format!("{f:?}")),
+            Num::I(i) => Ok(format!("{:?}", i as f64)),
+        },
         TypeName::Generic => Err("a generic parameter cannot be bound from a .sim file".into()),
     }
 }

@@ -48,13 +48,7 @@ pub fn stride(n: u8) -> u8 {
 
 /// The OpenCL spelling of a scalar type, for messages.
 fn scalar_name(t: TypeName) -> &'static str {
-    match t {
-        TypeName::Uint => "uint",
-        TypeName::Float => "float",
-        TypeName::Bool => "bool",
-        TypeName::Generic => "T",
-        TypeName::Int => "int",
-    }
+    crate::check::ty_of(t).name()
 }
 
 /// The OpenCL spelling of a vector type, for messages.
@@ -194,7 +188,7 @@ fn reads(e: &k::Expr, vars: &HashSet<String>, memory: bool) -> bool {
         E::Binary(_, a, b) => reads(a, vars, memory) || reads(b, vars, memory),
         E::Cond(a, b, c) => [a, b, c].iter().any(|x| reads(x, vars, memory)),
         E::Call { args, .. } => args.iter().any(|x| reads(x, vars, memory)),
-        E::Int { .. } | E::Float(_) | E::Bool(_) | E::Identity => false,
+        E::Int { .. } | E::Float(_) | E::Double(_) | E::Bool(_) | E::Identity => false,
     }
 }
 
