@@ -1083,8 +1083,12 @@ fn s_assert(
     Ok(None)
 }
 
-/// The new value of an `int` or `uint` element under an atomic operation.
+/// The new value of an `int` or `uint` element under an atomic operation (of a `float`
+/// element under `atomic_xchg`, which only moves the operand's bits in).
 pub fn atomic_apply(op: AtomicOp, old: &Value, operands: &[Value]) -> Value {
+    if let (AtomicOp::Xchg, Some(v)) = (op, operands.first()) {
+        return v.clone();
+    }
     match old {
         Value::Uint(o) => {
             let args: Vec<u32> = operands

@@ -5,8 +5,9 @@
 //! argument reaches ([`super::pointer`]), returning the old value.
 //!
 //! Two atomics on one element never race; an atomic and a plain access do unless a barrier
-//! orders them (the core's race check). `atomic_xchg` on `float` (allowed by §6.12.11) and
-//! the 64-bit `atom_*` functions are refused: the core's atomics are on 32-bit integers.
+//! orders them (the core's race check). `atomic_xchg` also works on `float` (allowed by
+//! §6.12.11: it moves the bits); the 64-bit `atom_*` functions are refused: the core's
+//! atomics are on 32-bit values.
 
 use super::*;
 use crate::core::AtomicOp;
@@ -61,7 +62,8 @@ impl<'u> Lowerer<'u> {
                 target.span.clone(),
             ));
         };
-        if !matches!(elem, TypeName::Int | TypeName::Uint) {
+        let float_xchg = op == AtomicOp::Xchg && elem == TypeName::Float;
+        if !matches!(elem, TypeName::Int | TypeName::Uint) && !float_xchg {
             return unsupported(
                 format!(
                     "`{}` on `{}` elements (ksim's atomics are on `int` and `uint`)",
@@ -168,11 +170,13 @@ mod tests {
     }
 
     #[test]
-    fn float_atomics_and_wrong_arity_are_refused() {
-        let e = compile_src("__kernel void k(__global float *F) { atomic_xchg(F, 1.0f); }")
+    fn float_atomics_other_than_xchg_and_wrong_arity_are_refused() {
+        let c = compile_src("__kernel void k(__global float *F) { atomic_xchg(F, 1.0f); }");
+        assert!(c.is_ok(), "{:?}", c.err());
+        let e = compile_src("__kernel void k(__global float *F) { atomic_add(F, 1.0f); }")
             .unwrap_err();
         assert!(
-            e.starts_with("not supported yet: `atomic_xchg` on `float`"),
+            e.starts_with("not supported yet: `atomic_add` on `float`"),
             "{e}"
         );
         let e = compile_src("__kernel void k(__global int *A) { atomic_add(A); }").unwrap_err();

@@ -324,6 +324,11 @@ impl<'u> Lowerer<'u> {
                 .vec_shape(args.first()?)
                 .map(|(_, n)| (TypeName::Int, n)),
             Builtin::Exact(_) => args.iter().find_map(|a| self.vec_shape(a)),
+            Builtin::Math(m) => {
+                let (_, n) = args.iter().find_map(|a| self.vec_shape(a))?;
+                let int = matches!(m, builtins::Math::IsInf | builtins::Math::IsFinite);
+                Some((if int { TypeName::Int } else { TypeName::Float }, n))
+            }
             _ => None,
         }
     }
@@ -740,6 +745,7 @@ impl<'u> Lowerer<'u> {
                 }
                 Ok(out)
             }
+            Some(Builtin::Math(m)) => self.math_vec(m, func, args, n, span, pre),
             _ => unsupported(format!("vector built-ins (`{}`)", func.name), &func.span),
         }
     }
