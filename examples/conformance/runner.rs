@@ -415,17 +415,6 @@ pub fn run(dir: &Path) -> Result<Report, String> {
     Ok(Report { rows })
 }
 
-/// Constructs that are GPUVerify's own extensions of OpenCL C, by the error they cause.
-fn gpuverify_extension(message: &str) -> Option<&'static str> {
-    if message.contains("DECLARE_UF_BINARY") {
-        Some("GPUVerify's uninterpreted functions (DECLARE_UF_BINARY)")
-    } else if message.contains("is declared but never defined") {
-        Some("functions without a body (GPUVerify treats them as uninterpreted)")
-    } else {
-        None
-    }
-}
-
 fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
     if h.unusual.is_none() {
         if let Err(m) = launch(h) {
@@ -447,9 +436,6 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
             let m = diags[0].message.clone();
             if let Some(rest) = m.strip_prefix("not supported yet: ") {
                 return Outcome::NotLoadable(rest.to_string());
-            }
-            if let Some(ext) = gpuverify_extension(&m) {
-                return Outcome::NotLoadable(ext.to_string());
             }
             let (f, off) = map.locate(diags[0].span.start);
             let (line, _) = lang::line_col(&f.text, off);

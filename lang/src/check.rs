@@ -13,8 +13,7 @@
 use crate::ast::{self, AssignOp, BinOp, LValue, Span, StmtKind as S, TypeName, UnOp};
 use crate::core::{
     Annotation, ArrayDecl, AtomicOp, BlockId, Builtin, DimQuery, Expr, ExprKind, Kernel, Lit,
-    MathFn,
-    ParamDecl, ParamKind, Stmt, StmtKind, Ty, VarDecl, VarId,
+    MathFn, ParamDecl, ParamKind, Stmt, StmtKind, Ty, VarDecl, VarId,
 };
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
@@ -992,7 +991,8 @@ impl Checker {
                          get_local_id, get_global_id, get_group_id, get_local_size, \
                          get_num_groups, get_global_size, get_global_offset, get_work_dim, \
                          atomic_add, atomic_sub, atomic_xchg, atomic_inc, atomic_dec, \
-                         atomic_cmpxchg, atomic_min, atomic_max, atomic_and, atomic_or, atomic_xor)"
+                         atomic_cmpxchg, atomic_min, atomic_max, atomic_and, atomic_or, atomic_xor, \
+                         and OpenCL's float math functions: sqrt, exp, pow, fmin, ...)"
                     ),
                     &func.span,
                 )

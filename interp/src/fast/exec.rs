@@ -379,7 +379,13 @@ pub(crate) fn exec<P: Policy>(
                     _ => l as u32 as u64,
                 };
             }
-            Inst::Math { f: func, d, a, b, c } => {
+            Inst::Math {
+                f: func,
+                d,
+                a,
+                b,
+                c,
+            } => {
                 let x = [f(r!(a)), f(r!(b)), f(r!(c))];
                 r!(d) = fb(func.apply(&x));
             }

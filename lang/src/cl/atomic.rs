@@ -173,8 +173,8 @@ mod tests {
     fn float_atomics_other_than_xchg_and_wrong_arity_are_refused() {
         let c = compile_src("__kernel void k(__global float *F) { atomic_xchg(F, 1.0f); }");
         assert!(c.is_ok(), "{:?}", c.err());
-        let e = compile_src("__kernel void k(__global float *F) { atomic_add(F, 1.0f); }")
-            .unwrap_err();
+        let e =
+            compile_src("__kernel void k(__global float *F) { atomic_add(F, 1.0f); }").unwrap_err();
         assert!(
             e.starts_with("not supported yet: `atomic_add` on `float`"),
             "{e}"

@@ -244,14 +244,13 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         {
             Unsupported("floating-point math built-ins")
         }
-        "__array_snapshot" => Unsupported(
-            "GPUVerify's ghost arrays (a copy of a whole array that is no memory access; \
-             ksim has no ghost state)",
-        ),
-        "__writes_to" | "__reads_from" => Unsupported(
-            "GPUVerify's access specifications of functions without a body (the elements \
-             touched are named only by access-log postconditions, which ksim does not evaluate)",
-        ),
+        // A copy of a whole array that is no memory access: ksim has no ghost state.
+        "__array_snapshot" => Unsupported("GPUVerify's ghost arrays"),
+        // The elements touched are named only by access-log postconditions
+        // (`__write_implies`), which ksim does not evaluate (docs/language.md).
+        "__writes_to" | "__reads_from" => {
+            Unsupported("GPUVerify's access specifications of functions without a body")
+        }
         _ if name.starts_with("__") => Unsupported("GPUVerify built-ins outside annotations"),
         _ => return None,
     })

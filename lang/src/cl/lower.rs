@@ -36,12 +36,12 @@ mod pointer;
 mod arrays;
 #[path = "async_copy.rs"]
 mod async_copy;
+#[path = "math.rs"]
+mod math;
 #[path = "private.rs"]
 mod private;
 #[path = "spec.rs"]
 mod spec;
-#[path = "math.rs"]
-mod math;
 #[path = "uf.rs"]
 mod uf;
 #[path = "vector.rs"]
@@ -1545,7 +1545,7 @@ impl<'u> Lowerer<'u> {
             [a] => match self.static_fence(a) {
                 Some(f) => Ok(f),
                 None => unsupported(
-                    "fence flags computed at run time (a barrier's flags must be constant after \
+                    "fence flags computed at run time (`barrier` flags must be constant after \
                      inlining: ksim's barrier orders the same memory spaces for every work-item)",
                     &a.span,
                 ),

@@ -40,7 +40,11 @@ impl<'u> Lowerer<'u> {
         let inf = || ex(k::ExprKind::Float(f32::INFINITY), span);
         match m {
             Math::Fn(f) => call(f.name(), args.into_iter().map(float).collect(), span),
-            Math::Pown => call(MathFn::Pow.name(), args.into_iter().map(float).collect(), span),
+            Math::Pown => call(
+                MathFn::Pow.name(),
+                args.into_iter().map(float).collect(),
+                span,
+            ),
             Math::SinCos => call(MathFn::Sin.name(), vec![float(args.remove(0))], span),
             Math::Recip => bin(
                 BinOp::Div,
@@ -86,7 +90,11 @@ impl<'u> Lowerer<'u> {
             let x = float(x);
             let t = self.temp("sincos_x", TypeName::Float, Some(x), &args[0].span, pre);
             let x = name_expr(&t, span);
-            self.store_through(&args[1], call(MathFn::Cos.name(), vec![x.clone()], span), pre)?;
+            self.store_through(
+                &args[1],
+                call(MathFn::Cos.name(), vec![x.clone()], span),
+                pre,
+            )?;
             return Ok(self.math_value(m, vec![x], span));
         }
         let mut lowered = Vec::new();

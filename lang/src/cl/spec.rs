@@ -287,11 +287,9 @@ impl<'u> Lowerer<'u> {
             ),
             // GPUVerify's `__mod_pow2(x, y)`: `x mod y` for a power of two `y`, as the
             // bit mask `x & (y - 1)`.
-            ("__mod_pow2", [x, y]) => bin(
-                BinOp::BitAnd,
-                x.clone(),
-                bin(BinOp::Sub, y.clone(), int(1)),
-            ),
+            ("__mod_pow2", [x, y]) => {
+                bin(BinOp::BitAnd, x.clone(), bin(BinOp::Sub, y.clone(), int(1)))
+            }
             ("__ite", [c, a, b]) => ex(
                 k::ExprKind::Cond(
                     Box::new(c.clone()),

@@ -141,7 +141,13 @@ impl<'u> Lowerer<'u> {
                  interpretation only"
             ),
         );
-        let h = self.temp("uf_hash", TypeName::Uint, Some(uint(seed(name), span)), span, pre);
+        let h = self.temp(
+            "uf_hash",
+            TypeName::Uint,
+            Some(uint(seed(name), span)),
+            span,
+            pre,
+        );
         let hv = || name_expr(&h, span);
         // h = (h ^ bits) * MIX, for each argument.
         for b in bits {
