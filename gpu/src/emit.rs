@@ -38,7 +38,8 @@
 //! - **Floats**: `#pragma OPENCL FP_CONTRACT OFF` (no fused multiply-add), so `+ - *` are
 //!   correctly rounded as in the simulator; `/` may differ by the device's ULP allowance
 //!   (see [`crate::compare`]). Float → int/uint casts saturate and send NaN to 0
-//!   (`convert_int_sat`), as Rust's `as` does.
+//!   (`convert_int_sat`), as Rust's `as` does. Math functions (`sqrt`, `exp`, `pow`, ...)
+//!   are OpenCL C's own, within the device's ULP bounds of the simulator's values.
 //! - **`&&`, `||`, `?:`** keep their C short-circuit semantics, as in ksim.
 //! - **The generic type `T`** is a `typedef` chosen by the monoid and `⊕` is the helper
 //!   `combine(a, b)`: `int` for the int monoids, `float` for `float-add`, `uchar` for
@@ -1156,6 +1157,11 @@ impl<'a> Emitter<'a> {
                 };
                 (format!("{f}({x}, {y})"), P_ATOM)
             }
+            // OpenCL C's own function of the same name and meaning (§6.12.2).
+            K::Math(f, args) => {
+                let args: Vec<String> = args.iter().map(|a| self.expr_top(a)).collect();
+                (format!("{}({})", f.name(), args.join(", ")), P_ATOM)
+            }
         }
     }
 
@@ -1320,6 +1326,7 @@ fn visit(e: &Expr, f: &mut impl FnMut(&Expr)) {
             visit(a, f);
             visit(b, f)
         }
+        K::Math(_, args) => args.iter().for_each(|a| visit(a, f)),
         K::Cond(c, a, b) => {
             visit(c, f);
             visit(a, f);

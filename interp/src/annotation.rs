@@ -33,6 +33,7 @@ pub fn mentions(cond: &Expr) -> Vec<Mention> {
                 walk(a, out);
                 walk(b, out);
             }
+            ExprKind::Math(_, args) => args.iter().for_each(|a| walk(a, out)),
             ExprKind::Cond(c, a, b) => {
                 walk(c, out);
                 walk(a, out);

@@ -198,6 +198,7 @@ fn loads(e: &Expr) -> usize {
         ExprKind::Binary(_, a, b) | ExprKind::Min(a, b) | ExprKind::Max(a, b) => {
             loads(a) + loads(b)
         }
+        ExprKind::Math(_, args) => args.iter().map(loads).sum(),
         ExprKind::Cond(c, a, b) => loads(c) + loads(a) + loads(b),
     }
 }
@@ -312,6 +313,9 @@ impl Splitter {
             ExprKind::Max(a, b) => {
                 let a = self.expr(a, out, span);
                 ExprKind::Max(Box::new(a), Box::new(self.expr(b, out, span)))
+            }
+            ExprKind::Math(f, args) => {
+                ExprKind::Math(*f, args.iter().map(|a| self.expr(a, out, span)).collect())
             }
             ExprKind::Cond(c, a, b) => {
                 let c = self.expr(c, out, span);

@@ -74,6 +74,16 @@ pub fn eval(e: &Expr, env: &mut impl Env) -> Result<Value, FaultKind> {
         ExprKind::Log2(a) => log2(&eval(a, env)?, e.ty),
         ExprKind::Min(a, b) => min_max(true, eval(a, env)?, eval(b, env)?),
         ExprKind::Max(a, b) => min_max(false, eval(a, env)?, eval(b, env)?),
+        ExprKind::Math(f, args) => {
+            let mut xs = [0f32; 3];
+            for (x, a) in xs.iter_mut().zip(args) {
+                *x = match eval(a, env)? {
+                    Value::Float(bits) => f32::from_bits(bits),
+                    v => v.as_i64().unwrap_or(0) as f32,
+                };
+            }
+            Value::Float(f.apply(&xs).to_bits())
+        }
     })
 }
 

@@ -1110,8 +1110,12 @@ fn s_assert(
     Ok(None)
 }
 
-/// The new value of an `int`, `uint`, `long` or `ulong` element under an atomic operation.
+/// The new value of an `int`, `uint`, `long` or `ulong` element under an atomic operation
+/// (of a `float` element under `atomic_xchg`, which only moves the operand's bits in).
 pub fn atomic_apply(op: AtomicOp, old: &Value, operands: &[Value]) -> Value {
+    if let (AtomicOp::Xchg, Some(v)) = (op, operands.first()) {
+        return v.clone();
+    }
     let wide = |v: &Value| v.as_i64().unwrap_or(0);
     match old {
         Value::Long(o) => {

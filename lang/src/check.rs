@@ -13,7 +13,7 @@
 use crate::ast::{self, AssignOp, BinOp, LValue, Span, StmtKind as S, TypeName, UnOp};
 use crate::core::{
     Annotation, ArrayDecl, AtomicOp, BlockId, Builtin, DimQuery, Expr, ExprKind, Kernel, Lit,
-    ParamDecl, ParamKind, Stmt, StmtKind, Ty, VarDecl, VarId,
+    MathFn, ParamDecl, ParamKind, Stmt, StmtKind, Ty, VarDecl, VarId,
 };
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
@@ -659,10 +659,12 @@ impl Checker {
             );
             return Err(());
         }
-        if !matches!(elem, Ty::Int | Ty::Uint | Ty::Long | Ty::Ulong) {
+        // `atomic_xchg` also exchanges `float` bits (OpenCL C 1.2, §6.12.11).
+        let float_xchg = op == AtomicOp::Xchg && elem == Ty::Float;
+        if !matches!(elem, Ty::Int | Ty::Uint | Ty::Long | Ty::Ulong) && !float_xchg {
             return self.err(
                 format!(
-                    "`{name}` works on `int` and `uint` elements (and `long`, `ulong`); `{}` holds `{}`",
+                    "`{name}` works on `int`, `uint`, `long` and `ulong` elements (`atomic_xchg` on `float` too); `{}` holds `{}`",
                     array.name,
                     elem.name()
                 ),
@@ -998,6 +1000,11 @@ impl Checker {
                 span,
             );
         }
+        if let Some(m) = MathFn::from_name(f) {
+            if let Some(e) = self.math(m, args, span)? {
+                return Ok(e);
+            }
+        }
         let arity = match f {
             "log2" => 1,
             "min" | "max" => 2,
@@ -1008,7 +1015,8 @@ impl Checker {
                          get_local_id, get_global_id, get_group_id, get_local_size, \
                          get_num_groups, get_global_size, get_global_offset, get_work_dim, \
                          atomic_add, atomic_sub, atomic_xchg, atomic_inc, atomic_dec, \
-                         atomic_cmpxchg, atomic_min, atomic_max, atomic_and, atomic_or, atomic_xor)"
+                         atomic_cmpxchg, atomic_min, atomic_max, atomic_and, atomic_or, atomic_xor, \
+                         and OpenCL's float math functions: sqrt, exp, pow, fmin, ...)"
                     ),
                     &func.span,
                 )
@@ -1065,6 +1073,40 @@ impl Checker {
             },
             ty,
         ))
+    }
+
+    /// A floating-point math function: its operands converted to `float`. `None` for
+    /// `log2` of an integer, which is `.ksim`'s integer logarithm.
+    fn math(&mut self, m: MathFn, args: &[ast::Expr], span: &Span) -> Res<Option<Expr>> {
+        if args.len() != m.arity() {
+            return self.err(
+                format!(
+                    "`{}` takes {} argument{}",
+                    m.name(),
+                    m.arity(),
+                    if m.arity() == 1 { "" } else { "s" }
+                ),
+                span,
+            );
+        }
+        let args: Vec<Res<Expr>> = args.iter().map(|a| self.expr(a)).collect();
+        let args: Vec<Expr> = args.into_iter().collect::<Res<_>>()?;
+        if m == MathFn::Log2 && matches!(args[0].ty, Ty::Int | Ty::Uint) {
+            return Ok(None);
+        }
+        for a in &args {
+            if a.ty == Ty::Generic {
+                let place = format!("an argument of `{}`", m.name());
+                self.generic_misuse(&place, &a.span);
+                return Err(());
+            }
+        }
+        let args = args.into_iter().map(|a| cast(a, Ty::Float)).collect();
+        Ok(Some(Expr {
+            kind: ExprKind::Math(m, args),
+            ty: Ty::Float,
+            span: span.clone(),
+        }))
     }
 
     fn binary(&mut self, op: BinOp, a: Expr, b: Expr, span: &Span) -> Res<Expr> {

@@ -673,4 +673,233 @@ pub enum ExprKind {
     /// `min(a, b)` / `max(a, b)` on `int`, `uint` or `float`.
     Min(Box<Expr>, Box<Expr>),
     Max(Box<Expr>, Box<Expr>),
+    /// A floating-point math function of OpenCL C (`sqrt(x)`, `pow(x, y)`, `fma(a, b, c)`):
+    /// `float` operands (as many as [`MathFn::arity`]) and result.
+    Math(MathFn, Vec<Expr>),
+}
+
+/// OpenCL C's floating-point math functions (§6.12.2) on `float`. [`MathFn::apply`] is the
+/// one definition both engines run: exact operations (`fabs`, `floor`, `fmin`, `fmod`,
+/// `copysign`, ...) and `sqrt`/`fma` are correctly rounded in `f32`; the others are computed
+/// in `f64` and rounded to `f32`, which is within 1 ULP (correctly rounded but for rare
+/// double roundings), inside the specification's bounds (3 to 16 ULP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum MathFn {
+    Fabs,
+    Floor,
+    Ceil,
+    Trunc,
+    /// Half-way cases away from zero.
+    Round,
+    /// Half-way cases to even (the default rounding mode).
+    Rint,
+    Sqrt,
+    Rsqrt,
+    Cbrt,
+    Exp,
+    Exp2,
+    Exp10,
+    Expm1,
+    Log,
+    Log2,
+    Log10,
+    Log1p,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Pow,
+    /// `pow` for `x >= 0` only (NaN otherwise, and for `0^0`, `inf^0`, `1^inf`).
+    Powr,
+    /// The non-NaN operand if one is NaN.
+    Fmin,
+    Fmax,
+    Fmod,
+    Fdim,
+    Atan2,
+    Hypot,
+    Copysign,
+    Fma,
+}
+
+impl MathFn {
+    pub const ALL: [MathFn; 39] = [
+        MathFn::Fabs,
+        MathFn::Floor,
+        MathFn::Ceil,
+        MathFn::Trunc,
+        MathFn::Round,
+        MathFn::Rint,
+        MathFn::Sqrt,
+        MathFn::Rsqrt,
+        MathFn::Cbrt,
+        MathFn::Exp,
+        MathFn::Exp2,
+        MathFn::Exp10,
+        MathFn::Expm1,
+        MathFn::Log,
+        MathFn::Log2,
+        MathFn::Log10,
+        MathFn::Log1p,
+        MathFn::Sin,
+        MathFn::Cos,
+        MathFn::Tan,
+        MathFn::Asin,
+        MathFn::Acos,
+        MathFn::Atan,
+        MathFn::Sinh,
+        MathFn::Cosh,
+        MathFn::Tanh,
+        MathFn::Asinh,
+        MathFn::Acosh,
+        MathFn::Atanh,
+        MathFn::Pow,
+        MathFn::Powr,
+        MathFn::Fmin,
+        MathFn::Fmax,
+        MathFn::Fmod,
+        MathFn::Fdim,
+        MathFn::Atan2,
+        MathFn::Hypot,
+        MathFn::Copysign,
+        MathFn::Fma,
+    ];
+
+    /// The OpenCL C name (also the `.ksim` and core spelling).
+    pub fn name(self) -> &'static str {
+        use MathFn::*;
+        match self {
+            Fabs => "fabs",
+            Floor => "floor",
+            Ceil => "ceil",
+            Trunc => "trunc",
+            Round => "round",
+            Rint => "rint",
+            Sqrt => "sqrt",
+            Rsqrt => "rsqrt",
+            Cbrt => "cbrt",
+            Exp => "exp",
+            Exp2 => "exp2",
+            Exp10 => "exp10",
+            Expm1 => "expm1",
+            Log => "log",
+            Log2 => "log2",
+            Log10 => "log10",
+            Log1p => "log1p",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Asin => "asin",
+            Acos => "acos",
+            Atan => "atan",
+            Sinh => "sinh",
+            Cosh => "cosh",
+            Tanh => "tanh",
+            Asinh => "asinh",
+            Acosh => "acosh",
+            Atanh => "atanh",
+            Pow => "pow",
+            Powr => "powr",
+            Fmin => "fmin",
+            Fmax => "fmax",
+            Fmod => "fmod",
+            Fdim => "fdim",
+            Atan2 => "atan2",
+            Hypot => "hypot",
+            Copysign => "copysign",
+            Fma => "fma",
+        }
+    }
+
+    /// The function named `name` (OpenCL C's name; `log2` is the float logarithm only
+    /// where the caller says so: `.ksim`'s `log2` is the integer one).
+    pub fn from_name(name: &str) -> Option<MathFn> {
+        MathFn::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    pub fn arity(self) -> usize {
+        use MathFn::*;
+        match self {
+            Pow | Powr | Fmin | Fmax | Fmod | Fdim | Atan2 | Hypot | Copysign => 2,
+            Fma => 3,
+            _ => 1,
+        }
+    }
+
+    /// The result for operands `a` (only the first [`MathFn::arity`] are used).
+    pub fn apply(self, a: &[f32]) -> f32 {
+        use MathFn::*;
+        let x = a[0];
+        let y = || a[1];
+        let d = x as f64;
+        let wide = |f: fn(f64) -> f64| f(d) as f32;
+        match self {
+            Fabs => x.abs(),
+            Floor => x.floor(),
+            Ceil => x.ceil(),
+            Trunc => x.trunc(),
+            Round => x.round(),
+            Rint => x.round_ties_even(),
+            Sqrt => x.sqrt(),
+            Rsqrt => (1.0 / d.sqrt()) as f32,
+            Cbrt => wide(f64::cbrt),
+            Exp => wide(f64::exp),
+            Exp2 => wide(f64::exp2),
+            Exp10 => wide(|v| 10f64.powf(v)),
+            Expm1 => wide(f64::exp_m1),
+            Log => wide(f64::ln),
+            Log2 => wide(f64::log2),
+            Log10 => wide(f64::log10),
+            Log1p => wide(f64::ln_1p),
+            Sin => wide(f64::sin),
+            Cos => wide(f64::cos),
+            Tan => wide(f64::tan),
+            Asin => wide(f64::asin),
+            Acos => wide(f64::acos),
+            Atan => wide(f64::atan),
+            Sinh => wide(f64::sinh),
+            Cosh => wide(f64::cosh),
+            Tanh => wide(f64::tanh),
+            Asinh => wide(f64::asinh),
+            Acosh => wide(f64::acosh),
+            Atanh => wide(f64::atanh),
+            Pow => d.powf(y() as f64) as f32,
+            Powr => {
+                let y = y();
+                let undefined = x < 0.0
+                    || ((x == 0.0 || x.is_infinite()) && y == 0.0)
+                    || (x == 1.0 && y.is_infinite());
+                if undefined {
+                    f32::NAN
+                } else {
+                    d.powf(y as f64) as f32
+                }
+            }
+            Fmin => x.min(y()),
+            Fmax => x.max(y()),
+            Fmod => x % y(),
+            Fdim => {
+                let y = y();
+                if x.is_nan() || y.is_nan() {
+                    f32::NAN
+                } else if x > y {
+                    x - y
+                } else {
+                    0.0
+                }
+            }
+            Atan2 => d.atan2(y() as f64) as f32,
+            Hypot => d.hypot(y() as f64) as f32,
+            Copysign => x.copysign(y()),
+            Fma => x.mul_add(a[1], a[2]),
+        }
+    }
 }

@@ -163,5 +163,9 @@ pub fn expr(k: &Kernel, e: &Expr) -> String {
         ExprKind::Log2(a) => format!("log2({})", expr(k, a)),
         ExprKind::Min(a, b) => format!("min({}, {})", expr(k, a), expr(k, b)),
         ExprKind::Max(a, b) => format!("max({}, {})", expr(k, a), expr(k, b)),
+        ExprKind::Math(f, args) => {
+            let args: Vec<String> = args.iter().map(|a| expr(k, a)).collect();
+            format!("{}({})", f.name(), args.join(", "))
+        }
     }
 }

@@ -298,6 +298,16 @@ pub(crate) fn exec_batch(
                         _ => lg as u32 as u64,
                     }
                 }),
+                Inst::Math {
+                    f: func,
+                    d,
+                    a,
+                    b,
+                    c,
+                } => lanes!(m, |l| {
+                    let x = [f(r!(a, l)), f(r!(b, l)), f(r!(c, l))];
+                    r!(d, l) = fb(func.apply(&x));
+                }),
                 Inst::Load { d, i, site } | Inst::Load2 { d, i, site, .. } => {
                     let s = &sites[site as usize];
                     let view = &views[s.arr as usize];

@@ -26,7 +26,8 @@ use crate::race::AccessKind;
 use crate::warp::ProgramOrder;
 use lang::ast::{BinOp, Span, UnOp};
 use lang::core::{
-    Annotation, AtomicOp, Builtin, DimQuery, Expr, ExprKind, Fence, Kernel, Lit, StmtKind, Ty,
+    Annotation, AtomicOp, Builtin, DimQuery, Expr, ExprKind, Fence, Kernel, Lit, MathFn, StmtKind,
+    Ty,
 };
 use std::collections::HashMap;
 
@@ -329,6 +330,14 @@ pub(crate) enum Inst {
         a: Reg,
         signed: bool,
         to: Repr,
+    },
+    /// A math function of `float` operands `a`, `b`, `c` (those past its arity unused).
+    Math {
+        f: MathFn,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
     },
     Load {
         d: Reg,
@@ -816,6 +825,12 @@ fn for_each_reg(inst: &mut Inst, mut f: impl FnMut(&mut Reg)) {
             f(d);
             f(a);
             f(b);
+        }
+        Math { d, a, b, c, .. } => {
+            f(d);
+            f(a);
+            f(b);
+            f(c);
         }
         Jz { c, .. } | Jnz { c, .. } => f(c),
         JnLtI { a, b, .. }
@@ -1340,6 +1355,7 @@ impl Compiler<'_> {
                 | ExprKind::Min(..)
                 | ExprKind::Max(..)
                 | ExprKind::Log2(..)
+                | ExprKind::Math(..)
         );
         if direct {
             let r = self.expr_to(e, Some(d))?;
@@ -1576,6 +1592,23 @@ impl Compiler<'_> {
                         b: rb,
                     },
                     _ => return unsupported(format!("min/max on {}", a.ty.name())),
+                });
+                d
+            }
+            ExprKind::Math(f, args) => {
+                let mut regs = Vec::new();
+                for a in args {
+                    regs.push(self.expr(a)?);
+                }
+                let zero = self.konst(0);
+                let at = |i: usize| regs.get(i).copied().unwrap_or(zero);
+                let d = out(self);
+                self.code.push(Inst::Math {
+                    f: *f,
+                    d,
+                    a: at(0),
+                    b: at(1),
+                    c: at(2),
                 });
                 d
             }

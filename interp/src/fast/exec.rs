@@ -452,6 +452,16 @@ pub(crate) fn exec<P: Policy>(
                     _ => l as u32 as u64,
                 };
             }
+            Inst::Math {
+                f: func,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let x = [f(r!(a)), f(r!(b)), f(r!(c))];
+                r!(d) = fb(func.apply(&x));
+            }
             Inst::Load { d, i, site } => {
                 let s = unsafe { sites.get_unchecked(site as usize) };
                 let view = unsafe { views.get_unchecked(s.arr as usize) };

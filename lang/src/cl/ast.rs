@@ -141,6 +141,8 @@ pub struct Function {
     pub params: Vec<Param>,
     /// `None` for a prototype.
     pub body: Option<Block>,
+    /// Declared `__attribute__((noreturn))`.
+    pub noreturn: bool,
     pub span: Span,
 }
 

@@ -5,9 +5,9 @@
 //! argument reaches ([`super::pointer`]), returning the old value.
 //!
 //! Two atomics on one element never race; an atomic and a plain access do unless a barrier
-//! orders them (the core's race check). `atomic_xchg` on `float` (allowed by §6.12.11) is
-//! refused; the 64-bit `atom_*` of `cl_khr_int64_{base,extended}_atomics` (`atom_add` on a
-//! `long *`) work the same way on `long`/`ulong` elements.
+//! orders them (the core's race check). `atomic_xchg` also works on `float` (allowed by
+//! §6.12.11: it moves the bits); the 64-bit `atom_*` of `cl_khr_int64_{base,extended}_atomics`
+//! (`atom_add` on a `long *`) work the same way on `long`/`ulong` elements.
 
 use super::*;
 use crate::core::AtomicOp;
@@ -68,10 +68,12 @@ impl<'u> Lowerer<'u> {
             }
             self.writable(&a.array.name, &target.span)?;
         }
+        let float_xchg = op == AtomicOp::Xchg && elem == TypeName::Float;
         if !matches!(
             elem,
             TypeName::Int | TypeName::Uint | TypeName::Long | TypeName::Ulong
-        ) {
+        ) && !float_xchg
+        {
             return unsupported(
                 format!(
                     "`{}` on `{}` elements (ksim's atomics are on `int`, `uint`, `long`, `ulong`)",
@@ -198,11 +200,13 @@ mod tests {
     }
 
     #[test]
-    fn float_atomics_and_wrong_arity_are_refused() {
-        let e = compile_src("__kernel void k(__global float *F) { atomic_xchg(F, 1.0f); }")
-            .unwrap_err();
+    fn float_atomics_other_than_xchg_and_wrong_arity_are_refused() {
+        let c = compile_src("__kernel void k(__global float *F) { atomic_xchg(F, 1.0f); }");
+        assert!(c.is_ok(), "{:?}", c.err());
+        let e =
+            compile_src("__kernel void k(__global float *F) { atomic_add(F, 1.0f); }").unwrap_err();
         assert!(
-            e.starts_with("not supported yet: `atomic_xchg` on `float`"),
+            e.starts_with("not supported yet: `atomic_add` on `float`"),
             "{e}"
         );
         let e = compile_src("__kernel void k(__global int *A) { atomic_add(A); }").unwrap_err();

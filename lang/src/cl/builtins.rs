@@ -32,6 +32,8 @@ pub enum Builtin {
     VectorTest,
     /// `shuffle(x, mask)`, `shuffle2(x, y, mask)`: components picked by a mask vector.
     Shuffle,
+    /// A floating-point math built-in (`cl/math.rs`).
+    Math(Math),
     /// Known, not lowered yet: the category named in the error.
     Unsupported(&'static str),
 }
@@ -65,8 +67,54 @@ impl Exact {
     }
 }
 
+/// A floating-point math built-in and what it lowers to (`cl/math.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Math {
+    /// The core's math function (`sqrt`, ...); `native_` and `half_` forms, which allow
+    /// less precision, run the precise one.
+    Fn(crate::core::MathFn),
+    /// `pown(x, n)`: `pow(x, (float)n)`.
+    Pown,
+    /// `sincos(x, cosval)`: stores `cos(x)` through the pointer, returns `sin(x)`.
+    SinCos,
+    /// `native_recip(x)`, `half_recip(x)`: `1.0f / x`.
+    Recip,
+    /// `native_divide(x, y)`, `half_divide(x, y)`: `x / y`.
+    Divide,
+    /// `isinf(x)`, `isfinite(x)`: `fabs(x) == INFINITY`, `fabs(x) < INFINITY`, as `int`.
+    IsInf,
+    IsFinite,
+}
+
+impl Math {
+    pub fn arity(self) -> usize {
+        match self {
+            Math::Fn(f) => f.arity(),
+            Math::Pown | Math::SinCos | Math::Divide => 2,
+            Math::Recip | Math::IsInf | Math::IsFinite => 1,
+        }
+    }
+}
+
+/// The math built-in `name`, if ksim runs it.
+pub fn math(name: &str) -> Option<Math> {
+    let base = name
+        .strip_prefix("native_")
+        .or_else(|| name.strip_prefix("half_"));
+    Some(match (base, name) {
+        (Some("recip"), _) => Math::Recip,
+        (Some("divide"), _) => Math::Divide,
+        (Some(b), _) => Math::Fn(crate::core::MathFn::from_name(b)?),
+        (None, "pown") => Math::Pown,
+        (None, "sincos") => Math::SinCos,
+        (None, "isinf") => Math::IsInf,
+        (None, "isfinite") => Math::IsFinite,
+        (None, n) => Math::Fn(crate::core::MathFn::from_name(n)?),
+    })
+}
+
 /// GPUVerify's specification statements (`cl/spec.rs` says what each becomes).
-const ANNOTATIONS: [&str; 20] = [
+const ANNOTATIONS: [&str; 21] = [
     "__assert",
     "__assume",
     "__requires",
@@ -87,6 +135,7 @@ const ANNOTATIONS: [&str; 20] = [
     "__non_temporal_loads_begin",
     "__non_temporal_loads_end",
     "__assert_with_msg",
+    "__requires_fresh_array",
 ];
 
 const FLOAT_MATH: [&str; 40] = [
@@ -176,6 +225,7 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         "shuffle" | "shuffle2" => Shuffle,
         "dot" | "cross" | "length" | "normalize" | "distance" => Unsupported("vector built-ins"),
         "printf" => Unsupported("printf"),
+        _ if math(name).is_some() => Math(math(name).expect("checked")),
         _ if FLOAT_MATH.contains(&name)
             || name.starts_with("native_")
             || name.starts_with("half_")
@@ -194,6 +244,13 @@ pub fn lookup(name: &str) -> Option<Builtin> {
             ) =>
         {
             Unsupported("floating-point math built-ins")
+        }
+        // A copy of a whole array that is no memory access: ksim has no ghost state.
+        "__array_snapshot" => Unsupported("GPUVerify's ghost arrays"),
+        // The elements touched are named only by access-log postconditions
+        // (`__write_implies`), which ksim does not evaluate (docs/language.md).
+        "__writes_to" | "__reads_from" => {
+            Unsupported("GPUVerify's access specifications of functions without a body")
         }
         _ if name.starts_with("__") => Unsupported("GPUVerify built-ins outside annotations"),
         _ => return None,
@@ -230,6 +287,16 @@ pub fn constant(name: &str) -> Option<ExprKind> {
 pub struct Fence {
     pub local: bool,
     pub global: bool,
+}
+
+/// The bits of a fence flag name as a value of `cl_mem_fence_flags` (as OpenCL
+/// implementations define them).
+pub fn fence_bits(name: &str) -> u64 {
+    match name {
+        "CLK_LOCAL_MEM_FENCE" => 1,
+        "CLK_GLOBAL_MEM_FENCE" => 2,
+        _ => 4,
+    }
 }
 
 /// The value of a fence flag name.

@@ -38,12 +38,16 @@ mod pointer;
 mod arrays;
 #[path = "async_copy.rs"]
 mod async_copy;
+#[path = "math.rs"]
+mod math;
 #[path = "private.rs"]
 mod private;
 #[path = "spec.rs"]
 mod spec;
 #[path = "structs.rs"]
 mod structs;
+#[path = "uf.rs"]
+mod uf;
 #[path = "vector.rs"]
 mod vector;
 pub use spec::is_barrier_invariant;
@@ -196,6 +200,7 @@ pub fn lower(
             targets: Vec::new(),
             pointers: pointer::Pointers::new(std::mem::take(&mut dynamic)),
             structs: unit.structs.iter().map(|d| (d.tag.as_str(), d)).collect(),
+            fences: HashMap::new(),
             info: KernelInfo {
                 name: kernel.name.name.clone(),
                 ..KernelInfo::default()
@@ -242,6 +247,9 @@ struct Frame {
     vresult: Option<(Vec<String>, TypeName)>,
     /// `__ensures` conditions, checked at the function's exit ([`spec`]).
     ensures: Vec<(cl::Expr, Span)>,
+    /// Source names assigned somewhere in the function's body: a variable among them has
+    /// no static value (fence flags, [`Lowerer::static_fence`]).
+    written: HashSet<String>,
 }
 
 /// A segment of a switch body: its labels (`None`: `default`), its statements, its span.
@@ -283,6 +291,9 @@ struct Lowerer<'u> {
     pointers: pointer::Pointers,
     /// Struct and union definitions, by tag (see [`structs`]).
     structs: HashMap<&'u str, &'u cl::StructDef>,
+    /// Variables holding fence flags known at lowering time (a parameter or a variable
+    /// never assigned after its initialiser), by lowered name.
+    fences: HashMap<String, Fence>,
 }
 
 /// Which jumps can leave a statement: `break`/`continue` of an enclosing loop or switch
@@ -631,6 +642,7 @@ impl<'u> Lowerer<'u> {
             }
             // Events are ints: ksim's waits need none (`async_copy`).
             Opaque(n) if n == "event_t" => TypeName::Int,
+            Opaque(n) if n == "cl_mem_fence_flags" => TypeName::Uint,
             Opaque(n) => return unsupported(format!("`{n}`"), span),
             Void => return Err(Diagnostic::new("`void` is not a value type", span.clone())),
             Char { unsigned: false } => TypeName::Char,
@@ -713,6 +725,7 @@ impl<'u> Lowerer<'u> {
             result: None,
             vresult: None,
             ensures: Vec::new(),
+            written: written.clone(),
         });
         let mut stmts = prologue;
         self.block(&body.stmts, &mut stmts)?;
@@ -1113,6 +1126,16 @@ impl<'u> Lowerer<'u> {
             },
             span,
         ));
+        if let Some(cl::Init::Expr(e)) = &d.init {
+            let fence = self.static_fence(e);
+            let fixed = self
+                .frames
+                .last()
+                .is_some_and(|f| !f.written.contains(&d.name.name));
+            if let (Some(fence), true) = (fence, fixed) {
+                self.fences.insert(name.clone(), fence);
+            }
+        }
         self.bind(&d.name.name, Binding::Scalar(name));
         Ok(())
     }
@@ -1622,29 +1645,42 @@ impl<'u> Lowerer<'u> {
         Ok(())
     }
 
-    /// The fence of `barrier(flags)`: `CLK_LOCAL_MEM_FENCE`, `CLK_GLOBAL_MEM_FENCE` or both.
-    fn fence(&mut self, args: &[cl::Expr], span: &Span) -> Res<Fence> {
-        fn flags(e: &cl::Expr) -> Option<Fence> {
-            match &e.kind {
-                cl::ExprKind::Name(n) => builtins::fence_flag(n),
-                cl::ExprKind::Binary(BinOp::BitOr, a, b) => {
-                    let (a, b) = (flags(a)?, flags(b)?);
-                    Some(Fence {
-                        local: a.local || b.local,
-                        global: a.global || b.global,
-                    })
-                }
-                cl::ExprKind::Int { value: 0, .. } => Some(Fence::default()),
-                _ => None,
+    /// The fence flags `e` denotes, if known at lowering time: `CLK_LOCAL_MEM_FENCE`,
+    /// `CLK_GLOBAL_MEM_FENCE`, `0`, their `|`, or a variable or helper parameter holding
+    /// such a value and never assigned (after inlining, `f(CLK_LOCAL_MEM_FENCE)` makes the
+    /// helper's `barrier(flags)` a local barrier).
+    fn static_fence(&self, e: &cl::Expr) -> Option<Fence> {
+        match &e.kind {
+            cl::ExprKind::Name(n) => match self.lookup(n) {
+                Some(Binding::Scalar(v)) => self.fences.get(v).copied(),
+                Some(_) => None,
+                None => builtins::fence_flag(n),
+            },
+            cl::ExprKind::Binary(BinOp::BitOr, a, b) => {
+                let (a, b) = (self.static_fence(a)?, self.static_fence(b)?);
+                Some(Fence {
+                    local: a.local || b.local,
+                    global: a.global || b.global,
+                })
             }
+            cl::ExprKind::Int { value: 0, .. } => Some(Fence::default()),
+            cl::ExprKind::Cast(_, a) => self.static_fence(a),
+            _ => None,
         }
+    }
+
+    /// The fence of `barrier(flags)`: `CLK_LOCAL_MEM_FENCE`, `CLK_GLOBAL_MEM_FENCE` or both,
+    /// known at lowering time ([`Lowerer::static_fence`]).
+    fn fence(&mut self, args: &[cl::Expr], span: &Span) -> Res<Fence> {
         match args {
-            [a] => flags(a).ok_or_else(|| {
-                Diagnostic::new(
-                    "barrier flags must be CLK_LOCAL_MEM_FENCE, CLK_GLOBAL_MEM_FENCE or both (`|`)",
-                    a.span.clone(),
-                )
-            }),
+            [a] => match self.static_fence(a) {
+                Some(f) => Ok(f),
+                None => unsupported(
+                    "fence flags computed at run time (`barrier` flags must be constant after \
+                     inlining: ksim's barrier orders the same memory spaces for every work-item)",
+                    &a.span,
+                ),
+            },
             _ => Err(Diagnostic::new(
                 "`barrier` takes one argument (the fence flags)",
                 span.clone(),
@@ -1940,12 +1976,11 @@ impl<'u> Lowerer<'u> {
                 }
                 None => match builtins::constant(n) {
                     Some(kind) => mk(kind),
-                    None if builtins::fence_flag(n).is_some() => {
-                        return unsupported(
-                            format!("fence flags as values (`{n}` outside `barrier(...)`)"),
-                            span,
-                        )
-                    }
+                    // Fence flags as values: OpenCL's `cl_mem_fence_flags` bits.
+                    None if builtins::fence_flag(n).is_some() => mk(k::ExprKind::Int {
+                        value: builtins::fence_bits(n),
+                        unsigned: true,
+                    }),
                     None if n == "NULL" => return unsupported("null pointers", span),
                     None => {
                         return Err(Diagnostic::new(format!("unknown name `{n}`"), span.clone()))
@@ -2174,6 +2209,16 @@ impl<'u> Lowerer<'u> {
                 }
                 self.vector_builtin(func, args, span, pre).map(Some)
             }
+            Builtin::Math(_) if args.iter().any(|a| self.vec_shape(a).is_some()) => {
+                Err(Diagnostic::new(
+                    format!(
+                        "`{}` of a vector gives a vector where a scalar is needed",
+                        func.name
+                    ),
+                    span.clone(),
+                ))
+            }
+            Builtin::Math(m) => self.math_call(m, func, args, span, pre).map(Some),
             Builtin::Exact(_) if args.iter().any(|a| self.vec_shape(a).is_some()) => {
                 Err(Diagnostic::new(
                     format!(
@@ -2284,12 +2329,6 @@ impl<'u> Lowerer<'u> {
                 span.clone(),
             ));
         }
-        let Some(body) = &f.body else {
-            return Err(Diagnostic::new(
-                format!("function `{}` is declared but never defined", f.name.name),
-                span.clone(),
-            ));
-        };
         if f.is_kernel {
             return unsupported("calling a kernel from a kernel", span);
         }
@@ -2304,6 +2343,9 @@ impl<'u> Lowerer<'u> {
                 span.clone(),
             ));
         }
+        let Some(body) = &f.body else {
+            return self.uninterpreted(f, args, span, pre, result, vresult);
+        };
         let mut scope = HashMap::new();
         let mut stmts = Vec::new();
         let mut written = HashSet::new();
@@ -2338,8 +2380,12 @@ impl<'u> Lowerer<'u> {
                 continue;
             }
             let ty = self.scalar(&p.ty)?;
+            let fence = self.static_fence(a).filter(|_| !written.contains(pname));
             let v = self.expr(a, pre)?;
             let var = self.declare_scalar(pname, ty);
+            if let Some(fence) = fence {
+                self.fences.insert(var.clone(), fence);
+            }
             stmts.push(st(
                 k::StmtKind::Decl {
                     ty,
@@ -2373,6 +2419,7 @@ impl<'u> Lowerer<'u> {
             result,
             vresult,
             ensures: Vec::new(),
+            written: written.clone(),
         });
         let r = self
             .block(&body.stmts, &mut stmts)
@@ -2421,6 +2468,7 @@ impl<'u> Lowerer<'u> {
             E::Cast(t, _) => *t,
             E::Call { func, args } => match func.name.as_str() {
                 "min" | "max" => promote(common(self.type_of(&args[0])?, self.type_of(&args[1])?)),
+                f if crate::core::MathFn::from_name(f).is_some() => TypeName::Float,
                 _ => TypeName::Int,
             },
         })

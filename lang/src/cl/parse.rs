@@ -123,6 +123,7 @@ fn is_opaque(w: &str) -> bool {
     matches!(
         w,
         "event_t"
+            | "cl_mem_fence_flags"
             | "sampler_t"
             | "image1d_t"
             | "image2d_t"
@@ -216,6 +217,27 @@ impl<'t> Parser<'t> {
 
     fn leave(&mut self) {
         self.depth -= 1;
+    }
+
+    /// Whether the attributes starting here name `noreturn` (kept for functions without a
+    /// body, `cl/uf.rs`).
+    fn noreturn_attribute(&self) -> bool {
+        let mut k = self.pos;
+        let mut depth = 0;
+        while let Some(t) = self.toks.get(k) {
+            if depth == 0 && !(t.is("__attribute__") || t.is("__attribute") || t.is("(")) {
+                return false;
+            }
+            if t.is("(") {
+                depth += 1;
+            } else if t.is(")") {
+                depth -= 1;
+            } else if t.is("noreturn") || t.is("__noreturn__") {
+                return true;
+            }
+            k += 1;
+        }
+        false
     }
 
     /// `__attribute__((...))`: skipped (alignment, `reqd_work_group_size`, ...).
@@ -526,6 +548,7 @@ impl<'t> Parser<'t> {
         }
         if self.eat("(") {
             let params = self.params()?;
+            let noreturn = self.noreturn_attribute();
             self.skip_attributes()?;
             let body = if self.eat(";") {
                 None
@@ -538,6 +561,7 @@ impl<'t> Parser<'t> {
                 ret: ty,
                 params,
                 body,
+                noreturn,
                 span: start..self.prev_end(),
             })]);
         }

@@ -69,6 +69,9 @@ const PREDEFINED: [(&str, &str); 6] = [
     ("__ENDIAN_LITTLE__", "1"),
 ];
 
+/// GPUVerify's `DECLARE_UF_BINARY(NAME, OUT, IN1, IN2)`: a function without a body.
+const UF_BINARY: &str = "DECLARE_UF_BINARY(NAME, OUT, IN1, IN2) OUT NAME(IN1, IN2)";
+
 struct Cond {
     /// This branch is being copied.
     active: bool,
@@ -144,7 +147,13 @@ impl Pp<'_, '_> {
             self.macros
                 .insert(Rc::from(name.as_str()), Macro { params: None, body });
         }
-        Ok(())
+        // GPUVerify's header declares an uninterpreted binary function with this macro; a
+        // prototype is what ksim runs as one (`cl/uf.rs`).
+        let mut uf = lex(UF_BINARY, 0)?;
+        for t in &mut uf {
+            t.span = 0..0;
+        }
+        self.define(&uf, &(0..0))
     }
 
     /// Preprocesses file `f` of the source map into `out`.

@@ -34,7 +34,7 @@ use super::*;
 use crate::core::Annotation;
 
 /// Predicates and annotations without a single-thread dynamic meaning (see the module doc).
-const NO_MEANING: [&str; 30] = [
+const NO_MEANING: [&str; 29] = [
     "__other_int",
     "__other_bool",
     "__other_float",
@@ -63,7 +63,6 @@ const NO_MEANING: [&str; 30] = [
     "__writes_to",
     "__reads_from",
     "__dominator_enabled",
-    "__add_noovfl",
     "__spec_bar",
 ];
 
@@ -72,7 +71,7 @@ fn meaningless(e: &cl::Expr) -> Option<&str> {
     use cl::ExprKind::*;
     match &e.kind {
         Call { func, args } => {
-            if NO_MEANING.contains(&func.name.as_str()) || func.name.starts_with("__add_noovfl") {
+            if NO_MEANING.contains(&func.name.as_str()) {
                 return Some(func.name.as_str());
             }
             args.iter().find_map(meaningless)
@@ -156,6 +155,9 @@ impl<'u> Lowerer<'u> {
         } else {
             name
         };
+        if name == "__requires_fresh_array" {
+            return self.fresh_array(args, span);
+        }
         let in_kernel = self.frames.len() == 1;
         let what = match place(name, in_kernel) {
             Place::Skip(why) => {
@@ -238,7 +240,10 @@ impl<'u> Lowerer<'u> {
         let arity = match name {
             "__enabled" => 0,
             "__is_pow2" => 1,
-            "__implies" => 2,
+            "__implies" | "__mod_pow2" => 2,
+            "__add_noovfl_int" | "__add_noovfl_unsigned_int" => {
+                return self.add_noovfl(func, args, span, pre).map(Some)
+            }
             "__ite" => 3,
             _ if name.starts_with("__return_val_") => 0,
             _ => return Ok(None),
@@ -280,6 +285,11 @@ impl<'u> Lowerer<'u> {
                     int(0),
                 ),
             ),
+            // GPUVerify's `__mod_pow2(x, y)`: `x mod y` for a power of two `y`, as the
+            // bit mask `x & (y - 1)`.
+            ("__mod_pow2", [x, y]) => {
+                bin(BinOp::BitAnd, x.clone(), bin(BinOp::Sub, y.clone(), int(1)))
+            }
             ("__ite", [c, a, b]) => ex(
                 k::ExprKind::Cond(
                     Box::new(c.clone()),
@@ -302,5 +312,102 @@ impl<'u> Lowerer<'u> {
                 }
             }
         }))
+    }
+
+    /// `__requires_fresh_array(A)`: GPUVerify's precondition that buffer `A` is freshly
+    /// allocated (aliases nothing, accessed by nobody before the kernel). A ksim launch
+    /// gives every buffer its own memory and starts with no accesses, so it always holds:
+    /// nothing is checked, the argument must name a buffer.
+    fn fresh_array(&mut self, args: &[cl::Expr], span: &Span) -> Res<()> {
+        match args {
+            [a] if matches!(&a.kind, cl::ExprKind::Name(n)
+                if matches!(self.lookup(n), Some(Binding::Array(_)))) =>
+            {
+                Ok(())
+            }
+            _ => Err(Diagnostic::new(
+                "`__requires_fresh_array` takes one buffer (a pointer parameter)",
+                span.clone(),
+            )),
+        }
+    }
+
+    /// `__add_noovfl_int(x, y)`, `__add_noovfl_unsigned_int(x, y)`: `x + y`, which GPUVerify
+    /// assumes does not overflow. The sum is computed and an overflow is an `__assume`
+    /// fault (the run is outside what the kernel's author assumes), checked before it.
+    fn add_noovfl(
+        &mut self,
+        func: &cl::Ident,
+        args: &[cl::Expr],
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<k::Expr> {
+        let [a, b] = args else {
+            return Err(Diagnostic::new(
+                format!("`{}` takes 2 arguments", func.name),
+                span.clone(),
+            ));
+        };
+        let ty = if func.name.ends_with("unsigned_int") {
+            TypeName::Uint
+        } else {
+            TypeName::Int
+        };
+        let mut vals = Vec::new();
+        for a in [a, b] {
+            let v = self.expr(a, pre)?;
+            let v = ex(k::ExprKind::Cast(ty, Box::new(v)), &a.span);
+            let t = self.temp("noovfl", ty, Some(v), &a.span, pre);
+            vals.push(name_expr(&t, &a.span));
+        }
+        let (x, y) = (vals[0].clone(), vals[1].clone());
+        let bin = |op, a: k::Expr, b: k::Expr| {
+            ex(k::ExprKind::Binary(op, Box::new(a), Box::new(b)), span)
+        };
+        let lit = |v: u64| {
+            ex(
+                k::ExprKind::Int {
+                    value: v,
+                    unsigned: ty == TypeName::Uint,
+                },
+                span,
+            )
+        };
+        let sum = bin(BinOp::Add, x.clone(), y.clone());
+        let fits = if ty == TypeName::Uint {
+            // Wrapped iff the sum is below an operand.
+            bin(BinOp::Ge, sum.clone(), x)
+        } else {
+            // y > 0: x <= INT_MAX - y; y < 0: x >= INT_MIN - y (neither bound overflows).
+            let zero = lit(0);
+            let int_min = ex(k::ExprKind::Unary(UnOp::Neg, Box::new(lit(1 << 31))), span);
+            let int_min = ex(k::ExprKind::Cast(TypeName::Int, Box::new(int_min)), span);
+            let hi = bin(
+                BinOp::LogOr,
+                bin(BinOp::Le, y.clone(), zero.clone()),
+                bin(
+                    BinOp::Le,
+                    x.clone(),
+                    bin(BinOp::Sub, lit(i32::MAX as u64), y.clone()),
+                ),
+            );
+            let lo = bin(
+                BinOp::LogOr,
+                bin(BinOp::Ge, y.clone(), zero),
+                bin(BinOp::Ge, x, bin(BinOp::Sub, int_min, y)),
+            );
+            bin(BinOp::LogAnd, hi, lo)
+        };
+        pre.push(st(
+            k::StmtKind::Call(ex(
+                k::ExprKind::Call {
+                    func: ident(Annotation::Assume.name(), span),
+                    args: vec![fits],
+                },
+                span,
+            )),
+            span,
+        ));
+        Ok(sum)
     }
 }

@@ -337,6 +337,10 @@ impl<'u> Lowerer<'u> {
                 let (elem, _) = self.vec_shape(args.first()?)?;
                 let (_, n) = self.vec_shape(args.last()?)?;
                 Some((elem, n))
+            Builtin::Math(m) => {
+                let (_, n) = args.iter().find_map(|a| self.vec_shape(a))?;
+                let int = matches!(m, builtins::Math::IsInf | builtins::Math::IsFinite);
+                Some((if int { TypeName::Int } else { TypeName::Float }, n))
             }
             _ => None,
         }
@@ -766,6 +770,7 @@ impl<'u> Lowerer<'u> {
                 }
                 Ok(out)
             }
+            Some(Builtin::Math(m)) => self.math_vec(m, func, args, n, span, pre),
             _ => unsupported(format!("vector built-ins (`{}`)", func.name), &func.span),
         }
     }
