@@ -337,6 +337,7 @@ impl<'u> Lowerer<'u> {
                 let (elem, _) = self.vec_shape(args.first()?)?;
                 let (_, n) = self.vec_shape(args.last()?)?;
                 Some((elem, n))
+            }
             Builtin::Math(m) => {
                 let (_, n) = args.iter().find_map(|a| self.vec_shape(a))?;
                 let int = matches!(m, builtins::Math::IsInf | builtins::Math::IsFinite);
