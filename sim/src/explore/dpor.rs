@@ -140,6 +140,10 @@
 //! ones included (two atomic updates do not commute in general), so the reduction explores
 //! both orders; the race check pairs it only with plain accesses.
 
+mod par;
+
+pub(crate) use par::{Item, Record};
+
 use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
 use crate::schedule::Schedule;
 use interp::fault::{Fault, FaultKind};
@@ -147,6 +151,7 @@ use interp::race::{step_races, Access, Epochs};
 use interp::reference::{Elem, State, StepInfo};
 use interp::Launch;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 type ElemKey = (usize, usize, usize);
@@ -355,6 +360,18 @@ struct Dpor<'a, 'p> {
     visit: Option<VisitFn<'p>>,
     /// `visit` asked to stop.
     visit_full: bool,
+    /// Steps taken before the first node of `path` (a worker of the parallel search
+    /// explores one segment, whose root is `base` steps into the execution).
+    base: u64,
+    /// A worker of the parallel search: told of every synchronisation point reached (which
+    /// it records instead of exploring), and stopped when the merge is done.
+    worker: Option<Worker<'a>>,
+}
+
+/// What a [`Dpor`] that explores one segment for the parallel search needs.
+struct Worker<'a> {
+    spawn: &'a dyn Fn(&State, u64),
+    cancel: &'a AtomicBool,
 }
 
 /// Told of each step the exhaustive search executes, as the state it ran from and the
@@ -400,7 +417,18 @@ fn explore_all<'p>(
             caching = Err(CACHING_OFF_SHARED);
         }
     }
-    let mut d = search(launch, cfg, col, caching, progress, visit);
+    let mut d = if par::applies(launch, cfg, caching.is_ok()) && visit.is_none() {
+        match par::search(launch, cfg, col, progress) {
+            Ok(summary) => return summary,
+            Err((mut col, progress)) => {
+                // The sequential search would have met the shared element too.
+                col.restart();
+                search(launch, cfg, col, Err(CACHING_OFF_SHARED), progress, None)
+            }
+        }
+    } else {
+        search(launch, cfg, col, caching, progress, visit)
+    };
     if d.footprint.as_ref().is_some_and(|f| f.shared) {
         // A shared element showed up during the search: start again without caching.
         let (progress, visit) = (d.progress.take(), d.visit.take());
@@ -446,24 +474,34 @@ fn search<'a, 'p>(
         ticks: 0,
         visit,
         visit_full: false,
+        base: 0,
+        worker: None,
     };
-    let mut state = State::initial(launch);
-    for b in super::fire_all(&mut state, launch) {
-        if let Some(m) = &b.divergence {
-            d.col.divergence(m, &Schedule::default());
-        }
-    }
-    d.col.summary.states = 1;
     d.col.summary.caching_off = caching.err();
-    if state.is_final() {
-        d.col
-            .final_store(state.memory(launch), &Schedule::default());
-        d.col.summary.complete = 1;
+    let Some(state) = initial(launch, &mut d.col) else {
         return d;
-    }
+    };
     d.push_root(state, 0);
     d.run();
     d
+}
+
+/// The initial state after its enabled barriers fired, or `None` when it is already final
+/// (then counted as the one complete execution).
+fn initial(launch: &Launch, col: &mut Collector) -> Option<State> {
+    let mut state = State::initial(launch);
+    for b in super::fire_all(&mut state, launch) {
+        if let Some(m) = &b.divergence {
+            col.divergence(m, &Schedule::default());
+        }
+    }
+    col.summary.states = 1;
+    if state.is_final() {
+        col.final_store(state.memory(launch), &Schedule::default());
+        col.summary.complete = 1;
+        return None;
+    }
+    Some(state)
 }
 
 impl Dpor<'_, '_> {
@@ -543,6 +581,9 @@ impl Dpor<'_, '_> {
     }
 
     fn complete(&mut self, len: u64, bounded: bool) {
+        if let Some(rec) = &mut self.col.record {
+            rec.push(Item::Complete(len, bounded));
+        }
         self.col.summary.complete += 1;
         self.learn(len, bounded);
         self.tick();
@@ -552,10 +593,21 @@ impl Dpor<'_, '_> {
         self.ticks += 1;
         if self.ticks.is_multiple_of(32) {
             if self.stop.is_none() {
-                self.stop = self.col.stop_reason();
+                self.stop = self.stop_reason();
             }
             self.col.progress(&mut self.progress, None);
         }
+    }
+
+    /// [`Collector::stop_reason`], and for a worker the end of the merge.
+    fn stop_reason(&self) -> Option<Incomplete> {
+        let cancelled = self
+            .worker
+            .as_ref()
+            .is_some_and(|w| w.cancel.load(Ordering::Relaxed));
+        self.col
+            .stop_reason()
+            .or(cancelled.then_some(Incomplete::Interrupted))
     }
 
     fn run(&mut self) {
@@ -568,7 +620,7 @@ impl Dpor<'_, '_> {
             if self.path[top].event.is_some() {
                 self.undo(top);
             }
-            if self.fresh(top) && top as u64 >= self.launch.max_steps {
+            if self.fresh(top) && self.base + top as u64 >= self.launch.max_steps {
                 self.bound_leaf(top);
                 self.pop();
                 continue;
@@ -576,6 +628,9 @@ impl Dpor<'_, '_> {
             let Some(p) = self.next_choice(top) else {
                 if self.fresh(top) {
                     // Every enabled thread is asleep: redundant.
+                    if let Some(rec) = &mut self.col.record {
+                        rec.push(Item::SleepBlocked);
+                    }
                     self.col.summary.pruned += 1;
                     self.col.summary.sleep_blocked += 1;
                     self.tick();
@@ -583,8 +638,11 @@ impl Dpor<'_, '_> {
                 self.pop();
                 continue;
             };
-            if !self.fresh(top) || top == 0 {
+            if !self.fresh(top) || (top == 0 && self.base == 0) {
                 // A new execution starts here: check the bounds first.
+                if let Some(rec) = &mut self.col.record {
+                    rec.push(Item::Start);
+                }
                 if self.stop.is_none() {
                     if let Some(m) = self.cfg.max_executions {
                         // Pruned executions are work too: a racy kernel can prune
@@ -604,7 +662,7 @@ impl Dpor<'_, '_> {
             if steps_since_check >= 4096 {
                 steps_since_check = 0;
                 if self.stop.is_none() {
-                    self.stop = self.col.stop_reason();
+                    self.stop = self.stop_reason();
                 }
                 if self.stop.is_some() {
                     self.col.summary.cut += 1;
@@ -612,7 +670,11 @@ impl Dpor<'_, '_> {
                 }
                 self.col.progress(&mut self.progress, None);
             }
+            let mark = self.col.record.as_ref().map(Record::mark);
             self.execute(top, p);
+            if let (Some(rec), Some(mark)) = (&mut self.col.record, mark) {
+                rec.step_done(mark);
+            }
             if self.visit_full {
                 self.stop.get_or_insert(Incomplete::MaxStates);
                 self.col.summary.cut += 1;
@@ -1025,7 +1087,7 @@ impl Dpor<'_, '_> {
                     clock,
                 });
                 self.col.fault(fault, &self.choices);
-                self.complete(i as u64 + 1, false);
+                self.complete(self.base + i as u64 + 1, false);
             }
             Ok((mut next, info)) => {
                 let acc = Acc::of(info);
@@ -1103,7 +1165,7 @@ impl Dpor<'_, '_> {
                     }
                     barrier_clocks(launch, &mut clocks, b.group);
                 }
-                let steps = i as u64 + 1;
+                let steps = self.base + i as u64 + 1;
                 if next.is_final() {
                     self.col.final_store(next.memory(launch), &self.choices);
                     self.complete(steps, false);
@@ -1118,6 +1180,13 @@ impl Dpor<'_, '_> {
 
     /// A K-BARRIER fired (one work-group): a synchronisation point.
     fn barrier_point(&mut self, state: State, steps: u64) {
+        if let Some(w) = &self.worker {
+            // The merge decides what to do with it; the segment from it is explored apart.
+            (w.spawn)(&state, steps);
+            let rec = self.col.record.as_mut().expect("a worker records");
+            rec.push(Item::Barrier(Box::new((state, steps, self.choices.clone()))));
+            return;
+        }
         match self.cache.get(&state).copied() {
             Some(e) if e.on_path => {
                 // The execution returns to a state it is exploring: it can cycle forever.
@@ -1192,8 +1261,7 @@ impl Dpor<'_, '_> {
             let mut s = state.clone();
             let mut ran_out = true;
             for n in 0..SOLO_STEPS {
-                if (n as u64).is_multiple_of(super::CHECK_EVERY) && self.col.stop_reason().is_some()
-                {
+                if (n as u64).is_multiple_of(super::CHECK_EVERY) && self.stop_reason().is_some() {
                     break; // `run` records the stop at its next look
                 }
                 match s.status(self.launch, t) {
@@ -1252,7 +1320,7 @@ impl Dpor<'_, '_> {
             },
             &self.choices,
         );
-        self.complete(i as u64, true);
+        self.complete(self.base + i as u64, true);
     }
 }
 
