@@ -139,6 +139,53 @@
 //! An atomic step (S-ATOMIC) is dependent with every other access to its element, atomic
 //! ones included (two atomic updates do not commute in general), so the reduction explores
 //! both orders; the race check pairs it only with plain accesses.
+//!
+//! # Several jobs (`--jobs N`)
+//!
+//! The search above is a tree of *segments*: with state caching, each synchronisation point
+//! whose state is explored starts a segment, a DPOR problem of its own. Nothing of a
+//! segment's search depends on what happens in other segments: no backtrack point and no
+//! sleep set crosses a segment root (the root starts with empty sets, and the race analysis
+//! looks at the segment's events only), and the step bound is the only thing the prefix
+//! decides (the number of steps to the root). So the search of the segment from state S
+//! reached in k steps — the order of its executions, the K-STEPs, races, final stores,
+//! faults, the synchronisation points it reaches — is a function of (S, k) alone. What does
+//! depend on the order is *which* segments are explored (the state cache, `--max-states`),
+//! and the first/shortest schedules and the counts the [`Collector`] keeps, and where the
+//! bounds (`--max-executions`, `--stop-on-race`, `--max-races`) stop.
+//!
+//! The parallel search (in `par`) therefore explores segments apart and merges them in the
+//! sequential order. Workers explore the segment of each (S, k) once, recording its search
+//! as items in order (an execution starts, a race with its schedule within the segment, a
+//! final store, a complete execution of n steps, a synchronisation point reached, ...); a
+//! synchronisation point they reach is queued as a segment of its own, so that workers
+//! explore ahead, the first in the depth-first order first. The calling thread merges:
+//! it walks the tree of segments depth first exactly as the sequential search does — its
+//! own state cache, with the same entries (steps, longest future, step bound hit), decides
+//! at each synchronisation point whether the sequential search explores it, prunes it as a
+//! cache hit or sees a cycle; `--max-states`, `--max-executions` (checked where an
+//! execution starts), `--max-races`/`--stop-on-race` (checked after every K-STEP) are
+//! applied where the sequential search applies them; and each item goes to the one
+//! collector with the prefix up to its segment root put in front of its schedule. The
+//! collector thus sees the same calls in the same order as in the sequential search (a
+//! worker leaves out only what cannot change the result: a race schedule not shorter than
+//! one it already recorded, a repeated final store's schedule), and the summary is the same:
+//! verdict, every count, distinct stores with their counts and first schedules, races with
+//! their shortest schedules, faults, states. A segment the merge needs and no worker has
+//! started is explored by the merge itself, so it never waits for speculative work; segments
+//! explored ahead that the merge prunes are wasted work, not different results. Only the
+//! timeout and an interrupt stop at a moment that depends on timing, with one thread as
+//! with several.
+//!
+//! With several work-groups the footprint decides whether caching is sound: each worker
+//! keeps the footprint of its segment and the merge joins them as it enters segments; when
+//! they show a shared element the sequential search, which explores the same executions,
+//! meets it too and starts again without caching, and so does the parallel one (without
+//! caching the whole search is one segment: it runs on one thread). Where that restart
+//! happens depends on the order of the executions, which matters only if a bound can stop
+//! the search before it: with several work-groups and `--max-executions`, `--max-states`,
+//! `--max-races` or `--stop-on-race`, the search runs on one thread. `barrier(local)`
+//! kernels (no caching) and `--preemption-bound` also run on one thread.
 
 mod par;
 

@@ -77,7 +77,8 @@ pub struct Config<'a> {
     /// Set from elsewhere (a Ctrl-C handler) to stop cleanly; checked inside executions
     /// too, every [`CHECK_EVERY`] steps, so one endless execution cannot delay the stop.
     pub interrupt: Option<&'static AtomicBool>,
-    /// Worker threads for random and PCT (0 or 1: the calling thread).
+    /// Worker threads for random, PCT and the exhaustive search (0 or 1: the calling
+    /// thread); the summary does not depend on it (see [`dpor`], "Several jobs").
     pub jobs: usize,
     /// Stop as soon as this many distinct races are known (`--max-races`).
     pub max_races: Option<u64>,
