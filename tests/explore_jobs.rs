@@ -117,6 +117,11 @@ fn state_caching_hits_are_the_same_on_every_number_of_jobs() {
     // Two work-groups, caching at points where both are between intervals: cache hits.
     let m = same_for_every_jobs(&["tests/kernels/group_tickets.ksim", "-D", "n=2", "-D", "b=3"]);
     assert!(m["executions"]["cache_hits"].as_u64().unwrap() > 0, "{m}");
+    // Two work-groups racing on their own local arrays: caching stays on, and each race's
+    // schedule needs only its own group's earlier steps.
+    let m = same_for_every_jobs(&["tests/kernels/group_local_race.ksim", "-D", "n=3"]);
+    assert_eq!(m["caching_off"], serde_json::Value::Null, "{m}");
+    assert!(!m["races"].as_array().unwrap().is_empty(), "{m}");
     // One group, racy: hits as well.
     same_for_every_jobs(&[
         "examples/blelloch_missing_barrier.ksim",

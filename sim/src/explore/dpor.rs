@@ -169,7 +169,8 @@
 //! collector with the prefix up to its segment root put in front of its schedule. The
 //! collector thus sees the same calls in the same order as in the sequential search (a
 //! worker leaves out only what cannot change the result: a race schedule not shorter than
-//! one it already recorded, a repeated final store's schedule), and the summary is the same:
+//! one it already recorded for the same race and work-group, whose prefix is the same; a
+//! repeated final store's schedule), and the summary is the same:
 //! verdict, every count, distinct stores with their counts and first schedules, races with
 //! their shortest schedules, faults, states. A segment the merge needs and no worker has
 //! started is explored by the merge itself, so it never waits for speculative work; segments
@@ -419,6 +420,8 @@ struct Dpor<'a, 'p> {
 struct Worker<'a> {
     spawn: &'a dyn Fn(&State, u64),
     cancel: &'a AtomicBool,
+    /// The shortest race schedule recorded per race and work-group of its second thread.
+    races: HashMap<(interp::race::RaceKey, usize), u64>,
 }
 
 /// Told of each step the exhaustive search executes, as the state it ran from and the
@@ -643,6 +646,20 @@ impl Dpor<'_, '_> {
                 self.stop = self.stop_reason();
             }
             self.col.progress(&mut self.progress, None);
+        }
+    }
+
+    /// Whether a schedule of `len` steps for `race` (completed by thread `p`) may be the
+    /// shortest. A worker's schedules lack the prefix before the segment, which depends on
+    /// `p`'s work-group (see [`Dpor::segment_prefix`]): it compares lengths only within a
+    /// group and leaves the rest to the merge.
+    fn race_improves(&self, race: &interp::Race, p: usize, len: u64) -> bool {
+        match &self.worker {
+            Some(w) => w
+                .races
+                .get(&(race.key(), p / self.launch.local_size))
+                .is_none_or(|&best| len < best),
+            None => self.col.race_improves(&race.key(), len),
         }
     }
 
@@ -1162,11 +1179,18 @@ impl Dpor<'_, '_> {
                     let past = self.race_past(i, p, &ev.acc, j);
                     let prefix = self.segment_prefix(i, p);
                     let len = prefix.len() + past.iter().map(|&c| c as u64).sum::<u64>();
-                    if self.col.race_improves(&race.key(), len) {
+                    if self.race_improves(&race, p, len) {
                         let (sched, at) = self.past_schedule(i, p, &past, j, prefix);
                         race.first.step = at;
                         race.second.step = len - 1;
-                        self.col.race(race, &sched);
+                        match &mut self.worker {
+                            Some(w) => {
+                                let rec = self.col.record.as_mut().expect("a worker records");
+                                w.races.insert((race.key(), p / launch.local_size), len);
+                                rec.push(Item::Race(Box::new((race, sched))));
+                            }
+                            None => self.col.race(race, &sched),
+                        }
                     }
                 }
                 for (e, writes) in ev.acc.elems() {

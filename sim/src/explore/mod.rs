@@ -487,9 +487,6 @@ impl<'a> Collector<'a> {
             Some(&i) => {
                 let r = &mut self.summary.races[i];
                 if choices.len() < r.schedule.len() {
-                    if let Some(rec) = &mut self.record {
-                        rec.push(dpor::Item::Race(Box::new((race.clone(), choices.clone()))));
-                    }
                     r.race = race;
                     r.schedule = choices.clone();
                 }
@@ -497,9 +494,6 @@ impl<'a> Collector<'a> {
             None => {
                 if self.race_stop().is_some() {
                     return; // `--max-races K`: one step can complete more than K at once
-                }
-                if let Some(rec) = &mut self.record {
-                    rec.push(dpor::Item::Race(Box::new((race.clone(), choices.clone()))));
                 }
                 self.races.insert(key, self.summary.races.len());
                 let found = FoundRace {

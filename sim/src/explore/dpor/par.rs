@@ -227,6 +227,7 @@ impl Pool<'_> {
             worker: Some(Worker {
                 spawn: &spawn,
                 cancel: &self.cancel,
+                races: HashMap::new(),
             }),
         };
         d.push_root(state, steps);
