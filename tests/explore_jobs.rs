@@ -139,7 +139,7 @@ fn bounds_keep_their_meaning_on_every_number_of_jobs() {
     let racy = ["examples/kogge_stone_racy.ksim", "-D", "n=8", "--input", "in=iota"];
     for extra in [
         &["--stop-on-race"][..],
-        &["--max-races", "2"],
+        &["--max-races", "1"],
         &["--max-executions", "40"],
         &["--max-states", "5"],
         &["--preemption-bound", "1"],
@@ -152,11 +152,18 @@ fn bounds_keep_their_meaning_on_every_number_of_jobs() {
 }
 
 #[test]
+fn sharing_found_during_the_search_restarts_it_on_every_number_of_jobs() {
+    let m = same_for_every_jobs(&["tests/kernels/late_shared.ksim"]);
+    assert_ne!(m["caching_off"], serde_json::Value::Null, "{m}");
+    assert_eq!(m["verdict"], "EXHAUSTIVE", "{m}");
+}
+
+#[test]
 fn faults_non_termination_and_no_caching_are_the_same_on_every_number_of_jobs() {
     for args in [
         // A runtime fault after a barrier.
         &["tests/kernels/out_of_bounds.ksim", "-D", "n=3"][..],
-        // Two groups that share a global element: caching off, the search restarts.
+        // A step-bound cut that leaves a group before its barrier.
         &["tests/kernels/spin_then_barrier.ksim", "--max-steps", "200"],
         // Barrier divergence.
         &["tests/kernels/two_barriers.ksim", "-D", "n=3"],
