@@ -68,7 +68,11 @@ fn same_for_every_jobs(args: &[&str]) -> serde_json::Value {
     for jobs in [2, 3] {
         let o = explore(&with_json, jobs);
         assert_eq!(o.status.code(), code, "--jobs {jobs}: {}", text(&o));
-        assert_eq!(untimed_json(&o), model, "--jobs {jobs} JSON differs: {args:?}");
+        assert_eq!(
+            untimed_json(&o),
+            model,
+            "--jobs {jobs} JSON differs: {args:?}"
+        );
         let t = explore(args, jobs);
         assert_eq!(
             untimed_text(&t),
@@ -103,10 +107,34 @@ fn racy_kogge_stone_is_the_same_on_every_number_of_jobs() {
 #[test]
 fn race_free_and_racy_scans_are_the_same_on_every_number_of_jobs() {
     for args in [
-        &["examples/kogge_stone.ksim", "-D", "n=8", "--input", "in=iota"][..],
-        &["examples/blelloch_missing_barrier.ksim", "-D", "n=4", "--input", "in=iota"],
-        &["examples/scan_off_by_one.ksim", "-D", "n=4", "--input", "in=iota"],
-        &["examples/brent_kung.ksim", "-D", "n=8", "--input", "in=iota"],
+        &[
+            "examples/kogge_stone.ksim",
+            "-D",
+            "n=8",
+            "--input",
+            "in=iota",
+        ][..],
+        &[
+            "examples/blelloch_missing_barrier.ksim",
+            "-D",
+            "n=4",
+            "--input",
+            "in=iota",
+        ],
+        &[
+            "examples/scan_off_by_one.ksim",
+            "-D",
+            "n=4",
+            "--input",
+            "in=iota",
+        ],
+        &[
+            "examples/brent_kung.ksim",
+            "-D",
+            "n=8",
+            "--input",
+            "in=iota",
+        ],
     ] {
         same_for_every_jobs(args);
     }
@@ -136,7 +164,13 @@ fn state_caching_hits_are_the_same_on_every_number_of_jobs() {
 
 #[test]
 fn bounds_keep_their_meaning_on_every_number_of_jobs() {
-    let racy = ["examples/kogge_stone_racy.ksim", "-D", "n=8", "--input", "in=iota"];
+    let racy = [
+        "examples/kogge_stone_racy.ksim",
+        "-D",
+        "n=8",
+        "--input",
+        "in=iota",
+    ];
     for extra in [
         &["--stop-on-race"][..],
         &["--max-races", "1"],

@@ -70,7 +70,10 @@ fn fingerprint(s: &Summary) -> String {
         s.longest,
         finals,
         races,
-        s.faults.iter().map(|f| (&f.fault, f.count, &f.schedule)).collect::<Vec<_>>(),
+        s.faults
+            .iter()
+            .map(|f| (&f.fault, f.count, &f.schedule))
+            .collect::<Vec<_>>(),
     )
 }
 

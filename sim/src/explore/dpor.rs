@@ -1255,7 +1255,11 @@ impl Dpor<'_, '_> {
             // The merge decides what to do with it; the segment from it is explored apart.
             (w.spawn)(&state, steps);
             let rec = self.col.record.as_mut().expect("a worker records");
-            rec.push(Item::Barrier(Box::new((state, steps, self.choices.clone()))));
+            rec.push(Item::Barrier(Box::new((
+                state,
+                steps,
+                self.choices.clone(),
+            ))));
             return;
         }
         match self.cache.get(&state).copied() {

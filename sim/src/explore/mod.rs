@@ -587,7 +587,10 @@ impl<'a> Collector<'a> {
             }
             None => {
                 if let Some(rec) = &mut self.record {
-                    rec.push(dpor::Item::Fault(Box::new(fault.clone()), Some(choices.clone())));
+                    rec.push(dpor::Item::Fault(
+                        Box::new(fault.clone()),
+                        Some(choices.clone()),
+                    ));
                 }
                 self.faults.insert(key, self.summary.faults.len());
                 self.summary.faults.push(FoundFault {
