@@ -310,17 +310,19 @@ impl Pool<'_> {
     }
 }
 
+/// What [`search`] gives back when the search must start again without caching.
+type Restart<'a, 'p> = (Collector<'a>, Option<ProgressFn<'p>>);
+
 /// The exhaustive search with caching on `cfg.jobs` threads (the calling one merges and
 /// explores too). `Err` gives the collector back when a `global` element turned out to be
 /// shared by work-groups: the caller searches again without caching, as the sequential
 /// search does.
-#[allow(clippy::type_complexity)]
 pub(super) fn search<'a, 'p>(
     launch: &'a Launch,
     cfg: &'a Config<'a>,
     mut col: Collector<'a>,
     progress: Option<ProgressFn<'p>>,
-) -> Result<Summary, (Collector<'a>, Option<ProgressFn<'p>>)> {
+) -> Result<Summary, Restart<'a, 'p>> {
     let Some(state) = initial(launch, &mut col) else {
         return Ok(col.finish(Verdict::Exhaustive));
     };
@@ -399,8 +401,7 @@ fn concat(prefix: &Schedule, rest: &Schedule) -> Schedule {
 }
 
 impl<'a, 'p> Merge<'a, 'p, '_> {
-    #[allow(clippy::type_complexity)]
-    fn run(mut self, root: State) -> Result<Summary, (Collector<'a>, Option<ProgressFn<'p>>)> {
+    fn run(mut self, root: State) -> Result<Summary, Restart<'a, 'p>> {
         if !self.enter(root, 0, Schedule::default()) {
             return Err((self.col, self.progress));
         }
