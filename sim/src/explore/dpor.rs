@@ -470,7 +470,8 @@ fn explore_all<'p>(
     let mut d = if par::applies(launch, cfg, caching.is_ok()) && visit.is_none() {
         match par::search(launch, cfg, col, progress) {
             Ok(summary) => return summary,
-            Err((mut col, progress)) => {
+            Err(restart) => {
+                let (mut col, progress) = *restart;
                 // The sequential search would have met the shared element too.
                 col.restart();
                 search(launch, cfg, col, Err(CACHING_OFF_SHARED), progress, None)

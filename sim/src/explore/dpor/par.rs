@@ -311,7 +311,7 @@ impl Pool<'_> {
 }
 
 /// What [`search`] gives back when the search must start again without caching.
-type Restart<'a, 'p> = (Collector<'a>, Option<ProgressFn<'p>>);
+type Restart<'a, 'p> = Box<(Collector<'a>, Option<ProgressFn<'p>>)>;
 
 /// The exhaustive search with caching on `cfg.jobs` threads (the calling one merges and
 /// explores too). `Err` gives the collector back when a `global` element turned out to be
@@ -403,7 +403,7 @@ fn concat(prefix: &Schedule, rest: &Schedule) -> Schedule {
 impl<'a, 'p> Merge<'a, 'p, '_> {
     fn run(mut self, root: State) -> Result<Summary, Restart<'a, 'p>> {
         if !self.enter(root, 0, Schedule::default()) {
-            return Err((self.col, self.progress));
+            return Err(Box::new((self.col, self.progress)));
         }
         let mut stopped = false;
         while let Some(f) = self.stack.last_mut() {
@@ -452,7 +452,7 @@ impl<'a, 'p> Merge<'a, 'p, '_> {
                     }
                     if let Some((state, steps, prefix)) = f.descend.take() {
                         if !self.enter(state, steps, prefix) {
-                            return Err((self.col, self.progress));
+                            return Err(Box::new((self.col, self.progress)));
                         }
                     }
                 }
