@@ -18,8 +18,10 @@
 //! reproduced and also when it is not (like `ksim run --schedule` with a schedule that does
 //! not fit), 2 for a report or schedule that is invalid (empty, naming threads the launch
 //! does not have, more than 2^64 - 1 steps) or a kernel that changed (without `--force`).
-//! `--jobs` parallelises random and PCT (results do not depend on it); the exhaustive
-//! search runs on one thread.
+//! `--jobs` parallelises random, PCT and the exhaustive search (the summary does not depend
+//! on it: see `sim::explore::dpor`, "Several jobs"); `--preemption-bound`, kernels without
+//! state caching, and several work-groups with a bound that stops the search run on one
+//! thread.
 
 use super::common::*;
 use super::run::{TraceFormat, Tracer};
@@ -81,8 +83,9 @@ pub struct ExploreArgs {
     /// Stop after this many seconds.
     #[arg(long, value_name = "SECS", value_parser = super::limits::parse_timeout)]
     pub timeout: Option<Duration>,
-    /// Worker threads for --random and --pct (the result does not depend on it);
-    /// --exhaustive and --preemption-bound run on one thread.
+    /// Threads for --random, --pct and --exhaustive (the result does not depend on it);
+    /// --preemption-bound, kernels without state caching, and several work-groups with
+    /// --max-executions/--max-states/--max-races/--stop-on-race run on one thread.
     #[arg(long, default_value_t = 1, value_parser = super::limits::parse_jobs)]
     pub jobs: usize,
     /// Where race reports are written.

@@ -139,6 +139,58 @@
 //! An atomic step (S-ATOMIC) is dependent with every other access to its element, atomic
 //! ones included (two atomic updates do not commute in general), so the reduction explores
 //! both orders; the race check pairs it only with plain accesses.
+//!
+//! # Several jobs (`--jobs N`)
+//!
+//! The search above is a tree of *segments*: with state caching, each synchronisation point
+//! whose state is explored starts a segment, a DPOR problem of its own. Nothing of a
+//! segment's search depends on what happens in other segments: no backtrack point and no
+//! sleep set crosses a segment root (the root starts with empty sets, and the race analysis
+//! looks at the segment's events only), and the step bound is the only thing the prefix
+//! decides (the number of steps to the root). So the search of the segment from state S
+//! reached in k steps — the order of its executions, the K-STEPs, races, final stores,
+//! faults, the synchronisation points it reaches — is a function of (S, k) alone. What does
+//! depend on the order is *which* segments are explored (the state cache, `--max-states`),
+//! and the first/shortest schedules and the counts the [`Collector`] keeps, and where the
+//! bounds (`--max-executions`, `--stop-on-race`, `--max-races`) stop.
+//!
+//! The parallel search (in `par`) therefore explores segments apart and merges them in the
+//! sequential order. Workers explore the segment of each (S, k) once, recording its search
+//! as items in order (an execution starts, a race with its schedule within the segment, a
+//! final store, a complete execution of n steps, a synchronisation point reached, ...); a
+//! synchronisation point they reach is queued as a segment of its own, so that workers
+//! explore ahead, the first in the depth-first order first. The calling thread merges:
+//! it walks the tree of segments depth first exactly as the sequential search does — its
+//! own state cache, with the same entries (steps, longest future, step bound hit), decides
+//! at each synchronisation point whether the sequential search explores it, prunes it as a
+//! cache hit or sees a cycle; `--max-states`, `--max-executions` (checked where an
+//! execution starts), `--max-races`/`--stop-on-race` (checked after every K-STEP) are
+//! applied where the sequential search applies them; and each item goes to the one
+//! collector with the prefix up to its segment root put in front of its schedule. The
+//! collector thus sees the same calls in the same order as in the sequential search (a
+//! worker leaves out only what cannot change the result: a race schedule not shorter than
+//! one it already recorded for the same race and work-group, whose prefix is the same; a
+//! repeated final store's schedule), and the summary is the same:
+//! verdict, every count, distinct stores with their counts and first schedules, races with
+//! their shortest schedules, faults, states. A segment the merge needs and no worker has
+//! started is explored by the merge itself, so it never waits for speculative work; segments
+//! explored ahead that the merge prunes are wasted work, not different results. Only the
+//! timeout and an interrupt stop at a moment that depends on timing, with one thread as
+//! with several.
+//!
+//! With several work-groups the footprint decides whether caching is sound: each worker
+//! keeps the footprint of its segment and the merge joins them as it enters segments; when
+//! they show a shared element the sequential search, which explores the same executions,
+//! meets it too and starts again without caching, and so does the parallel one (without
+//! caching the whole search is one segment: it runs on one thread). Where that restart
+//! happens depends on the order of the executions, which matters only if a bound can stop
+//! the search before it: with several work-groups and `--max-executions`, `--max-states`,
+//! `--max-races` or `--stop-on-race`, the search runs on one thread. `barrier(local)`
+//! kernels (no caching) and `--preemption-bound` also run on one thread.
+
+mod par;
+
+pub(crate) use par::{Item, Record};
 
 use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
 use crate::schedule::Schedule;
@@ -147,6 +199,7 @@ use interp::race::{step_races, Access, Epochs};
 use interp::reference::{Elem, State, StepInfo};
 use interp::Launch;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 type ElemKey = (usize, usize, usize);
@@ -355,6 +408,20 @@ struct Dpor<'a, 'p> {
     visit: Option<VisitFn<'p>>,
     /// `visit` asked to stop.
     visit_full: bool,
+    /// Steps taken before the first node of `path` (a worker of the parallel search
+    /// explores one segment, whose root is `base` steps into the execution).
+    base: u64,
+    /// A worker of the parallel search: told of every synchronisation point reached (which
+    /// it records instead of exploring), and stopped when the merge is done.
+    worker: Option<Worker<'a>>,
+}
+
+/// What a [`Dpor`] that explores one segment for the parallel search needs.
+struct Worker<'a> {
+    spawn: &'a dyn Fn(&State, u64),
+    cancel: &'a AtomicBool,
+    /// The shortest race schedule recorded per race and work-group of its second thread.
+    races: HashMap<(interp::race::RaceKey, usize), u64>,
 }
 
 /// Told of each step the exhaustive search executes, as the state it ran from and the
@@ -400,7 +467,19 @@ fn explore_all<'p>(
             caching = Err(CACHING_OFF_SHARED);
         }
     }
-    let mut d = search(launch, cfg, col, caching, progress, visit);
+    let mut d = if par::applies(launch, cfg, caching.is_ok()) && visit.is_none() {
+        match par::search(launch, cfg, col, progress) {
+            Ok(summary) => return summary,
+            Err(restart) => {
+                let (mut col, progress) = *restart;
+                // The sequential search would have met the shared element too.
+                col.restart();
+                search(launch, cfg, col, Err(CACHING_OFF_SHARED), progress, None)
+            }
+        }
+    } else {
+        search(launch, cfg, col, caching, progress, visit)
+    };
     if d.footprint.as_ref().is_some_and(|f| f.shared) {
         // A shared element showed up during the search: start again without caching.
         let (progress, visit) = (d.progress.take(), d.visit.take());
@@ -446,24 +525,34 @@ fn search<'a, 'p>(
         ticks: 0,
         visit,
         visit_full: false,
+        base: 0,
+        worker: None,
     };
-    let mut state = State::initial(launch);
-    for b in super::fire_all(&mut state, launch) {
-        if let Some(m) = &b.divergence {
-            d.col.divergence(m, &Schedule::default());
-        }
-    }
-    d.col.summary.states = 1;
     d.col.summary.caching_off = caching.err();
-    if state.is_final() {
-        d.col
-            .final_store(state.memory(launch), &Schedule::default());
-        d.col.summary.complete = 1;
+    let Some(state) = initial(launch, &mut d.col) else {
         return d;
-    }
+    };
     d.push_root(state, 0);
     d.run();
     d
+}
+
+/// The initial state after its enabled barriers fired, or `None` when it is already final
+/// (then counted as the one complete execution).
+fn initial(launch: &Launch, col: &mut Collector) -> Option<State> {
+    let mut state = State::initial(launch);
+    for b in super::fire_all(&mut state, launch) {
+        if let Some(m) = &b.divergence {
+            col.divergence(m, &Schedule::default());
+        }
+    }
+    col.summary.states = 1;
+    if state.is_final() {
+        col.final_store(state.memory(launch), &Schedule::default());
+        col.summary.complete = 1;
+        return None;
+    }
+    Some(state)
 }
 
 impl Dpor<'_, '_> {
@@ -543,6 +632,9 @@ impl Dpor<'_, '_> {
     }
 
     fn complete(&mut self, len: u64, bounded: bool) {
+        if let Some(rec) = &mut self.col.record {
+            rec.push(Item::Complete(len, bounded));
+        }
         self.col.summary.complete += 1;
         self.learn(len, bounded);
         self.tick();
@@ -552,10 +644,35 @@ impl Dpor<'_, '_> {
         self.ticks += 1;
         if self.ticks.is_multiple_of(32) {
             if self.stop.is_none() {
-                self.stop = self.col.stop_reason();
+                self.stop = self.stop_reason();
             }
             self.col.progress(&mut self.progress, None);
         }
+    }
+
+    /// Whether a schedule of `len` steps for `race` (completed by thread `p`) may be the
+    /// shortest. A worker's schedules lack the prefix before the segment, which depends on
+    /// `p`'s work-group (see [`Dpor::segment_prefix`]): it compares lengths only within a
+    /// group and leaves the rest to the merge.
+    fn race_improves(&self, race: &interp::Race, p: usize, len: u64) -> bool {
+        match &self.worker {
+            Some(w) => w
+                .races
+                .get(&(race.key(), p / self.launch.local_size))
+                .is_none_or(|&best| len < best),
+            None => self.col.race_improves(&race.key(), len),
+        }
+    }
+
+    /// [`Collector::stop_reason`], and for a worker the end of the merge.
+    fn stop_reason(&self) -> Option<Incomplete> {
+        let cancelled = self
+            .worker
+            .as_ref()
+            .is_some_and(|w| w.cancel.load(Ordering::Relaxed));
+        self.col
+            .stop_reason()
+            .or(cancelled.then_some(Incomplete::Interrupted))
     }
 
     fn run(&mut self) {
@@ -568,7 +685,7 @@ impl Dpor<'_, '_> {
             if self.path[top].event.is_some() {
                 self.undo(top);
             }
-            if self.fresh(top) && top as u64 >= self.launch.max_steps {
+            if self.fresh(top) && self.base + top as u64 >= self.launch.max_steps {
                 self.bound_leaf(top);
                 self.pop();
                 continue;
@@ -576,6 +693,9 @@ impl Dpor<'_, '_> {
             let Some(p) = self.next_choice(top) else {
                 if self.fresh(top) {
                     // Every enabled thread is asleep: redundant.
+                    if let Some(rec) = &mut self.col.record {
+                        rec.push(Item::SleepBlocked);
+                    }
                     self.col.summary.pruned += 1;
                     self.col.summary.sleep_blocked += 1;
                     self.tick();
@@ -583,8 +703,11 @@ impl Dpor<'_, '_> {
                 self.pop();
                 continue;
             };
-            if !self.fresh(top) || top == 0 {
+            if !self.fresh(top) || (top == 0 && self.base == 0) {
                 // A new execution starts here: check the bounds first.
+                if let Some(rec) = &mut self.col.record {
+                    rec.push(Item::Start);
+                }
                 if self.stop.is_none() {
                     if let Some(m) = self.cfg.max_executions {
                         // Pruned executions are work too: a racy kernel can prune
@@ -604,7 +727,7 @@ impl Dpor<'_, '_> {
             if steps_since_check >= 4096 {
                 steps_since_check = 0;
                 if self.stop.is_none() {
-                    self.stop = self.col.stop_reason();
+                    self.stop = self.stop_reason();
                 }
                 if self.stop.is_some() {
                     self.col.summary.cut += 1;
@@ -612,7 +735,11 @@ impl Dpor<'_, '_> {
                 }
                 self.col.progress(&mut self.progress, None);
             }
+            let mark = self.col.record.as_ref().map(Record::mark);
             self.execute(top, p);
+            if let (Some(rec), Some(mark)) = (&mut self.col.record, mark) {
+                rec.step_done(mark);
+            }
             if self.visit_full {
                 self.stop.get_or_insert(Incomplete::MaxStates);
                 self.col.summary.cut += 1;
@@ -1025,7 +1152,7 @@ impl Dpor<'_, '_> {
                     clock,
                 });
                 self.col.fault(fault, &self.choices);
-                self.complete(i as u64 + 1, false);
+                self.complete(self.base + i as u64 + 1, false);
             }
             Ok((mut next, info)) => {
                 let acc = Acc::of(info);
@@ -1053,11 +1180,18 @@ impl Dpor<'_, '_> {
                     let past = self.race_past(i, p, &ev.acc, j);
                     let prefix = self.segment_prefix(i, p);
                     let len = prefix.len() + past.iter().map(|&c| c as u64).sum::<u64>();
-                    if self.col.race_improves(&race.key(), len) {
+                    if self.race_improves(&race, p, len) {
                         let (sched, at) = self.past_schedule(i, p, &past, j, prefix);
                         race.first.step = at;
                         race.second.step = len - 1;
-                        self.col.race(race, &sched);
+                        match &mut self.worker {
+                            Some(w) => {
+                                let rec = self.col.record.as_mut().expect("a worker records");
+                                w.races.insert((race.key(), p / launch.local_size), len);
+                                rec.push(Item::Race(Box::new((race, sched))));
+                            }
+                            None => self.col.race(race, &sched),
+                        }
                     }
                 }
                 for (e, writes) in ev.acc.elems() {
@@ -1103,7 +1237,7 @@ impl Dpor<'_, '_> {
                     }
                     barrier_clocks(launch, &mut clocks, b.group);
                 }
-                let steps = i as u64 + 1;
+                let steps = self.base + i as u64 + 1;
                 if next.is_final() {
                     self.col.final_store(next.memory(launch), &self.choices);
                     self.complete(steps, false);
@@ -1118,6 +1252,17 @@ impl Dpor<'_, '_> {
 
     /// A K-BARRIER fired (one work-group): a synchronisation point.
     fn barrier_point(&mut self, state: State, steps: u64) {
+        if let Some(w) = &self.worker {
+            // The merge decides what to do with it; the segment from it is explored apart.
+            (w.spawn)(&state, steps);
+            let rec = self.col.record.as_mut().expect("a worker records");
+            rec.push(Item::Barrier(Box::new((
+                state,
+                steps,
+                self.choices.clone(),
+            ))));
+            return;
+        }
         match self.cache.get(&state).copied() {
             Some(e) if e.on_path => {
                 // The execution returns to a state it is exploring: it can cycle forever.
@@ -1192,8 +1337,7 @@ impl Dpor<'_, '_> {
             let mut s = state.clone();
             let mut ran_out = true;
             for n in 0..SOLO_STEPS {
-                if (n as u64).is_multiple_of(super::CHECK_EVERY) && self.col.stop_reason().is_some()
-                {
+                if (n as u64).is_multiple_of(super::CHECK_EVERY) && self.stop_reason().is_some() {
                     break; // `run` records the stop at its next look
                 }
                 match s.status(self.launch, t) {
@@ -1252,7 +1396,7 @@ impl Dpor<'_, '_> {
             },
             &self.choices,
         );
-        self.complete(i as u64, true);
+        self.complete(self.base + i as u64, true);
     }
 }
 

@@ -77,7 +77,8 @@ pub struct Config<'a> {
     /// Set from elsewhere (a Ctrl-C handler) to stop cleanly; checked inside executions
     /// too, every [`CHECK_EVERY`] steps, so one endless execution cannot delay the stop.
     pub interrupt: Option<&'static AtomicBool>,
-    /// Worker threads for random and PCT (0 or 1: the calling thread).
+    /// Worker threads for random, PCT and the exhaustive search (0 or 1: the calling
+    /// thread); the summary does not depend on it (see [`dpor`], "Several jobs").
     pub jobs: usize,
     /// Stop as soon as this many distinct races are known (`--max-races`).
     pub max_races: Option<u64>,
@@ -408,6 +409,9 @@ pub(crate) struct Collector<'a> {
     race_limit: Option<(u64, Incomplete)>,
     start: Instant,
     last_progress: Instant,
+    /// A worker of the parallel exhaustive search records what it finds, in order, for the
+    /// merge to replay ([`dpor`]'s "Several jobs").
+    pub(crate) record: Option<dpor::Record>,
 }
 
 impl<'a> Collector<'a> {
@@ -428,6 +432,7 @@ impl<'a> Collector<'a> {
             },
             start: now,
             last_progress: now,
+            record: None,
         }
     }
 
@@ -507,19 +512,54 @@ impl<'a> Collector<'a> {
         self.final_store_n(memory, 1, || choices.clone());
     }
 
-    fn final_store_n(&mut self, memory: Memory, n: u64, schedule: impl FnOnce() -> Schedule) {
+    /// Counts `n` executions ending in `memory`; returns the store's index in the summary.
+    fn final_store_n(
+        &mut self,
+        memory: Memory,
+        n: u64,
+        schedule: impl FnOnce() -> Schedule,
+    ) -> usize {
         match self.finals.get(&memory) {
-            Some(&i) => self.summary.finals[i].count += n,
+            Some(&i) => {
+                self.summary.finals[i].count += n;
+                if let Some(rec) = &mut self.record {
+                    rec.push(dpor::Item::Final(i, None));
+                }
+                i
+            }
             None => {
-                self.finals
-                    .insert(memory.clone(), self.summary.finals.len());
+                let i = self.summary.finals.len();
+                self.finals.insert(memory.clone(), i);
+                let schedule = schedule();
+                if let Some(rec) = &mut self.record {
+                    let first = Box::new((memory.clone(), schedule.clone()));
+                    rec.push(dpor::Item::Final(i, Some(first)));
+                }
                 self.summary.finals.push(FinalStore {
                     memory,
                     count: n,
-                    schedule: schedule(),
+                    schedule,
                 });
+                i
             }
         }
+    }
+
+    /// One more execution ends in the known final store `i` (the parallel merge).
+    pub(crate) fn final_again(&mut self, i: usize) {
+        self.summary.finals[i].count += 1;
+    }
+
+    /// An execution ends in `memory` reached by `choices`; returns the store's index.
+    pub(crate) fn final_index(&mut self, memory: Memory, choices: Schedule) -> usize {
+        self.final_store_n(memory, 1, || choices)
+    }
+
+    /// One more execution ends in the known fault `fault` (the parallel merge).
+    pub(crate) fn fault_again(&mut self, fault: &Fault) {
+        let key = (fault.kind.clone(), fault.span.clone());
+        let i = self.faults[&key];
+        self.summary.faults[i].count += 1;
     }
 
     /// A runtime fault (or the step bound) ended an execution.
@@ -533,12 +573,25 @@ impl<'a> Collector<'a> {
             Some(&i) => {
                 let f = &mut self.summary.faults[i];
                 f.count += 1;
-                if choices.len() < f.schedule.len() {
+                let shorter = choices.len() < f.schedule.len();
+                if let Some(rec) = &mut self.record {
+                    rec.push(dpor::Item::Fault(
+                        Box::new(fault.clone()),
+                        shorter.then(|| choices.clone()),
+                    ));
+                }
+                if shorter {
                     f.schedule = choices.clone();
                     f.fault = fault;
                 }
             }
             None => {
+                if let Some(rec) = &mut self.record {
+                    rec.push(dpor::Item::Fault(
+                        Box::new(fault.clone()),
+                        Some(choices.clone()),
+                    ));
+                }
                 self.faults.insert(key, self.summary.faults.len());
                 self.summary.faults.push(FoundFault {
                     fault,
@@ -552,16 +605,26 @@ impl<'a> Collector<'a> {
     pub fn non_terminating(&mut self, choices: &Schedule) {
         let s = &mut self.summary;
         s.non_terminating += 1;
-        if s.non_terminating_schedule
+        let shorter = s
+            .non_terminating_schedule
             .as_ref()
-            .is_none_or(|old| choices.len() < old.len())
-        {
+            .is_none_or(|old| choices.len() < old.len());
+        if shorter {
             s.non_terminating_schedule = Some(choices.clone());
+        }
+        if let Some(rec) = &mut self.record {
+            rec.push(dpor::Item::NonTerminating(shorter.then(|| choices.clone())));
         }
     }
 
     pub fn divergence(&mut self, message: &str, choices: &Schedule) {
         if !self.divergences.contains_key(message) {
+            if let Some(rec) = &mut self.record {
+                rec.push(dpor::Item::Divergence(Box::new((
+                    message.to_string(),
+                    choices.clone(),
+                ))));
+            }
             self.divergences
                 .insert(message.to_string(), self.summary.divergences.len());
             self.summary.divergences.push(FoundDivergence {
