@@ -556,6 +556,41 @@ fn promote(t: TypeName) -> TypeName {
     name_of(ty_of(t).promote())
 }
 
+/// The bits of an integer type (`int` for the types that are not integers).
+fn int_bits(t: TypeName) -> u64 {
+    match t {
+        TypeName::Char | TypeName::Uchar => 8,
+        TypeName::Short | TypeName::Ushort => 16,
+        TypeName::Long | TypeName::Ulong => 64,
+        _ => 32,
+    }
+}
+
+/// The count of shift `op` (other operators: `count` unchanged). OpenCL C §6.3.j: a shift
+/// uses only the low log2(N) bits of its count, N the bits of the left operand's type
+/// (`left`: after integer promotion for a scalar, its element type for a vector), so that
+/// no count is out of range as in C; the core, which faults on such counts, gets the
+/// masked count.
+fn shift_count(op: BinOp, left: Option<TypeName>, count: k::Expr, span: &Span) -> k::Expr {
+    match (op, left) {
+        (BinOp::Shl | BinOp::Shr, Some(t)) => ex(
+            k::ExprKind::Binary(
+                BinOp::BitAnd,
+                Box::new(count),
+                Box::new(ex(
+                    k::ExprKind::Int {
+                        value: int_bits(t) - 1,
+                        unsigned: false,
+                    },
+                    span,
+                )),
+            ),
+            span,
+        ),
+        _ => count,
+    }
+}
+
 /// Size in bytes of an OpenCL type, for `sizeof` (`size_t` is 32 bits in ksim).
 fn size_of(t: &cl::Type) -> Option<u64> {
     if !t.pointers.is_empty() {
@@ -1558,6 +1593,13 @@ impl<'u> Lowerer<'u> {
             E::Assign { op, target, value } => {
                 let v = self.expr(value, out)?;
                 let arms = self.lvalue_places(target, out)?;
+                let v = match (op, arms.first()) {
+                    (Some(op), Some((_, lv))) => {
+                        let left = self.type_of(&Self::lvalue_expr(lv, span)).map(promote);
+                        shift_count(*op, left, v, span)
+                    }
+                    _ => v,
+                };
                 let arms = arms
                     .into_iter()
                     .map(|(when, lv)| {
@@ -2072,6 +2114,7 @@ impl<'u> Lowerer<'u> {
             E::Binary(op, a, b) => {
                 let a = self.expr(a, pre)?;
                 let b = self.expr(b, pre)?;
+                let b = shift_count(*op, self.type_of(&a).map(promote), b, span);
                 mk(k::ExprKind::Binary(*op, Box::new(a), Box::new(b)))
             }
             E::Assign { .. } => {

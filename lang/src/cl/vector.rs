@@ -600,7 +600,7 @@ impl<'u> Lowerer<'u> {
             .into_iter()
             .zip(vb)
             .map(|(x, y)| {
-                let r = bin(op, x, y, span);
+                let r = bin(op, x, shift_count(op, Some(shape.0), y, span), span);
                 if is_relational(op) {
                     mask(r, span)
                 } else {
@@ -1016,6 +1016,12 @@ impl<'u> Lowerer<'u> {
         let span = &e.span;
         let shape = self.vec_shape(target).expect("a vector target");
         let vals = self.vec_value(value, shape, out)?;
+        let vals: Vec<k::Expr> = match op {
+            Some(op) => (vals.into_iter())
+                .map(|v| shift_count(*op, Some(shape.0), v, span))
+                .collect(),
+            None => vals,
+        };
         let (lvs, _) = self.vec_lvalue(target, out)?;
         let mut vars = HashSet::new();
         let mut memory = false;
