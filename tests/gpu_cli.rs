@@ -285,7 +285,7 @@ fn bench_writes_the_csv_with_metadata_the_json_and_figures() {
         path(&png),
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("give --size 4x2.6in"), "{}", text(&o));
+    assert!(text(&o).contains("give --size 3.3x"), "{}", text(&o));
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
     let o = ksim(&["plot", path(&csv), "--size", "3x2", "--plot", path(&png)]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));

@@ -138,16 +138,18 @@ fn renders_png_svg_and_pdf_without_system_fonts() {
 #[test]
 fn a_one_column_figure_has_text_of_at_least_7_points() {
     let dir = tempfile::tempdir().unwrap();
-    let (w, h) = gpu::plot::parse_size("3.3x2.2in").unwrap();
     let dpi = 300.0;
-    let fig = Figure {
-        width_px: (w * dpi) as u32,
-        height_px: (h * dpi) as u32,
-        dpi,
-        font_pt: 7.0,
-        ..Figure::default()
-    };
-    for sim in [false, true] {
+    // The simulated-vs-real figure stacks its three panels two by two in one column's
+    // width, so it is taller.
+    for (sim, size) in [(false, "3.3x2.2in"), (true, "3.3x3.8in")] {
+        let (w, h) = gpu::plot::parse_size(size).unwrap();
+        let fig = Figure {
+            width_px: (w * dpi) as u32,
+            height_px: (h * dpi) as u32,
+            dpi,
+            font_pt: 7.0,
+            ..Figure::default()
+        };
         let path = dir.path().join(if sim { "s.svg" } else { "t.svg" });
         if sim {
             gpu::plot::simreal::plot(&series(), &path, &fig).unwrap();
@@ -155,10 +157,8 @@ fn a_one_column_figure_has_text_of_at_least_7_points() {
             gpu::plot(&series(), &path, &fig).unwrap();
         }
         let svg = std::fs::read_to_string(&path).unwrap();
-        assert!(
-            svg.contains("width=\"3.300in\" height=\"2.200in\""),
-            "physical size"
-        );
+        let physical = format!("width=\"{w:.3}in\" height=\"{h:.3}in\"");
+        assert!(svg.contains(&physical), "physical size {physical}");
         let sizes = font_sizes(&svg);
         assert!(sizes.len() > 10, "ticks, labels, legend: {sizes:?}");
         // The SVG is 990 user units for 3.3 in: one point is 300 / 72 units.

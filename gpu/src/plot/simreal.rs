@@ -141,38 +141,49 @@ pub fn plot(series: &BenchSeries, path: &Path, fig: &Figure) -> Result<(), PlotE
     })
 }
 
-/// Rows and columns of panels for `kernels` kernels and the scatter.
-fn grid(kernels: usize) -> (usize, usize) {
-    let panels = kernels + 1;
-    let cols = panels.min(3);
-    (panels.div_ceil(cols), cols)
-}
-
-/// Refuses a figure whose panels are too small for their axes: a panel's right axis
-/// description ("simulated warp instructions, dashed") runs along its height, and below a
-/// height that holds it the labels of neighbouring panels overlap (seen at 9 × 2.6 in with
-/// five kernels). The message gives a height that fits.
-fn fits(kernels: usize, fig: &Figure) -> Result<(), PlotError> {
-    let (rows, cols) = grid(kernels);
-    let pt = |px: u32| px as f64 * 72.0 / fig.dpi;
+/// The least size of one panel, `(width, height)` in points: a panel's right axis
+/// description ("simulated warp instructions, dashed") runs along its height, at about half
+/// an em per character, beside its title, tick labels, x-axis description and margins; its
+/// two y-axes' labels take most of its width. Below it neighbouring panels' labels overlap
+/// (seen at 9 × 2.6 in with five kernels).
+fn panel_size(fig: &Figure) -> (f64, f64) {
     let desc = format!("simulated {}, dashed", fig.cost.name())
         .chars()
         .count();
-    // About half an em per character of the sans-serif font, plus the panel's title,
-    // tick labels, x-axis description and margins.
-    let need_h = fig.font_pt * (0.55 * desc as f64 + 5.5);
-    let need_w = fig.font_pt * 16.0;
+    (fig.font_pt * 16.0, fig.font_pt * (0.55 * desc as f64 + 5.5))
+}
+
+/// Points of the figure's width and of its height below the title.
+fn room(fig: &Figure) -> (f64, f64) {
+    let pt = |px: u32| px as f64 * 72.0 / fig.dpi;
     let title = if fig.title.as_deref() == Some("") {
         0.0
     } else {
         fig.font_pt * 2.0
     };
-    let have_h = (pt(fig.height_px) - title) / rows as f64;
-    let have_w = pt(fig.width_px) / cols as f64;
+    (pt(fig.width_px), pt(fig.height_px) - title)
+}
+
+/// Rows and columns of panels for `kernels` kernels and the scatter: up to three columns,
+/// as many as the width holds (a one-column figure stacks its panels).
+fn grid(kernels: usize, fig: &Figure) -> (usize, usize) {
+    let panels = kernels + 1;
+    let fit = (room(fig).0 / panel_size(fig).0).floor() as usize;
+    let cols = panels.min(fit.clamp(1, 3));
+    (panels.div_ceil(cols), cols)
+}
+
+/// Refuses a figure whose panels are too small for their axes, with a size that fits.
+fn fits(kernels: usize, fig: &Figure) -> Result<(), PlotError> {
+    let (rows, cols) = grid(kernels, fig);
+    let (need_w, need_h) = panel_size(fig);
+    let (width, height) = room(fig);
+    let (have_w, have_h) = (width / cols as f64, height / rows as f64);
     if have_h >= need_h && have_w >= need_w {
         return Ok(());
     }
     let inches = |v: f64| (v / 72.0 * 10.0).ceil() / 10.0;
+    let title = fig.height_px as f64 * 72.0 / fig.dpi - height;
     Err(PlotError(format!(
         "the figure is too small for {kernels} kernel{}: {rows} x {cols} panels of {:.1} x {:.1} in \
          each, and a panel needs {:.1} x {:.1} in at {} pt; give --size {}x{}in (or a smaller \
@@ -183,8 +194,8 @@ fn fits(kernels: usize, fig: &Figure) -> Result<(), PlotError> {
         need_w / 72.0,
         need_h / 72.0,
         fig.font_pt,
-        inches((need_w * cols as f64).max(pt(fig.width_px))),
-        inches((need_h * rows as f64 + title).max(pt(fig.height_px))),
+        inches((need_w * cols as f64).max(width)),
+        inches((need_h * rows as f64 + title).max(height + title)),
     )))
 }
 
@@ -219,7 +230,7 @@ where
             .map_err(draw_err)?
     };
     let names = kernels(series);
-    let (rows, cols) = grid(names.len());
+    let (rows, cols) = grid(names.len(), fig);
     let cells = area.split_evenly((rows, cols));
     for (i, name) in names.iter().enumerate() {
         let pts: Vec<&BenchPoint> = series.points.iter().filter(|p| &p.kernel == name).collect();
