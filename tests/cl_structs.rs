@@ -254,10 +254,6 @@ fn what_is_not_modelled_is_a_clear_error() {
              kernel void k(__global int *o, struct a q) { o[0] = f(q); }",
             "not supported yet: a struct here (`struct a`",
         ),
-        (
-            "struct a { int i; short s; }; kernel void k(__global struct a *q) { q[0].i = 1; }",
-            "short",
-        ),
     ];
     for (src, want) in cases {
         match compile(src) {

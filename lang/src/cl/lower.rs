@@ -416,13 +416,27 @@ fn init_assigned(i: &cl::Init, out: &mut HashSet<String>) {
     }
 }
 
-/// The variable under `v.x.y` (a component of a vector variable assigns the variable).
-fn member_root(e: &cl::Expr) -> &cl::Expr {
+/// The vector variable under `v.x`, `v.lo.y`, `v.s01` (a component written assigns the
+/// variable); `None` for anything else, a struct member `q.i` included (whose own path
+/// [`structs::member_path`] records).
+fn component_root(e: &cl::Expr) -> Option<&str> {
+    let component = |f: &str| {
+        matches!(f, "lo" | "hi" | "even" | "odd")
+            || (!f.is_empty() && f.chars().all(|c| "xyzw".contains(c)))
+            || (f.len() > 1
+                && (f.starts_with('s') || f.starts_with('S'))
+                && f[1..].chars().all(|c| c.is_ascii_hexdigit()))
+    };
     match &e.kind {
         cl::ExprKind::Member {
-            base, arrow: false, ..
-        } => member_root(base),
-        _ => e,
+            base,
+            field,
+            arrow: false,
+        } if component(&field.name) => match &base.kind {
+            cl::ExprKind::Name(n) => Some(n),
+            _ => component_root(base),
+        },
+        _ => None,
     }
 }
 
@@ -433,8 +447,8 @@ fn expr_assigned(e: &cl::Expr, out: &mut HashSet<String>) {
             if let Some(n) = structs::member_path(target) {
                 out.insert(n);
             }
-            if let Name(n) = &member_root(target).kind {
-                out.insert(n.clone());
+            if let Some(n) = component_root(target) {
+                out.insert(n.to_string());
             }
             expr_assigned(target, out);
             expr_assigned(value, out);
@@ -443,8 +457,8 @@ fn expr_assigned(e: &cl::Expr, out: &mut HashSet<String>) {
             if let Some(n) = structs::member_path(a) {
                 out.insert(n);
             }
-            if let Name(n) = &member_root(a).kind {
-                out.insert(n.clone());
+            if let Some(n) = component_root(a) {
+                out.insert(n.to_string());
             }
             expr_assigned(a, out);
         }
