@@ -1325,7 +1325,7 @@ mod tests {
             ),
             (
                 "kernel k(global float A[4]) { atomic_add(A[0], 1); }",
-                "works on `int` and `uint` elements",
+                "works on `int`, `uint`, `long` and `ulong` elements",
             ),
             (
                 "kernel k(const global int A[4]) { atomic_inc(A[0]); }",
