@@ -1400,17 +1400,7 @@ fn double_lit(f: f64) -> String {
             "(-(double)INFINITY)".into()
         }
     } else {
-        let s = format!("{f:?}");
-        let s = if s.contains(['.', 'e', 'E']) {
-            s
-        } else {
-            format!("{s}.0")
-        };
-        if f.is_sign_negative() {
-            format!("({s})")
-        } else {
-            s
-        }
+        finite_lit(format!("{f:?}"), f.is_sign_negative(), "")
     }
 }
 
@@ -1426,17 +1416,22 @@ fn float_lit(bits: u32) -> String {
             "(-INFINITY)".into()
         }
     } else {
-        let s = format!("{f:?}");
-        let s = if s.contains(['.', 'e', 'E']) {
-            s
-        } else {
-            format!("{s}.0")
-        };
-        if f.is_sign_negative() {
-            format!("({s}f)")
-        } else {
-            format!("{s}f")
-        }
+        finite_lit(format!("{f:?}"), f.is_sign_negative(), "f")
+    }
+}
+
+/// A finite floating literal from Rust's shortest round-trip text (`{:?}`), given a point
+/// when it has none (C reads `1` as an integer) and `suffix`, in parentheses when negative.
+fn finite_lit(digits: String, negative: bool, suffix: &str) -> String {
+    let s = if digits.contains(['.', 'e', 'E']) {
+        digits
+    } else {
+        format!("{digits}.0")
+    };
+    if negative {
+        format!("({s}{suffix})")
+    } else {
+        format!("{s}{suffix}")
     }
 }
 

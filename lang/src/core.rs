@@ -521,28 +521,11 @@ impl AtomicOp {
         }
     }
 
-    /// The new value of a `uint` element.
+    /// The new value of a `uint` element: the `ulong` operation on the zero-extended values,
+    /// truncated (exact for every operation: wrapping add/sub truncate, min/max keep the order).
     pub fn apply_u32(self, old: u32, args: &[u32]) -> u32 {
-        let v = args.first().copied().unwrap_or(0);
-        match self {
-            AtomicOp::Add => old.wrapping_add(v),
-            AtomicOp::Sub => old.wrapping_sub(v),
-            AtomicOp::Xchg => v,
-            AtomicOp::Inc => old.wrapping_add(1),
-            AtomicOp::Dec => old.wrapping_sub(1),
-            AtomicOp::CmpXchg => {
-                if old == v {
-                    args[1]
-                } else {
-                    old
-                }
-            }
-            AtomicOp::Min => old.min(v),
-            AtomicOp::Max => old.max(v),
-            AtomicOp::And => old & v,
-            AtomicOp::Or => old | v,
-            AtomicOp::Xor => old ^ v,
-        }
+        let arg = |i: usize| args.get(i).map_or(0, |&a| u64::from(a));
+        self.apply_u64(u64::from(old), &[arg(0), arg(1)]) as u32
     }
 }
 
