@@ -70,7 +70,13 @@ fn pointer_arithmetic_counts_the_view_type_and_casts_back() {
             out[1] = *((__global int *)c + 2);
         }
     "#;
-    let r = run(src, &[1], &[1], &[("a", 3, "7,8,9"), ("out", 2, "zeros")], &[]);
+    let r = run(
+        src,
+        &[1],
+        &[1],
+        &[("a", 3, "7,8,9"), ("out", 2, "zeros")],
+        &[],
+    );
     assert_eq!(r.ints("out"), [8, 9]);
     assert!(r.fault.is_none(), "{:?}", r.fault);
 }
@@ -102,7 +108,13 @@ fn out_of_bounds_is_per_byte_range() {
             out[0] = w[1];
         }
     "#;
-    let r = run(src, &[1], &[1], &[("s", 3, "zeros"), ("out", 1, "zeros")], &[]);
+    let r = run(
+        src,
+        &[1],
+        &[1],
+        &[("s", 3, "zeros"), ("out", 1, "zeros")],
+        &[],
+    );
     let fault = r.fault.expect("out of bounds");
     assert!(fault.contains("out-of-bounds"), "{fault}");
     assert!(fault.contains("[3]"), "{fault}");
@@ -113,7 +125,13 @@ fn out_of_bounds_is_per_byte_range() {
             out[0] = c[-1];
         }
     "#;
-    let r = run(src, &[1], &[1], &[("a", 1, "zeros"), ("out", 1, "zeros")], &[]);
+    let r = run(
+        src,
+        &[1],
+        &[1],
+        &[("a", 1, "zeros"), ("out", 1, "zeros")],
+        &[],
+    );
     let fault = r.fault.expect("out of bounds");
     assert!(fault.contains("[-1]"), "{fault}");
 }
@@ -129,7 +147,13 @@ fn a_narrow_read_races_with_an_overlapping_write_and_not_with_a_read() {
             if (i == 1) out[0] = c[2];
         }
     "#;
-    let r = run(src, &[1], &[2], &[("a", 2, "zeros"), ("out", 1, "zeros")], &[]);
+    let r = run(
+        src,
+        &[1],
+        &[2],
+        &[("a", 2, "zeros"), ("out", 1, "zeros")],
+        &[],
+    );
     assert_eq!(r.race_arrays(), ["a"]);
     // Reads of distinct bytes (and of the same bytes) never race.
     let src = r#"
@@ -139,7 +163,13 @@ fn a_narrow_read_races_with_an_overlapping_write_and_not_with_a_read() {
             out[i] = c[i % 2] + a[0];
         }
     "#;
-    let r = run(src, &[1], &[4], &[("a", 1, "zeros"), ("out", 4, "zeros")], &[]);
+    let r = run(
+        src,
+        &[1],
+        &[4],
+        &[("a", 1, "zeros"), ("out", 4, "zeros")],
+        &[],
+    );
     assert!(r.races.is_empty(), "{:?}", r.race_arrays());
 }
 
@@ -154,7 +184,13 @@ fn a_view_passed_to_a_helper_and_a_constant_view() {
             out[1] = t[4];
         }
     "#;
-    let r = run(src, &[1], &[1], &[("a", 1, "258"), ("out", 2, "zeros")], &[]);
+    let r = run(
+        src,
+        &[1],
+        &[1],
+        &[("a", 1, "258"), ("out", 2, "zeros")],
+        &[],
+    );
     assert_eq!(r.ints("out"), [1, 8]);
 }
 
@@ -213,4 +249,52 @@ fn the_address_of_a_private_vector_reads_and_writes_the_vector() {
     "#;
     let e = compile(moved).unwrap_err();
     assert!(e.contains("a pointer to a private vector"), "{e}");
+}
+
+#[test]
+fn a_local_array_written_byte_by_byte_races_per_byte() {
+    // Four work-items write the four bytes of L[0]: disjoint bytes, no race; reading L
+    // as `int` afterwards joins them (little-endian).
+    let src = r#"
+        kernel void k(__global int *out) {
+            __local int L[4];
+            int l = get_local_id(0);
+            L[l] = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            ((__local char *)L)[l] = l + 1;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            out[l] = L[l];
+        }
+    "#;
+    let r = run(src, &[1], &[4], &[("out", 4, "zeros")], &[]);
+    assert!(r.races.is_empty(), "{:?}", r.race_arrays());
+    assert!(r.fault.is_none(), "{:?}", r.fault);
+    assert_eq!(r.ints("out"), [0x0403_0201, 0, 0, 0]);
+    // An `int` write and an overlapping `char` read race; a `char` write to another
+    // element does not. The message names the byte both ways.
+    let src = r#"
+        kernel void k(__global int *out) {
+            __local int L[2];
+            int l = get_local_id(0);
+            __local char *c = (__local char *)L;
+            if (l == 0) L[0] = 7;
+            if (l == 1) out[0] = c[2];
+            if (l == 2) c[5] = 1;
+        }
+    "#;
+    let r = run(src, &[1], &[3], &[("out", 1, "zeros")], &[]);
+    assert_eq!(r.races.len(), 1, "{:?}", r.race_arrays());
+    let race = &r.races[0];
+    let name = sim::text::elem_name(&r.launch, race.array, race.instance, &race.index);
+    assert_eq!(name, "L[2] (L[0] byte 2)");
+    // Out of bounds per byte: a `char` write one byte past the array.
+    let src = r#"
+        kernel void k() {
+            __local int L[2];
+            ((__local char *)L)[get_local_id(0)] = 1;
+        }
+    "#;
+    let r = run(src, &[1], &[9], &[], &[]);
+    let fault = r.fault.expect("out of bounds");
+    assert!(fault.contains("out-of-bounds access L[8]"), "{fault}");
 }

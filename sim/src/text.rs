@@ -273,10 +273,9 @@ pub fn elem_name(launch: &Launch, array: usize, instance: usize, index: &[usize]
     if let Some((&last, rows)) = index.split_last().filter(|_| decl.lanes > 1) {
         out += &format!(" ({})", vector_slot(name, rows, last, decl.lanes));
     }
-    if let (Some((&last, rows)), Some(size)) = (
-        index.split_last(),
-        decl.byte_elem.and_then(|t| t.size()),
-    ) {
+    if let (Some((&last, rows)), Some(size)) =
+        (index.split_last(), decl.byte_elem.and_then(|t| t.size()))
+    {
         let rows: String = rows.iter().map(|i| format!("[{i}]")).collect();
         let size = size as usize;
         out += &format!(" ({name}{rows}[{}] byte {})", last / size, last % size);

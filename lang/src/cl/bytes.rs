@@ -112,7 +112,13 @@ impl<'u> Lowerer<'u> {
     }
 
     /// Refuses a view of `elem` elements as `unit`s that ksim does not model.
-    pub(super) fn viewable(&self, array: &str, elem: TypeName, unit: TypeName, span: &Span) -> Res<()> {
+    pub(super) fn viewable(
+        &self,
+        array: &str,
+        elem: TypeName,
+        unit: TypeName,
+        span: &Span,
+    ) -> Res<()> {
         let integer = |t: TypeName| ty_of(t).is_integer();
         if !integer(elem) || !integer(unit) {
             return unsupported(
@@ -163,7 +169,10 @@ impl<'u> Lowerer<'u> {
                 let o = if matches!(o.kind, k::ExprKind::Name(_) | k::ExprKind::Int { .. }) {
                     o
                 } else {
-                    name_expr(&self.temp("offset", TypeName::Int, Some(o), span, pre), span)
+                    name_expr(
+                        &self.temp("offset", TypeName::Int, Some(o), span, pre),
+                        span,
+                    )
                 };
                 let aligned = bin(
                     BinOp::Eq,
@@ -190,58 +199,57 @@ pub(super) fn view_read(
     view: View,
     span: &Span,
 ) -> k::Expr {
-        let (su, se) = (type_size(view.unit), type_size(view.elem));
-        let i = cast(TypeName::Int, index.pop().expect("an index"), span);
-        let load = |index: &Vec<k::Expr>, e: k::Expr| {
-            let mut indices = index.clone();
-            indices.push(e);
-            ex(
-                k::ExprKind::Index {
-                    array: array.clone(),
-                    indices,
-                },
-                span,
-            )
+    let (su, se) = (type_size(view.unit), type_size(view.elem));
+    let i = cast(TypeName::Int, index.pop().expect("an index"), span);
+    let load = |index: &Vec<k::Expr>, e: k::Expr| {
+        let mut indices = index.clone();
+        indices.push(e);
+        ex(
+            k::ExprKind::Index {
+                array: array.clone(),
+                indices,
+            },
+            span,
+        )
+    };
+    if su <= se {
+        let r = se / su;
+        let elem = load(&index, floor_div(i.clone(), r, span));
+        if r == 1 {
+            return cast(view.unit, elem, span);
+        }
+        let wide = cast(word(se), elem, span);
+        let sub = bin(
+            BinOp::Sub,
+            i.clone(),
+            bin(BinOp::Mul, floor_div(i, r, span), int(r, span), span),
+            span,
+        );
+        let shift = bin(BinOp::Mul, sub, int(8 * su, span), span);
+        let shift = cast(word(se), shift, span);
+        return cast(view.unit, bin(BinOp::Shr, wide, shift, span), span);
+    }
+    let r = su / se;
+    let w = word(su);
+    let first = bin(BinOp::Mul, i, int(r, span), span);
+    let mut joined: Option<k::Expr> = None;
+    for j in 0..r {
+        let e = load(&index, bin(BinOp::Add, first.clone(), int(j, span), span));
+        let part = cast(w, cast(unsigned(se), e, span), span);
+        let part = if j == 0 {
+            part
+        } else {
+            bin(BinOp::Shl, part, cast(w, int(8 * se * j, span), span), span)
         };
-        if su <= se {
-            let r = se / su;
-            let elem = load(&index, floor_div(i.clone(), r, span));
-            if r == 1 {
-                return cast(view.unit, elem, span);
-            }
-            let wide = cast(word(se), elem, span);
-            let sub = bin(
-                BinOp::Sub,
-                i.clone(),
-                bin(BinOp::Mul, floor_div(i, r, span), int(r, span), span),
-                span,
-            );
-            let shift = bin(BinOp::Mul, sub, int(8 * su, span), span);
-            let shift = cast(word(se), shift, span);
-            return cast(view.unit, bin(BinOp::Shr, wide, shift, span), span);
-        }
-        let r = su / se;
-        let w = word(su);
-        let first = bin(BinOp::Mul, i, int(r, span), span);
-        let mut joined: Option<k::Expr> = None;
-        for j in 0..r {
-            let e = load(&index, bin(BinOp::Add, first.clone(), int(j, span), span));
-            let part = cast(w, cast(unsigned(se), e, span), span);
-            let part = if j == 0 {
-                part
-            } else {
-                bin(BinOp::Shl, part, cast(w, int(8 * se * j, span), span), span)
-            };
-            joined = Some(match joined {
-                None => part,
-                Some(acc) => bin(BinOp::BitOr, acc, part, span),
-            });
-        }
-        cast(view.unit, joined.expect("two elements or more"), span)
+        joined = Some(match joined {
+            None => part,
+            Some(acc) => bin(BinOp::BitOr, acc, part, span),
+        });
+    }
+    cast(view.unit, joined.expect("two elements or more"), span)
 }
 
 impl<'u> Lowerer<'u> {
-
     /// `*p = v` for a view place of `array` (its last index counts `view.unit`s): the
     /// stores of the elements the write covers.
     pub(super) fn view_write(
@@ -258,7 +266,10 @@ impl<'u> Lowerer<'u> {
                 // A `__local` array of the body: the next pass gives it byte memory.
                 self.bytewise.insert(decl.clone());
                 self.bytes_grown = true;
-                return unsupported("a `__local` array written byte by byte (lowered again)", span);
+                return unsupported(
+                    "a `__local` array written byte by byte (lowered again)",
+                    span,
+                );
             }
             return unsupported(
                 format!(

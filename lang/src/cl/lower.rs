@@ -1694,15 +1694,14 @@ impl<'u> Lowerer<'u> {
                             let v = match op {
                                 None => v.clone(),
                                 Some(op) => {
-                                    let old = bytes::view_read(
-                                        array.clone(),
-                                        index.clone(),
-                                        view,
-                                        span,
-                                    );
+                                    let old =
+                                        bytes::view_read(array.clone(), index.clone(), view, span);
                                     let left = Some(promote(view.unit));
                                     let count = shift_count(*op, left, v.clone(), span);
-                                    ex(k::ExprKind::Binary(*op, Box::new(old), Box::new(count)), span)
+                                    ex(
+                                        k::ExprKind::Binary(*op, Box::new(old), Box::new(count)),
+                                        span,
+                                    )
                                 }
                             };
                             self.view_write(array, index, view, v, span)?
@@ -1719,7 +1718,13 @@ impl<'u> Lowerer<'u> {
                 for (when, place) in places {
                     let stmts = match place {
                         Place::Plain(lv) => {
-                            vec![st(k::StmtKind::Step { target: lv, decrement }, span)]
+                            vec![st(
+                                k::StmtKind::Step {
+                                    target: lv,
+                                    decrement,
+                                },
+                                span,
+                            )]
                         }
                         Place::View(array, index, view) => {
                             let old = bytes::view_read(array.clone(), index.clone(), view, span);
@@ -1974,10 +1979,10 @@ impl<'u> Lowerer<'u> {
         use cl::ExprKind as E;
         let one = |this: &Self, array: k::Ident, index: Vec<k::Expr>| {
             let elem = this.arrays[&array.name].0;
-            let view = this.byte_arrays.get(&array.name).map(|&unit| bytes::View {
-                unit,
-                elem,
-            });
+            let view = this
+                .byte_arrays
+                .get(&array.name)
+                .map(|&unit| bytes::View { unit, elem });
             (
                 vec![pointer::Arm {
                     when: None,

@@ -40,8 +40,8 @@
 //! two-dimensional arrays, arithmetic on the address of a private variable, a pointer
 //! subtracted from another or printed, and a dynamic pointer given to an asynchronous copy.
 
-use super::*;
 use super::bytes::View;
+use super::*;
 use crate::core::Annotation;
 use std::collections::BTreeSet;
 
