@@ -5,6 +5,7 @@
 
 mod common;
 use common::cl::{compile, run};
+use common::{ksim, stdout, text};
 
 #[test]
 fn a_char_view_reads_the_bytes_of_int_elements_little_endian() {
@@ -297,4 +298,50 @@ fn a_local_array_written_byte_by_byte_races_per_byte() {
     let r = run(src, &[1], &[9], &[], &[]);
     let fault = r.fault.expect("out of bounds");
     assert!(fault.contains("out-of-bounds access L[8]"), "{fault}");
+}
+
+#[test]
+fn gpu_compare_matches_on_byte_views() {
+    if gpu::device_or_skip("gpu compare of byte-level views").is_none() {
+        return;
+    }
+    let o = ksim(&[
+        "gpu",
+        "compare",
+        "tests/kernels/cl_bytes.cl",
+        "--global",
+        "4",
+        "--local",
+        "4",
+        "--input",
+        "a=iota:4",
+        "--input",
+        "s=zeros:8",
+        "--input",
+        "out=zeros:4",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(stdout(&o).contains("match"), "{}", text(&o));
+}
+
+#[test]
+fn a_byte_view_kernel_runs_from_the_command_line() {
+    let o = ksim(&[
+        "run",
+        "tests/kernels/cl_bytes.cl",
+        "--global",
+        "4",
+        "--local",
+        "4",
+        "--input",
+        "a=iota:4",
+        "--input",
+        "s=zeros:8",
+        "--input",
+        "out=zeros:4",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    // L[0] holds the bytes 1, 18, 35, 52: 0x34231201; s gets 0x10002 * (l + 1) per int.
+    assert!(stdout(&o).contains("out = 874713601 0 0 0"), "{}", text(&o));
+    assert!(stdout(&o).contains("s   = 2 1 4 2 6 3 8 4"), "{}", text(&o));
 }
