@@ -123,8 +123,8 @@ impl<'u> Lowerer<'u> {
         if !integer(elem) || !integer(unit) {
             return unsupported(
                 format!(
-                    "a pointer cast between `{}` and `{}` (reinterpreting float bits: byte-level \
-                     views are of integer data only)",
+                    "a pointer cast that changes the element type between `{}` and `{}` \
+                     (reinterpreting float bits: byte-level views are of integer data only)",
                     ty_of(elem).name(),
                     ty_of(unit).name()
                 ),
@@ -166,14 +166,9 @@ impl<'u> Lowerer<'u> {
             Some(o) => {
                 let r = st / sf;
                 let o = cast(TypeName::Int, o, span);
-                let o = if matches!(o.kind, k::ExprKind::Name(_) | k::ExprKind::Int { .. }) {
-                    o
-                } else {
-                    name_expr(
-                        &self.temp("offset", TypeName::Int, Some(o), span, pre),
-                        span,
-                    )
-                };
+                // Named after the array, so that a misalignment fault's values say which.
+                let name = format!("{}_offset", p.array);
+                let o = name_expr(&self.temp(&name, TypeName::Int, Some(o), span, pre), span);
                 let aligned = bin(
                     BinOp::Eq,
                     bin(BinOp::Rem, o.clone(), int(r, span), span),

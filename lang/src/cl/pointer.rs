@@ -35,8 +35,9 @@
 //! Bounds are checked where the access happens, on the element it reaches (C forbids
 //! arithmetic that leaves the array, but only an access can fault on a device).
 //!
-//! Refused with "not supported yet": a cast that changes the element type (a `char *` view
-//! of an `int` buffer: that needs byte-range memory, issue 9 item 3), pointers into
+//! A cast that changes the element type of integer data (a `char *` view of an `int`
+//! buffer) is a *view*: [`Ptr::view`] says what its offset counts, and [`super::bytes`]
+//! lowers each access through it. Refused with "not supported yet": pointers into
 //! two-dimensional arrays, arithmetic on the address of a private variable, a pointer
 //! subtracted from another or printed, and a dynamic pointer given to an asynchronous copy.
 
