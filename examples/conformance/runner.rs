@@ -130,6 +130,11 @@ pub const EXCEPTIONS: &[(&str, Class, &str)] = &[
         "L[0][j] with j up to the global size: GPUVerify's --check-array-bounds checks the flattened offset into the 10 x 10 array; ksim checks each index against its dimension, as C's array bounds are",
     ),
     (
+        "array_bounds_tests/realign_simple_fail/kernel.cl",
+        Class::D,
+        "the out-of-bounds byte needs global id 256 (the 64 ints of L are 256 bytes), beyond the scaled launch of 4 groups of 20; with the header's 16 groups ksim reports it (`ksim run kernel.cl --global 320 --local 20`: out-of-bounds access L[256])",
+    ),
+    (
         "report_global_id/test1/kernel.cl",
         Class::D,
         "the race needs work-item (8, 13, 21), beyond the scaled launch, and the scalar x = 0 (p[x] against p[0]); GPUVerify treats x as arbitrary, the rule binds scalars to the work-group size",

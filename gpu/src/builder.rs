@@ -182,6 +182,7 @@ impl KernelBuilder {
             dims,
             span: 0..0,
             lanes: 1,
+            byte_elem: None,
         });
         self.k.arrays.len() - 1
     }

@@ -127,6 +127,9 @@ impl fmt::Display for FaultKind {
                     Some(A::Invariant) => "a loop invariant does not hold at the loop head",
                     Some(A::NonNull) => "null pointer dereference",
                     Some(A::Initialised) => "a pointer is used before it is given a value",
+                    Some(A::Aligned) => {
+                        "a misaligned pointer (OpenCL C requires natural alignment)"
+                    }
                     _ => "an assertion does not hold",
                 };
                 write!(f, "{what} (`{annotation}`)")?;

@@ -68,6 +68,7 @@ impl B {
                         dims: vec![int(n as i32)],
                         span: 0..0,
                         lanes: 1,
+                        byte_elem: None,
                     })
                     .collect(),
                 vars: (0..nvars)

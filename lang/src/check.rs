@@ -215,6 +215,7 @@ impl Checker {
                         dims: Vec::with_capacity(dims.len()),
                         span: span.clone(),
                         lanes: 1,
+                        byte_elem: None,
                     });
                 }
             }

@@ -231,6 +231,11 @@ pub struct ArrayDecl {
     /// 3-vector, along the last dimension; only messages use it, to name a slot as the
     /// source sees it (`A[21]` is `A[5].y`).
     pub lanes: u8,
+    /// The element type the source declared when the array holds its bytes instead (a
+    /// `__local` array the kernel writes byte by byte through a pointer cast, see
+    /// docs/language.md, "Byte-level views"): slot `s` is byte `s % size` of element
+    /// `s / size`. Only messages use it, to name a slot as the source sees it.
+    pub byte_elem: Option<Ty>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -312,10 +317,14 @@ pub enum Annotation {
     /// `__initialised(p != -1)`: placed before a use of such a pointer that may not have
     /// been given a value yet (tag -1).
     Initialised,
+    /// `__aligned(off % n == 0)`: placed by the OpenCL front end where a pointer cast makes
+    /// a pointer to a wider type (`(int *)(c + 1)` of a `char *` into an `int` buffer):
+    /// OpenCL C requires natural alignment (see docs/language.md, "Byte-level views").
+    Aligned,
 }
 
 impl Annotation {
-    pub const ALL: [Annotation; 8] = [
+    pub const ALL: [Annotation; 9] = [
         Annotation::Assert,
         Annotation::Requires,
         Annotation::CallRequires,
@@ -324,6 +333,7 @@ impl Annotation {
         Annotation::Assume,
         Annotation::NonNull,
         Annotation::Initialised,
+        Annotation::Aligned,
     ];
 
     /// The spelling of the annotation in the core and in `.ksim`.
@@ -337,6 +347,7 @@ impl Annotation {
             Annotation::Assume => "__assume",
             Annotation::NonNull => "__non_null",
             Annotation::Initialised => "__initialised",
+            Annotation::Aligned => "__aligned",
         }
     }
 

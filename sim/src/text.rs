@@ -263,7 +263,8 @@ pub fn divergence_message(d: &BarrierInfo) -> String {
 }
 
 /// `out[3]`, `tree[1][2]`, or `out[3] (group 1)` for a local array of a multi-group launch;
-/// a slot of an array of OpenCL vectors also as the source names it: `G[13] (G[3].y)`.
+/// a slot of an array of OpenCL vectors also as the source names it: `G[13] (G[3].y)`, and
+/// a byte of an array holding bytes as its element and byte: `L[13] (L[3] byte 1)`.
 pub fn elem_name(launch: &Launch, array: usize, instance: usize, index: &[usize]) -> String {
     let idx: String = index.iter().map(|i| format!("[{i}]")).collect();
     let decl = &launch.kernel.arrays[array];
@@ -271,6 +272,13 @@ pub fn elem_name(launch: &Launch, array: usize, instance: usize, index: &[usize]
     let mut out = format!("{name}{idx}");
     if let Some((&last, rows)) = index.split_last().filter(|_| decl.lanes > 1) {
         out += &format!(" ({})", vector_slot(name, rows, last, decl.lanes));
+    }
+    if let (Some((&last, rows)), Some(size)) =
+        (index.split_last(), decl.byte_elem.and_then(|t| t.size()))
+    {
+        let rows: String = rows.iter().map(|i| format!("[{i}]")).collect();
+        let size = size as usize;
+        out += &format!(" ({name}{rows}[{}] byte {})", last / size, last % size);
     }
     if launch.instances(array) > 1 {
         out += &format!(" (group {instance})");

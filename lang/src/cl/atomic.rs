@@ -57,6 +57,28 @@ impl<'u> Lowerer<'u> {
         let p = self.pointer_value(target, pre)?;
         let (arms, elem) = self.places(p, None, &target.span, pre)?;
         for a in &arms {
+            if self.byte_arrays.contains_key(&a.array.name) {
+                return unsupported(
+                    format!(
+                        "`{}` on an element of a `__local` array that the kernel also writes \
+                         byte by byte through a pointer cast",
+                        func.name
+                    ),
+                    &target.span,
+                );
+            }
+            if let Some(v) = a.view {
+                return unsupported(
+                    format!(
+                        "`{}` through a pointer cast (`{}` elements seen as `{}`: an atomic \
+                         through a view of another type)",
+                        func.name,
+                        crate::check::ty_of(v.elem).name(),
+                        crate::check::ty_of(v.unit).name()
+                    ),
+                    &target.span,
+                );
+            }
             if a.index.is_empty() {
                 return Err(Diagnostic::new(
                     format!(

@@ -38,6 +38,8 @@ mod pointer;
 mod arrays;
 #[path = "async_copy.rs"]
 mod async_copy;
+#[path = "bytes.rs"]
+mod bytes;
 #[path = "math.rs"]
 mod math;
 #[path = "private.rs"]
@@ -48,6 +50,8 @@ mod spec;
 mod structs;
 #[path = "uf.rs"]
 mod uf;
+#[path = "vecptr.rs"]
+mod vecptr;
 #[path = "vector.rs"]
 mod vector;
 pub use spec::is_barrier_invariant;
@@ -98,6 +102,9 @@ pub struct KernelInfo {
     /// The lowered arrays that hold vectors (buffers and `__local` arrays) and their
     /// components per element, for [`crate::core::ArrayDecl::lanes`].
     pub vector_arrays: Vec<(String, u8)>,
+    /// The lowered `__local` arrays that hold the bytes of their elements, and the element
+    /// type the source declared, for [`crate::core::ArrayDecl::byte_elem`].
+    pub byte_arrays: Vec<(String, TypeName)>,
 }
 
 type Res<T> = Result<T, Diagnostic>;
@@ -182,6 +189,7 @@ pub fn lower(
     // Each failed pass grows a finite set (pointer variables by their targets), so the
     // passes end; the bound only guards against a lowering that does not repeat itself.
     let mut dynamic = pointer::Dynamic::new();
+    let mut bytewise = HashSet::new();
     for _ in 0..64 {
         let mut lw = Lowerer {
             funcs: funcs.clone(),
@@ -199,6 +207,10 @@ pub fn lower(
             frames: Vec::new(),
             targets: Vec::new(),
             pointers: pointer::Pointers::new(std::mem::take(&mut dynamic)),
+            bytewise: std::mem::take(&mut bytewise),
+            bytes_grown: false,
+            byte_arrays: HashMap::new(),
+            local_spans: HashMap::new(),
             structs: unit.structs.iter().map(|d| (d.tag.as_str(), d)).collect(),
             fences: HashMap::new(),
             info: KernelInfo {
@@ -207,7 +219,10 @@ pub fn lower(
             },
         };
         match lw.kernel(kernel) {
-            Err(_) if lw.pointers.grown => dynamic = std::mem::take(&mut lw.pointers.dynamic),
+            Err(_) if lw.pointers.grown || lw.bytes_grown => {
+                dynamic = std::mem::take(&mut lw.pointers.dynamic);
+                bytewise = std::mem::take(&mut lw.bytewise);
+            }
             r => return r.map_err(|d| vec![d]),
         }
     }
@@ -219,6 +234,13 @@ pub fn lower(
 
 /// Names the `.ksim` checker reserves (its builtins).
 const RESERVED: [&str; 5] = ["tid", "gid", "group_id", "local_size", "num_groups"];
+
+/// Where an assignment stores: an lvalue of the core, or a place through a pointer cast
+/// (the array, its indices and the view, see [`bytes`]).
+enum Place {
+    Plain(k::LValue),
+    View(k::Ident, Vec<k::Expr>, bytes::View),
+}
 
 #[derive(Clone, Debug)]
 enum Binding {
@@ -232,6 +254,8 @@ enum Binding {
     Ptr(String),
     /// A private vector: one scalar variable per component (see [`vector`]).
     Vector { comps: Vec<String>, elem: TypeName },
+    /// A pointer to a private vector (the vector's binding, see [`vecptr`]).
+    VecPtr(Box<Binding>),
     /// A struct (or an array of structs, `dims` deep, or a buffer of them): its members are
     /// bound under `NAME.member` (see [`structs`]).
     Struct { tag: String, dims: usize },
@@ -289,6 +313,15 @@ struct Lowerer<'u> {
     info: KernelInfo,
     /// Pointer variables and what is known of pointer values ([`pointer`]).
     pointers: pointer::Pointers,
+    /// Declarations (by span) of the `__local` arrays an earlier pass found written byte
+    /// by byte: they hold bytes ([`bytes`]).
+    bytewise: HashSet<Span>,
+    /// Whether this pass found another such array: the lowering runs again.
+    bytes_grown: bool,
+    /// The arrays holding bytes, with the element type the source declared.
+    byte_arrays: HashMap<String, TypeName>,
+    /// The declaration of each `__local` array of the body (not a scalar), by lowered name.
+    local_spans: HashMap<String, Span>,
     /// Struct and union definitions, by tag (see [`structs`]).
     structs: HashMap<&'u str, &'u cl::StructDef>,
     /// Variables holding fence flags known at lowering time (a parameter or a variable
@@ -655,6 +688,13 @@ impl<'u> Lowerer<'u> {
     }
 
     fn lookup(&self, name: &str) -> Option<&Binding> {
+        if let Some(p) = name.strip_prefix('*') {
+            // The vector a pointer to a private vector points at ([`vecptr`]).
+            return match self.lookup(p)? {
+                Binding::VecPtr(v) => Some(v),
+                _ => None,
+            };
+        }
         self.scopes.iter().rev().find_map(|s| s.get(name))
     }
 
@@ -794,6 +834,9 @@ impl<'u> Lowerer<'u> {
         let mut vector_arrays: Vec<_> = self.vec_arrays.clone().into_iter().collect();
         vector_arrays.sort();
         self.info.vector_arrays = vector_arrays;
+        let mut byte_arrays: Vec<_> = self.byte_arrays.clone().into_iter().collect();
+        byte_arrays.sort_by(|a, b| a.0.cmp(&b.0));
+        self.info.byte_arrays = byte_arrays;
         Ok((kernel, std::mem::take(&mut self.info)))
     }
 
@@ -902,6 +945,7 @@ impl<'u> Lowerer<'u> {
                     let p = pointer::Ptr {
                         array,
                         offset: None,
+                        view: None,
                     };
                     let key = (name.span.clone(), name.name.clone());
                     let var = self.pointer_var(
@@ -1259,11 +1303,32 @@ impl<'u> Lowerer<'u> {
         if let Some(inner) = inner {
             self.flattened(&name, inner, &d.ty.span);
         }
-        self.arrays.insert(name.clone(), (elem, logical));
+        let mut stored = elem;
+        if !cell && shape.is_none() {
+            self.local_spans.insert(name.clone(), d.span.clone());
+            if self.bytewise.contains(&d.span) {
+                // Its bytes: `size` slots per element along the last dimension.
+                let last = dims.pop().expect("a dimension");
+                let size = ex(
+                    k::ExprKind::Int {
+                        value: type_size(elem),
+                        unsigned: false,
+                    },
+                    &d.name.span,
+                );
+                dims.push(ex(
+                    k::ExprKind::Binary(BinOp::Mul, Box::new(last), Box::new(size)),
+                    &d.name.span,
+                ));
+                self.byte_arrays.insert(name.clone(), elem);
+                stored = TypeName::Uchar;
+            }
+        }
+        self.arrays.insert(name.clone(), (stored, logical));
         self.local_arrays.push(k::Param::Array {
             is_const: false,
             space: Space::Local,
-            elem,
+            elem: stored,
             name: ident(&name, &d.name.span),
             dims,
             span: d.span.clone(),
@@ -1606,45 +1671,77 @@ impl<'u> Lowerer<'u> {
             }
             E::Assign { op, target, value } => {
                 let v = self.expr(value, out)?;
-                let arms = self.lvalue_places(target, out)?;
-                let v = match (op, arms.first()) {
-                    (Some(op), Some((_, lv))) => {
+                let places = self.lvalue_places(target, out)?;
+                let v = match (op, places.first()) {
+                    (Some(op), Some((_, Place::Plain(lv)))) => {
                         let left = self.type_of(&Self::lvalue_expr(lv, span)).map(promote);
                         shift_count(*op, left, v, span)
                     }
                     _ => v,
                 };
-                let arms = arms
-                    .into_iter()
-                    .map(|(when, lv)| {
-                        let s = st(
+                let mut arms = Vec::new();
+                for (when, place) in places {
+                    let stmts = match place {
+                        Place::Plain(lv) => vec![st(
                             k::StmtKind::Assign {
                                 target: lv,
                                 op: op.map_or(k::AssignOp::Set, k::AssignOp::Compound),
                                 value: v.clone(),
                             },
                             span,
-                        );
-                        (when, vec![s])
-                    })
-                    .collect();
+                        )],
+                        Place::View(array, index, view) => {
+                            let v = match op {
+                                None => v.clone(),
+                                Some(op) => {
+                                    let old =
+                                        bytes::view_read(array.clone(), index.clone(), view, span);
+                                    let left = Some(promote(view.unit));
+                                    let count = shift_count(*op, left, v.clone(), span);
+                                    ex(
+                                        k::ExprKind::Binary(*op, Box::new(old), Box::new(count)),
+                                        span,
+                                    )
+                                }
+                            };
+                            self.view_write(array, index, view, v, span)?
+                        }
+                    };
+                    arms.push((when, stmts));
+                }
                 out.extend(pointer::chain(arms, span));
             }
             E::IncDec(op, target) => {
-                let arms = self.lvalue_places(target, out)?;
-                let arms = arms
-                    .into_iter()
-                    .map(|(when, lv)| {
-                        let s = st(
-                            k::StmtKind::Step {
-                                target: lv,
-                                decrement: matches!(op, cl::IncDec::PreDec | cl::IncDec::PostDec),
-                            },
-                            span,
-                        );
-                        (when, vec![s])
-                    })
-                    .collect();
+                let places = self.lvalue_places(target, out)?;
+                let mut arms = Vec::new();
+                let decrement = matches!(op, cl::IncDec::PreDec | cl::IncDec::PostDec);
+                for (when, place) in places {
+                    let stmts = match place {
+                        Place::Plain(lv) => {
+                            vec![st(
+                                k::StmtKind::Step {
+                                    target: lv,
+                                    decrement,
+                                },
+                                span,
+                            )]
+                        }
+                        Place::View(array, index, view) => {
+                            let old = bytes::view_read(array.clone(), index.clone(), view, span);
+                            let one = ex(
+                                k::ExprKind::Int {
+                                    value: 1,
+                                    unsigned: false,
+                                },
+                                span,
+                            );
+                            let op = if decrement { BinOp::Sub } else { BinOp::Add };
+                            let v = ex(k::ExprKind::Binary(op, Box::new(old), Box::new(one)), span);
+                            self.view_write(array, index, view, v, span)?
+                        }
+                    };
+                    arms.push((when, stmts));
+                }
                 out.extend(pointer::chain(arms, span));
             }
             E::Comma(a, b) => {
@@ -1750,15 +1847,19 @@ impl<'u> Lowerer<'u> {
         &mut self,
         e: &cl::Expr,
         pre: &mut Vec<k::Stmt>,
-    ) -> Res<Vec<(Option<k::Expr>, k::LValue)>> {
+    ) -> Res<Vec<(Option<k::Expr>, Place)>> {
         use cl::ExprKind as E;
         if !matches!(e.kind, E::Index(..) | E::Deref(_)) || self.vec_shape(e).is_some() {
-            return Ok(vec![(None, self.lvalue(e, pre)?.0)]);
+            return Ok(vec![(None, Place::Plain(self.lvalue(e, pre)?.0))]);
         }
         let (arms, _) = self.element_places(e, pre)?;
         let mut out = Vec::new();
         for a in arms {
             self.writable(&a.array.name, &e.span)?;
+            if let Some(view) = a.view {
+                out.push((a.when, Place::View(a.array, a.index, view)));
+                continue;
+            }
             let lv = if a.index.is_empty() {
                 k::LValue::Var(a.array)
             } else {
@@ -1767,7 +1868,7 @@ impl<'u> Lowerer<'u> {
                     indices: a.index,
                 }
             };
-            out.push((a.when, lv));
+            out.push((a.when, Place::Plain(lv)));
         }
         Ok(out)
     }
@@ -1817,6 +1918,10 @@ impl<'u> Lowerer<'u> {
                 )),
                 Some(Binding::Vector { .. }) => self.not_scalar(e),
                 Some(Binding::Struct { .. }) => self.struct_value(e),
+                Some(Binding::VecPtr(_)) => unsupported(
+                    format!("changing `{n}`, a pointer to a private vector"),
+                    &e.span,
+                ),
                 None => Err(Diagnostic::new(
                     format!("unknown variable `{n}`"),
                     e.span.clone(),
@@ -1854,6 +1959,12 @@ impl<'u> Lowerer<'u> {
             );
         }
         let a = arms.pop().expect("one place");
+        if a.view.is_some() {
+            return unsupported(
+                "this use of an element through a pointer cast (only reads and writes)",
+                &e.span,
+            );
+        }
         Ok((a.array, a.index))
     }
 
@@ -1868,13 +1979,18 @@ impl<'u> Lowerer<'u> {
         use cl::ExprKind as E;
         let one = |this: &Self, array: k::Ident, index: Vec<k::Expr>| {
             let elem = this.arrays[&array.name].0;
+            let view = this
+                .byte_arrays
+                .get(&array.name)
+                .map(|&unit| bytes::View { unit, elem });
             (
                 vec![pointer::Arm {
                     when: None,
                     array,
                     index,
+                    view,
                 }],
-                elem,
+                view.map_or(elem, |v| v.unit),
             )
         };
         if let Some((arr, base, indices)) = self.flattened_chain(e) {
@@ -2021,7 +2137,7 @@ impl<'u> Lowerer<'u> {
                         unsigned: false,
                     })],
                 }),
-                Some(Binding::Array(_)) | Some(Binding::Ptr(_)) => {
+                Some(Binding::Array(_)) | Some(Binding::Ptr(_)) | Some(Binding::VecPtr(_)) => {
                     return unsupported(
                         format!(
                             "using the pointer `{n}` as a value (only dereferenced, indexed, \

@@ -109,6 +109,11 @@ pub fn compile_unit(unit: &ast::Unit, opts: &ClOptions) -> Result<Compiled, Vec<
             kernel.arrays[a].lanes = *lanes;
         }
     }
+    for (name, elem) in &info.byte_arrays {
+        if let Some(a) = kernel.array(name) {
+            kernel.arrays[a].byte_elem = Some(crate::check::ty_of(*elem));
+        }
+    }
     Ok(Compiled { kernel, info })
 }
 

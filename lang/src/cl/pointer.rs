@@ -35,11 +35,13 @@
 //! Bounds are checked where the access happens, on the element it reaches (C forbids
 //! arithmetic that leaves the array, but only an access can fault on a device).
 //!
-//! Refused with "not supported yet": a cast that changes the element type (a `char *` view
-//! of an `int` buffer: that needs byte-range memory, issue 9 item 3), pointers into
+//! A cast that changes the element type of integer data (a `char *` view of an `int`
+//! buffer) is a *view*: [`Ptr::view`] says what its offset counts, and [`super::bytes`]
+//! lowers each access through it. Refused with "not supported yet": pointers into
 //! two-dimensional arrays, arithmetic on the address of a private variable, a pointer
 //! subtracted from another or printed, and a dynamic pointer given to an asynchronous copy.
 
+use super::bytes::View;
 use super::*;
 use crate::core::Annotation;
 use std::collections::BTreeSet;
@@ -111,6 +113,9 @@ const NULL: i64 = 0;
 pub(super) struct Ptr {
     pub array: String,
     pub offset: Option<k::Expr>,
+    /// The pointee type when it is not the array's element type (a view through a pointer
+    /// cast, see [`super::bytes`]): the offset then counts values of this type.
+    pub view: Option<TypeName>,
 }
 
 /// A pointer value whose target is chosen at run time: pure expressions for its tag and
@@ -138,6 +143,8 @@ pub(super) struct Arm {
     pub when: Option<k::Expr>,
     pub array: k::Ident,
     pub index: Vec<k::Expr>,
+    /// An access through a view ([`super::bytes`]): the last index counts its values.
+    pub view: Option<View>,
 }
 
 fn add(a: Option<k::Expr>, b: k::Expr, span: &Span) -> k::Expr {
@@ -227,7 +234,12 @@ impl<'u> Lowerer<'u> {
         match &e.kind {
             E::Name(n) => matches!(
                 self.lookup(n),
-                Some(Binding::Array(_) | Binding::Ptr(_) | Binding::Struct { dims: 1.., .. })
+                Some(
+                    Binding::Array(_)
+                        | Binding::Ptr(_)
+                        | Binding::VecPtr(_)
+                        | Binding::Struct { dims: 1.., .. }
+                )
             ),
             E::AddrOf(_) => true,
             E::Binary(BinOp::Add, a, b) => self.is_pointer(a) || self.is_pointer(b),
@@ -264,15 +276,62 @@ impl<'u> Lowerer<'u> {
     }
 
     /// A statically known pointer as a dynamic one.
-    fn dynamic_of(&mut self, p: Ptr, span: &Span) -> Dyn {
+    fn dynamic_of(&mut self, p: Ptr, span: &Span) -> Res<Dyn> {
+        if p.view.is_some() {
+            return unsupported(
+                "a pointer cast that changes the element type of a pointer whose target is \
+                 chosen at run time",
+                span,
+            );
+        }
         let tag = self.tag_of(&p.array);
-        Dyn {
+        Ok(Dyn {
             tag: int(tag, span),
             offset: p.offset.unwrap_or_else(|| int(0, span)),
             elem: self.elem_of(&p.array),
             targets: BTreeSet::from([p.array]),
             null: false,
             uninit: false,
+        })
+    }
+
+    /// The view a pointer to `elem` into `target` is: `None` when `elem` is the array's
+    /// element type or the target is a private variable.
+    fn view_of(&self, target: &str, elem: TypeName) -> Option<TypeName> {
+        match self.arrays.get(target) {
+            Some(a) if a.0 != elem => Some(elem),
+            _ => None,
+        }
+    }
+
+    /// Whether pointer variable `var` has a static target that it views as another type.
+    pub(super) fn static_view(&self, var: &str) -> bool {
+        let pv = &self.pointers.vars[var];
+        let target = pv.target.as_deref().filter(|_| pv.tag.is_none());
+        target.is_some_and(|t| self.view_of(t, pv.elem).is_some())
+    }
+
+    /// Whether seeing `p` as a pointer to `elem` changes what its offset counts.
+    fn views(&self, p: &Ptr, elem: TypeName) -> bool {
+        p.view.is_some() || self.view_of(&p.array, elem).is_some()
+    }
+
+    /// `v` as a pointer to `elem` (its offset counting `elem`s, see [`super::bytes`]).
+    fn in_units(
+        &mut self,
+        v: PVal,
+        elem: TypeName,
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<PVal> {
+        match v {
+            PVal::One(p)
+                if !self.is_private(&p.array)
+                    && p.view.unwrap_or(self.arrays[&p.array].0) != elem =>
+            {
+                Ok(PVal::One(self.view_as(p, elem, span, pre)?))
+            }
+            v => Ok(v),
         }
     }
 
@@ -339,6 +398,7 @@ impl<'u> Lowerer<'u> {
         }
         match pv.target.clone() {
             Some(a) => Ok(PVal::One(Ptr {
+                view: self.view_of(&a, pv.elem),
                 array: a,
                 offset: Some(name_expr(var, span)),
             })),
@@ -354,10 +414,18 @@ impl<'u> Lowerer<'u> {
         match &e.kind {
             E::Name(n) => match self.lookup(n).cloned() {
                 Some(Binding::Array(a)) => Ok(PVal::One(Ptr {
+                    view: self.byte_arrays.get(&a).copied(),
                     array: a,
                     offset: None,
                 })),
                 Some(Binding::Ptr(v)) => self.var_value(&v, span),
+                Some(Binding::VecPtr(_)) => unsupported(
+                    format!(
+                        "this use of `{n}`, a pointer to a private vector (only `*{n}`, \
+                         `{n}[0]`, `{n}->x` and passing it to a helper)"
+                    ),
+                    span,
+                ),
                 _ if is_null(e) => Ok(Self::null_value(None, span)),
                 Some(Binding::Struct { tag, .. }) => unsupported(
                     format!(
@@ -375,14 +443,18 @@ impl<'u> Lowerer<'u> {
             E::AddrOf(inner) => match &inner.kind {
                 E::Name(n) => match self.lookup(n).cloned() {
                     Some(Binding::Cell(a)) | Some(Binding::Array(a)) => Ok(PVal::One(Ptr {
+                        view: self.byte_arrays.get(&a).copied(),
                         array: a,
                         offset: None,
                     })),
                     Some(Binding::Scalar(v)) => Ok(PVal::One(Ptr {
                         array: v,
                         offset: None,
+                        view: None,
                     })),
-                    Some(Binding::Ptr(_)) => unsupported("pointers to pointers", span),
+                    Some(Binding::Ptr(_) | Binding::VecPtr(_)) => {
+                        unsupported("pointers to pointers", span)
+                    }
                     Some(Binding::Struct { .. }) => unsupported("pointers to structs", span),
                     Some(Binding::Vector { .. }) => {
                         unsupported("the address of a private vector", span)
@@ -398,6 +470,19 @@ impl<'u> Lowerer<'u> {
                     let v = self.pointer_value(p, pre)?;
                     self.moved(v, k, false, span, pre)
                 }
+                E::Index(..) | E::Deref(_) if self.byte_view_place(inner) => {
+                    let (mut arms, _) = self.element_places(inner, pre)?;
+                    let a = arms.pop().expect("one place");
+                    let mut idx = self.source_indices(&a.array.name, a.index);
+                    if idx.len() != 1 || !arms.is_empty() {
+                        return unsupported("pointers into arrays of two dimensions", span);
+                    }
+                    Ok(PVal::One(Ptr {
+                        array: a.array.name,
+                        offset: idx.pop(),
+                        view: a.view.map(|v| v.unit),
+                    }))
+                }
                 E::Index(..) | E::Deref(_) => {
                     let (array, idx) = self.element(inner, pre)?;
                     let mut idx = self.source_indices(&array.name, idx);
@@ -405,6 +490,7 @@ impl<'u> Lowerer<'u> {
                         return Ok(PVal::One(Ptr {
                             array: array.name,
                             offset: None,
+                            view: None,
                         }));
                     }
                     if idx.len() != 1 {
@@ -413,6 +499,7 @@ impl<'u> Lowerer<'u> {
                     Ok(PVal::One(Ptr {
                         array: array.name,
                         offset: idx.pop(),
+                        view: None,
                     }))
                 }
                 _ => unsupported("taking the address of this expression", span),
@@ -434,15 +521,21 @@ impl<'u> Lowerer<'u> {
                     return Ok(Self::null_value(Some(elem), span));
                 }
                 let p = self.pointer_value(a, pre)?;
-                match &p {
-                    PVal::One(p) => self.same_target(&p.array, (elem, lanes), span)?,
+                match p {
+                    PVal::One(p) if lanes == 1 && self.views(&p, elem) => {
+                        Ok(PVal::One(self.view_as(p, elem, span, pre)?))
+                    }
+                    PVal::One(p) => {
+                        self.same_target(&p.array, (elem, lanes), span)?;
+                        Ok(PVal::One(p))
+                    }
                     PVal::Many(d) => {
                         for t in &d.targets {
                             self.same_target(t, (elem, lanes), span)?;
                         }
+                        Ok(PVal::Many(d))
                     }
                 }
-                Ok(p)
             }
             E::Cond(c, a, b) => {
                 let c = self.expr(c, pre)?;
@@ -458,7 +551,11 @@ impl<'u> Lowerer<'u> {
                             x.offset.unwrap_or_else(|| int(0, span)),
                             y.offset.unwrap_or_else(|| int(0, span)),
                         );
+                        if x.view.is_some() || y.view.is_some() {
+                            return unsupported("a `?:` between pointer casts", span);
+                        }
                         Ok(PVal::One(Ptr {
+                            view: None,
                             array: x.array,
                             offset: Some(ex(
                                 k::ExprKind::Cond(Box::new(c), Box::new(oa), Box::new(ob)),
@@ -473,8 +570,8 @@ impl<'u> Lowerer<'u> {
                             let t = self.temp("cond", TypeName::Bool, Some(c), span, pre);
                             name_expr(&t, span)
                         };
-                        let x = self.as_dynamic(x, span);
-                        let y = self.as_dynamic(y, span);
+                        let x = self.as_dynamic(x, span)?;
+                        let y = self.as_dynamic(y, span)?;
                         let pick = |a: k::Expr, b: k::Expr| {
                             ex(
                                 k::ExprKind::Cond(Box::new(c.clone()), Box::new(a), Box::new(b)),
@@ -518,6 +615,7 @@ impl<'u> Lowerer<'u> {
                     PVal::One(p) => PVal::One(Ptr {
                         array: p.array,
                         offset: Some(name_expr(&t, span)),
+                        view: p.view,
                     }),
                     PVal::Many(d) => PVal::Many(Dyn {
                         offset: name_expr(&t, span),
@@ -580,6 +678,7 @@ impl<'u> Lowerer<'u> {
             PVal::One(p) => PVal::One(Ptr {
                 offset: Some(add(p.offset, i, span)),
                 array: p.array,
+                view: p.view,
             }),
             PVal::Many(d) => PVal::Many(Dyn {
                 offset: add(Some(d.offset.clone()), i, span),
@@ -589,10 +688,10 @@ impl<'u> Lowerer<'u> {
     }
 
     /// A pointer value in the dynamic form.
-    fn as_dynamic(&mut self, v: PVal, span: &Span) -> Dyn {
+    fn as_dynamic(&mut self, v: PVal, span: &Span) -> Res<Dyn> {
         match v {
             PVal::One(p) => self.dynamic_of(p, span),
-            PVal::Many(d) => d,
+            PVal::Many(d) => Ok(d),
         }
     }
 
@@ -643,6 +742,13 @@ impl<'u> Lowerer<'u> {
         index: Option<k::Expr>,
         span: &Span,
     ) -> Res<(k::Ident, Vec<k::Expr>)> {
+        if p.view.is_some() {
+            return unsupported(
+                "this use of a pointer cast that changes the element type (only reads and \
+                 writes through it)",
+                span,
+            );
+        }
         if self.is_private(&p.array) {
             // Its offset is 0 (it never moves); only index 0 stays inside the variable.
             return match index {
@@ -710,15 +816,20 @@ impl<'u> Lowerer<'u> {
     ) -> Res<(Vec<Arm>, TypeName)> {
         let d = match v {
             PVal::One(p) => {
-                let elem = self.elem_of(&p.array).unwrap_or(TypeName::Int);
-                let (array, index) = self.pointee(p, index, span)?;
+                let array_elem = self.elem_of(&p.array).unwrap_or(TypeName::Int);
+                let view = p.view.map(|unit| View {
+                    unit,
+                    elem: array_elem,
+                });
+                let (array, index) = self.pointee(Ptr { view: None, ..p }, index, span)?;
                 return Ok((
                     vec![Arm {
                         when: None,
                         array,
                         index,
+                        view,
                     }],
-                    elem,
+                    view.map_or(array_elem, |v| v.unit),
                 ));
             }
             PVal::Many(d) => d,
@@ -733,12 +844,18 @@ impl<'u> Lowerer<'u> {
                 Ptr {
                     array: t.clone(),
                     offset,
+                    view: None,
                 },
                 index.clone(),
                 span,
             )?;
             let when = (k + 1 < n).then(|| bin(BinOp::Eq, d.tag.clone(), int(tag, span), span));
-            arms.push(Arm { when, array, index });
+            arms.push(Arm {
+                when,
+                array,
+                index,
+                view: None,
+            });
         }
         let elem = d
             .elem
@@ -751,7 +868,9 @@ impl<'u> Lowerer<'u> {
     /// read; an always-null pointer (no arms) reads 0 after its check has faulted.
     pub(super) fn read_places(arms: Vec<Arm>, elem: TypeName, span: &Span) -> k::Expr {
         let load = |a: Arm| {
-            if a.index.is_empty() {
+            if let Some(view) = a.view {
+                super::bytes::view_read(a.array, a.index, view, span)
+            } else if a.index.is_empty() {
                 name_expr(&a.array.name, span)
             } else {
                 ex(
@@ -793,7 +912,7 @@ impl<'u> Lowerer<'u> {
                 let (ox, oy) = (x.offset.unwrap_or_else(zero), y.offset.unwrap_or_else(zero));
                 return Ok(bin(op, ox, oy, span));
             }
-            (x, y) => (self.as_dynamic(x, span), self.as_dynamic(y, span)),
+            (x, y) => (self.as_dynamic(x, span)?, self.as_dynamic(y, span)?),
         };
         self.pointer_checks(&x, false, span, pre);
         self.pointer_checks(&y, false, span, pre);
@@ -888,7 +1007,12 @@ impl<'u> Lowerer<'u> {
     /// Refuses a target that pointer variable `var` cannot have.
     fn valid_target(&self, var: &str, array: &str, span: &Span) -> Res<()> {
         let (elem, lanes) = (self.pointers.vars[var].elem, self.pointers.vars[var].lanes);
-        self.same_element(array, elem, span)?;
+        match self.arrays.get(array) {
+            Some(&(have, 1)) if have != elem && lanes == 1 => {
+                return self.viewable(array, have, elem, span)
+            }
+            _ => self.same_element(array, elem, span)?,
+        }
         if !self.is_private(array) {
             self.same_lanes_target(array, lanes, span)?;
         } else if lanes != 1 {
@@ -958,6 +1082,8 @@ impl<'u> Lowerer<'u> {
     ) -> Res<()> {
         let pv = &self.pointers.vars[var];
         let (key, tag, old) = (pv.key.clone(), pv.tag.clone(), pv.target.clone());
+        let elem = pv.elem;
+        let v = self.in_units(v, elem, span, out)?;
         let Some(tag) = tag else {
             let p = match v {
                 PVal::One(p) => p,
@@ -990,7 +1116,7 @@ impl<'u> Lowerer<'u> {
             ));
             return Ok(());
         };
-        let d = self.as_dynamic(v, span);
+        let d = self.as_dynamic(v, span)?;
         for t in &d.targets {
             self.valid_target(var, t, span)?;
         }
@@ -1019,6 +1145,7 @@ impl<'u> Lowerer<'u> {
         span: &Span,
         out: &mut Vec<k::Stmt>,
     ) -> Res<String> {
+        let p = self.in_units(p, elem, span, out)?;
         if let (PVal::One(p), false) = (&p, self.pointers.dynamic.contains_key(&key)) {
             // The static form: one declaration of the offset.
             let var = self.declare_scalar(name, TypeName::Int);
@@ -1058,6 +1185,12 @@ impl<'u> Lowerer<'u> {
             return unsupported("arrays of pointers", &d.ty.span);
         }
         let (elem, lanes) = self.pointee_type(&d.ty, &d.ty.span)?;
+        if let Some(cl::Init::Expr(e)) = &d.init {
+            if let Some(b) = self.vector_address(e, (elem, lanes)) {
+                self.bind(&d.name.name, b);
+                return Ok(());
+            }
+        }
         let key = (d.name.span.clone(), d.name.name.clone());
         let var = match &d.init {
             None => {
@@ -1149,6 +1282,9 @@ impl<'u> Lowerer<'u> {
             );
         }
         let (elem, lanes) = self.pointee_type(&p.ty, &p.ty.span)?;
+        if let Some(b) = self.vector_address(a, (elem, lanes)) {
+            return Ok(b);
+        }
         let ptr = self.pointer_value(a, pre)?;
         let pname = p.name.as_ref().map_or("arg", |n| n.name.as_str());
         let key = (
@@ -1160,6 +1296,8 @@ impl<'u> Lowerer<'u> {
                 self.same_lanes(&p.ty, &ptr.array, &a.span)?;
             }
             if ptr.offset.is_none()
+                && ptr.view.is_none()
+                && self.view_of(&ptr.array, elem).is_none()
                 && !written.contains(pname)
                 && !self.is_private(&ptr.array)
                 && !self.pointers.dynamic.contains_key(&key)

@@ -314,6 +314,9 @@ impl<'u> Lowerer<'u> {
     /// to `G.y[i]`); `None` when `e` has no such member.
     pub(super) fn desugar(&self, e: &cl::Expr) -> Res<Option<cl::Expr>> {
         use cl::ExprKind as E;
+        if let Some(v) = self.vector_pointee(e) {
+            return Ok(Some(self.desugar(&v)?.unwrap_or(v)));
+        }
         let span = &e.span;
         let one = |a: &cl::Expr, f: &dyn Fn(Box<cl::Expr>) -> E| -> Res<Option<E>> {
             Ok(self.desugar(a)?.map(|n| f(Box::new(n))))
