@@ -34,6 +34,8 @@ pub use atomic::op as atomic_op;
 #[path = "pointer.rs"]
 mod pointer;
 
+#[path = "access_spec.rs"]
+mod access_spec;
 #[path = "arrays.rs"]
 mod arrays;
 #[path = "async_copy.rs"]
@@ -247,6 +249,9 @@ struct Frame {
     vresult: Option<(Vec<String>, TypeName)>,
     /// `__ensures` conditions, checked at the function's exit ([`spec`]).
     ensures: Vec<(cl::Expr, Span)>,
+    /// The function is a specification (its body holds `__writes_to`/`__reads_from`):
+    /// its `__ensures` are assumptions about ksim's interpretation ([`access_spec`]).
+    spec: bool,
     /// Source names assigned somewhere in the function's body: a variable among them has
     /// no static value (fence flags, [`Lowerer::static_fence`]).
     written: HashSet<String>,
@@ -774,6 +779,7 @@ impl<'u> Lowerer<'u> {
             result: None,
             vresult: None,
             ensures: Vec::new(),
+            spec: false,
             written: written.clone(),
         });
         let mut stmts = prologue;
@@ -1664,6 +1670,7 @@ impl<'u> Lowerer<'u> {
                         self.atomic(op, func, args, false, span, out)?;
                     }
                     Some(Builtin::Annotation) => self.annotation(func, args, span, out)?,
+                    Some(Builtin::AccessSpec) => self.access_spec(func, args, span, out)?,
                     _ => {
                         let _ = self.call(func, args, span, out)?;
                     }
@@ -2232,7 +2239,10 @@ impl<'u> Lowerer<'u> {
         };
         match b {
             Builtin::WorkItem => super::ndrange::lower(&func.name, args, span).map(Some),
-            Builtin::Barrier | Builtin::MemFence | Builtin::Annotation => Err(Diagnostic::new(
+            Builtin::Barrier
+            | Builtin::MemFence
+            | Builtin::Annotation
+            | Builtin::AccessSpec => Err(Diagnostic::new(
                 format!("`{}` is a statement, not a value", func.name),
                 span.clone(),
             )),
@@ -2476,6 +2486,7 @@ impl<'u> Lowerer<'u> {
             result,
             vresult,
             ensures: Vec::new(),
+            spec: false,
             written: written.clone(),
         });
         let r = self
