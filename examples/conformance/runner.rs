@@ -247,6 +247,16 @@ pub const EXCEPTIONS: &[(&str, Class, &str)] = &[
         "the kernel asserts the header's exact global size (64 x 256) and group counts; the scaling rule runs a smaller launch, so the assertions fail",
     ),
     (
+        "unconstrained_sizes/global_size/kernel.cl",
+        Class::B,
+        "`--global_size=*` with `--local_size=1024`: the kernel asserts that the global size is a multiple of 1024, the header's work-group size; the scaling rule runs 128 work-items per group (4 groups), so the global size is 512",
+    ),
+    (
+        "unconstrained_sizes/num_groups/kernel.cl",
+        Class::B,
+        "`--num_groups=*` with `--local_size=1024`: the kernel asserts that the global size is a multiple of 1024, the header's work-group size; the scaling rule runs 128 work-items per group (4 groups), so the global size is 512",
+    ),
+    (
         "misc/fail/miscfail6/kernel.cl",
         Class::D,
         "the race needs `offset` between 1 and the work-group size minus 1; the rule binds open scalars to the work-group size (other values only when the precondition fails), where A[tid + offset] is no other work-item's element",

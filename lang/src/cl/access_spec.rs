@@ -124,7 +124,7 @@ impl<'u> Lowerer<'u> {
         let write = name.starts_with("__writes_to");
         let frame = self.frames.last_mut().expect("in a helper");
         frame.spec = true;
-        let ensures: Vec<cl::Expr> = frame.ensures.iter().map(|(c, _)| c.clone()).collect();
+        let ensures = frame.contract.clone();
         let pinned = match write {
             true => ensures.iter().find_map(|c| value_pin(c, pname)),
             false => None,

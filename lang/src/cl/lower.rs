@@ -249,6 +249,9 @@ struct Frame {
     vresult: Option<(Vec<String>, TypeName)>,
     /// `__ensures` conditions, checked at the function's exit ([`spec`]).
     ensures: Vec<(cl::Expr, Span)>,
+    /// Every `__ensures` condition seen so far, checked or not: what a specification's
+    /// accesses are built from ([`access_spec`]).
+    contract: Vec<cl::Expr>,
     /// The function is a specification (its body holds `__writes_to`/`__reads_from`):
     /// its `__ensures` are assumptions about ksim's interpretation ([`access_spec`]).
     spec: bool,
@@ -779,6 +782,7 @@ impl<'u> Lowerer<'u> {
             result: None,
             vresult: None,
             ensures: Vec::new(),
+            contract: Vec::new(),
             spec: false,
             written: written.clone(),
         });
@@ -2486,6 +2490,7 @@ impl<'u> Lowerer<'u> {
             result,
             vresult,
             ensures: Vec::new(),
+            contract: Vec::new(),
             spec: false,
             written: written.clone(),
         });

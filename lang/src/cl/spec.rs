@@ -172,6 +172,10 @@ impl<'u> Lowerer<'u> {
                 span.clone(),
             ));
         };
+        if matches!(what, Place::Exit) {
+            let frame = self.frames.last_mut().expect("in a function");
+            frame.contract.push(cond.clone());
+        }
         if let Some(p) = meaningless(cond) {
             self.note(
                 span,
