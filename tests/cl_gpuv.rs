@@ -86,7 +86,9 @@ fn an_unpinned_write_races_and_is_located_at_the_specification() {
     let race = &r.races[0];
     let spans = [&race.first.span, &race.second.span];
     assert!(
-        spans.iter().any(|s| src[(*s).clone()].starts_with("__writes_to(p)")),
+        spans
+            .iter()
+            .any(|s| src[(*s).clone()].starts_with("__writes_to(p)")),
         "{spans:?}"
     );
 }
@@ -198,4 +200,105 @@ fn add_noovfl_is_true_when_no_partial_sum_overflows() {
     assert!(r.fault.is_none(), "{:?}", r.fault);
     let r = run(src, 2, &[], &[("x", "4294967295"), ("y", "2"), ("z", "3")]);
     assert!(r.raw_fault.expect("overflow").kind.blames_launch());
+}
+
+#[allow(dead_code)]
+#[path = "../examples/conformance/runner.rs"]
+mod runner;
+
+#[test]
+fn the_runner_gives_open_launch_sizes_the_largest_the_scaling_keeps() {
+    let launch = |second: &str| {
+        let h = runner::header(&format!("//pass\n//{second}\n")).expect("a header");
+        assert!(h.unusual.is_none(), "{second}");
+        runner::launch(&h).expect("a launch")
+    };
+    // 128 work-items per group (a divisor of the global size), 4 groups.
+    assert_eq!(
+        launch("--local_size=* --global_size=1024"),
+        (vec![128], vec![4])
+    );
+    assert_eq!(
+        launch("--local_size=* --global_size=96"),
+        (vec![96], vec![1])
+    );
+    assert_eq!(
+        launch("--local_size=* --global_size=200"),
+        (vec![100], vec![2])
+    );
+    assert_eq!(
+        launch("--local_size=1024 --num_groups=*"),
+        (vec![128], vec![4])
+    );
+    assert_eq!(
+        launch("--local_size=16 --global_size=*"),
+        (vec![16], vec![4])
+    );
+    // Anything else that is not a number still gives no launch.
+    let h = runner::header("//pass\n//--local_size=n\n").expect("a header");
+    assert!(h.unusual.is_some());
+}
+
+/// Runs the conformance runner over kernels written to a fresh folder: each row's line.
+fn corpus(kernels: &[(&str, &str)]) -> Vec<(String, bool, bool)> {
+    let dir = std::env::temp_dir().join(format!("ksim-cl-gpuv-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (name, src) in kernels {
+        let d = dir.join(name);
+        std::fs::create_dir_all(&d).expect("a temporary folder");
+        std::fs::write(d.join("kernel.cl"), src).expect("a kernel file");
+    }
+    let report = runner::run(&dir).expect("the runner runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    (report.rows.iter())
+        .map(|r| (r.line(), r.agree, r.loaded()))
+        .collect()
+}
+
+#[test]
+fn a_kernel_whose_every_run_violates_an_assume_runs_vacuously() {
+    let rows = corpus(&[
+        (
+            "a_false",
+            "//pass\n//--local_size=64 --num_groups=64\n\
+             __kernel void foo() { __assume(false); __assert(false); }",
+        ),
+        (
+            "b_ids",
+            "//pass\n//--local_size=1024 --num_groups=1\n\
+             __kernel void foo(__local int *A, int offset) {\n\
+               __requires(offset > get_local_size(0));\n\
+               __assume(get_local_id(0) < 10);\n\
+               A[get_local_id(0)] = A[get_local_id(0) + offset];\n\
+             }",
+        ),
+        (
+            "c_xfail",
+            "//xfail:NOT_ALL_VERIFIED\n//--local_size=64 --num_groups=64\n\
+             __kernel void foo() { __assume(false); __assert(false); }",
+        ),
+        (
+            "d_requires",
+            "//pass\n//--local_size=64 --num_groups=1\n\
+             __kernel void foo(int n) { __requires(n == 12345); }",
+        ),
+    ]);
+    let vacuous = |l: &str| l.contains("ran vacuously: no run satisfies the assumptions");
+    // `__assume(false)`: vacuous, agrees with pass.
+    assert!(
+        vacuous(&rows[0].0) && rows[0].1 && rows[0].2,
+        "{:?}",
+        rows[0]
+    );
+    // Thread 10 violates `__assume(tid < 10)` once the `__requires` holds (offset 129).
+    assert!(vacuous(&rows[1].0) && rows[1].1, "{:?}", rows[1]);
+    assert!(rows[1].0.contains("thread 10"), "{:?}", rows[1]);
+    // Vacuous disagrees with an expected error.
+    assert!(vacuous(&rows[2].0) && !rows[2].1, "{:?}", rows[2]);
+    // A `__requires` no rule meets is still no launch, not vacuous.
+    assert!(
+        rows[3].0.contains("no launch") && !rows[3].2,
+        "{:?}",
+        rows[3]
+    );
 }

@@ -431,7 +431,12 @@ pub fn header(text: &str) -> Result<Header, String> {
                 h.local = match &h.global {
                     Some(g) => g
                         .iter()
-                        .map(|&g| (1..=MAX_LOCAL.min(g.max(1))).rev().find(|l| g % l == 0).unwrap_or(1))
+                        .map(|&g| {
+                            (1..=MAX_LOCAL.min(g.max(1)))
+                                .rev()
+                                .find(|l| g % l == 0)
+                                .unwrap_or(1)
+                        })
                         .collect(),
                     None => vec![MAX_LOCAL; h.groups.len()],
                 }

@@ -109,7 +109,10 @@ impl<'u> Lowerer<'u> {
                 &p.span,
             );
         };
-        if !matches!(self.lookup(pname), Some(Binding::Array(_) | Binding::Ptr(_))) {
+        if !matches!(
+            self.lookup(pname),
+            Some(Binding::Array(_) | Binding::Ptr(_))
+        ) {
             return Err(Diagnostic::new(
                 format!("`{name}` takes a pointer parameter of the function"),
                 p.span.clone(),
@@ -198,13 +201,7 @@ impl<'u> Lowerer<'u> {
     /// `... offset == e`, or the read forms) pins: `e * d / sizeof(p[0])`. `None` when `c`
     /// is no such implication about `p`; an error for an implication about `p` of another
     /// form, which ksim cannot turn into an element.
-    fn offset_pin(
-        &self,
-        c: &cl::Expr,
-        p: &str,
-        write: bool,
-        span: &Span,
-    ) -> Res<Option<cl::Expr>> {
+    fn offset_pin(&self, c: &cl::Expr, p: &str, write: bool, span: &Span) -> Res<Option<cl::Expr>> {
         let (implies, offset) = match write {
             true => ("__write_implies", "__write_offset_bytes"),
             false => ("__read_implies", "__read_offset_bytes"),
@@ -233,10 +230,7 @@ impl<'u> Lowerer<'u> {
                 };
                 if let Some(bytes) = bytes {
                     let first = cl::Expr {
-                        kind: cl::ExprKind::Index(
-                            Box::new(base.clone()),
-                            Box::new(int(0, span)),
-                        ),
+                        kind: cl::ExprKind::Index(Box::new(base.clone()), Box::new(int(0, span))),
                         span: span.clone(),
                     };
                     let size = cl::Expr {

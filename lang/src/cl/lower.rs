@@ -2243,13 +2243,12 @@ impl<'u> Lowerer<'u> {
         };
         match b {
             Builtin::WorkItem => super::ndrange::lower(&func.name, args, span).map(Some),
-            Builtin::Barrier
-            | Builtin::MemFence
-            | Builtin::Annotation
-            | Builtin::AccessSpec => Err(Diagnostic::new(
-                format!("`{}` is a statement, not a value", func.name),
-                span.clone(),
-            )),
+            Builtin::Barrier | Builtin::MemFence | Builtin::Annotation | Builtin::AccessSpec => {
+                Err(Diagnostic::new(
+                    format!("`{}` is a statement, not a value", func.name),
+                    span.clone(),
+                ))
+            }
             Builtin::Atomic(op) => self.atomic(op, func, args, true, span, pre),
             Builtin::AsyncCopy if func.name == "wait_group_events" => {
                 self.wait_events(args, span, pre).map(Some)

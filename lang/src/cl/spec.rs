@@ -438,40 +438,39 @@ impl<'u> Lowerer<'u> {
 
 /// Whether `x + y` (whose wrapped value is `sum`) does not overflow `ty` (`int` or `uint`).
 fn no_overflow(ty: TypeName, x: k::Expr, y: k::Expr, sum: k::Expr, span: &Span) -> k::Expr {
-        let bin = |op, a: k::Expr, b: k::Expr| {
-            ex(k::ExprKind::Binary(op, Box::new(a), Box::new(b)), span)
-        };
-        let lit = |v: u64| {
-            ex(
-                k::ExprKind::Int {
-                    value: v,
-                    unsigned: ty == TypeName::Uint,
-                },
-                span,
-            )
-        };
-        if ty == TypeName::Uint {
-            // Wrapped iff the sum is below an operand.
-            bin(BinOp::Ge, sum, x)
-        } else {
-            // y > 0: x <= INT_MAX - y; y < 0: x >= INT_MIN - y (neither bound overflows).
-            let zero = lit(0);
-            let int_min = ex(k::ExprKind::Unary(UnOp::Neg, Box::new(lit(1 << 31))), span);
-            let int_min = ex(k::ExprKind::Cast(TypeName::Int, Box::new(int_min)), span);
-            let hi = bin(
-                BinOp::LogOr,
-                bin(BinOp::Le, y.clone(), zero.clone()),
-                bin(
-                    BinOp::Le,
-                    x.clone(),
-                    bin(BinOp::Sub, lit(i32::MAX as u64), y.clone()),
-                ),
-            );
-            let lo = bin(
-                BinOp::LogOr,
-                bin(BinOp::Ge, y.clone(), zero),
-                bin(BinOp::Ge, x, bin(BinOp::Sub, int_min, y)),
-            );
-            bin(BinOp::LogAnd, hi, lo)
-        }
+    let bin =
+        |op, a: k::Expr, b: k::Expr| ex(k::ExprKind::Binary(op, Box::new(a), Box::new(b)), span);
+    let lit = |v: u64| {
+        ex(
+            k::ExprKind::Int {
+                value: v,
+                unsigned: ty == TypeName::Uint,
+            },
+            span,
+        )
+    };
+    if ty == TypeName::Uint {
+        // Wrapped iff the sum is below an operand.
+        bin(BinOp::Ge, sum, x)
+    } else {
+        // y > 0: x <= INT_MAX - y; y < 0: x >= INT_MIN - y (neither bound overflows).
+        let zero = lit(0);
+        let int_min = ex(k::ExprKind::Unary(UnOp::Neg, Box::new(lit(1 << 31))), span);
+        let int_min = ex(k::ExprKind::Cast(TypeName::Int, Box::new(int_min)), span);
+        let hi = bin(
+            BinOp::LogOr,
+            bin(BinOp::Le, y.clone(), zero.clone()),
+            bin(
+                BinOp::Le,
+                x.clone(),
+                bin(BinOp::Sub, lit(i32::MAX as u64), y.clone()),
+            ),
+        );
+        let lo = bin(
+            BinOp::LogOr,
+            bin(BinOp::Ge, y.clone(), zero),
+            bin(BinOp::Ge, x, bin(BinOp::Sub, int_min, y)),
+        );
+        bin(BinOp::LogAnd, hi, lo)
+    }
 }
