@@ -209,7 +209,7 @@ fn requires_fresh_array_holds_for_every_buffer() {
 }
 
 #[test]
-fn ghost_arrays_and_access_specifications_are_refused_with_a_reason() {
+fn ghost_arrays_and_access_log_built_ins_are_refused_with_a_reason() {
     let e =
         compile("kernel void k() { __local int A[4]; __local int G[4]; __array_snapshot(G, A); }")
             .unwrap_err();
@@ -218,13 +218,11 @@ fn ghost_arrays_and_access_specifications_are_refused_with_a_reason() {
             && e.contains("__array_snapshot"),
         "{e}"
     );
-    let e = compile(
-        "void __spec_f(__global int *p) { __writes_to(p); }
-         kernel void k(__global int *A) { __spec_f(A); }",
-    )
-    .unwrap_err();
+    // Access specifications (`__writes_to`) load now: tests/cl_gpuv.rs.
+    let e = compile("kernel void k(__local int *p) { volatile int z = __read_offset_bytes(p); }")
+        .unwrap_err();
     assert!(
-        e.contains("access specifications") && e.contains("__writes_to"),
+        e.contains("access-log built-ins") && e.contains("__read_offset_bytes"),
         "{e}"
     );
 }

@@ -13,6 +13,10 @@
 //!   groups (`global[d] / local[d]`). A launch OpenCL itself rejects (a global size that is
 //!   not a multiple of the local size, global and local sizes of different dimensions, both
 //!   `--num_groups` and `--global_size`) is rejected, as ksim's command line rejects it.
+//!   A size the header leaves open (`--local_size=*`, `--num_groups=*`, `--global_size=*`:
+//!   GPUVerify checks every size) is the largest the scaling keeps: 128 work-items per
+//!   group (the largest divisor of the global size up to 128, when that is given) and 4
+//!   groups.
 //! - **Buffers**: `max(16 × (scaled global size) + 1024, 65536)` elements each. GPUVerify
 //!   models buffers as unbounded (it checks bounds only with `--check-array-bounds`), so an
 //!   access outside them counts for the verdict only under that flag.
@@ -25,6 +29,14 @@
 //!   then the work-group size plus one, then distinct values (the work-group size plus the
 //!   scalar's position); when all of these violate it, no launch by the rules meets the
 //!   precondition.
+//! - **Assumptions**: when the launch meets the `__requires` but every run violates an
+//!   `__assume` (`__assume(false)`, or `__assume(tid < 10)` in a group of 128), the kernel
+//!   is counted as run *vacuously*: no execution at the launch satisfies the assumptions,
+//!   so ksim has nothing to check and no counter-example. GPUVerify's `pass` claims
+//!   only that no execution satisfying the assumptions fails, so a vacuous run agrees
+//!   with `pass` and disagrees with `xfail`; each one is listed as vacuous. (GPUVerify
+//!   reads an `__assume` per pair of work-items, so a thread-id assumption excludes
+//!   threads, not runs; ksim's runs include every work-item of the launch.)
 //! - **Warps**: `--warp-sync=N` runs the launch with warps of N work-items in lock-step
 //!   (ksim's `--warp-size N`).
 //! - **Inputs**: two runs, all-zero buffers and `random:1`; a step bound of 10^6. An input
@@ -240,6 +252,16 @@ pub const EXCEPTIONS: &[(&str, Class, &str)] = &[
         "the kernel asserts the header's exact global size (64 x 256) and group counts; the scaling rule runs a smaller launch, so the assertions fail",
     ),
     (
+        "unconstrained_sizes/global_size/kernel.cl",
+        Class::B,
+        "`--global_size=*` with `--local_size=1024`: the kernel asserts that the global size is a multiple of 1024, the header's work-group size; the scaling rule runs 128 work-items per group (4 groups), so the global size is 512",
+    ),
+    (
+        "unconstrained_sizes/num_groups/kernel.cl",
+        Class::B,
+        "`--num_groups=*` with `--local_size=1024`: the kernel asserts that the global size is a multiple of 1024, the header's work-group size; the scaling rule runs 128 work-items per group (4 groups), so the global size is 512",
+    ),
+    (
         "misc/fail/miscfail6/kernel.cl",
         Class::D,
         "the race needs `offset` between 1 and the work-group size minus 1; the rule binds open scalars to the work-group size (other values only when the precondition fails), where A[tid + offset] is no other work-item's element",
@@ -320,8 +342,10 @@ pub struct Header {
     pub defines: Vec<(String, Option<String>)>,
     /// Other flags (`--no-inline`, `--only-intra-group`, ...).
     pub flags: Vec<String>,
-    /// A launch flag that is not a list of numbers (`--global_size=*`).
+    /// A launch flag that is not a list of numbers nor `*`.
     pub unusual: Option<String>,
+    /// The launch sizes the header leaves open (`--global_size=*`: `global_size`).
+    pub any: Vec<&'static str>,
     /// `--kernel-args=KERNEL,v1,...`: values of the scalar parameters, in order.
     pub scalar_args: Vec<u64>,
 }
@@ -356,6 +380,7 @@ pub fn header(text: &str) -> Result<Header, String> {
         defines: Vec::new(),
         flags: Vec::new(),
         unusual: None,
+        any: Vec::new(),
         scalar_args: Vec::new(),
     };
     let words: Vec<&str> = second.split_whitespace().collect();
@@ -366,6 +391,11 @@ pub fn header(text: &str) -> Result<Header, String> {
             .into_iter()
             .find_map(|f| w.strip_prefix(f).map(|v| (f, v)));
         if let Some((f, v)) = launch_flag {
+            if v == "*" {
+                h.any.push(f.trim_start_matches("--").trim_end_matches('='));
+                k += 1;
+                continue;
+            }
             match dims(v) {
                 Some(d) if f == "--local_size=" => h.local = d,
                 Some(d) if f == "--num_groups=" => {
@@ -397,6 +427,35 @@ pub fn header(text: &str) -> Result<Header, String> {
         }
         k += 1;
     }
+    // A size GPUVerify leaves open (`*`: it checks every one) gets the largest the
+    // scaling rule keeps: `MAX_LOCAL` work-items per group (the largest divisor of the
+    // global size up to it, when that is given), `MAX_GROUPS` groups per dimension.
+    for f in h.any.clone() {
+        match f {
+            "local_size" => {
+                h.local = match &h.global {
+                    Some(g) => g
+                        .iter()
+                        .map(|&g| {
+                            (1..=MAX_LOCAL.min(g.max(1)))
+                                .rev()
+                                .find(|l| g % l == 0)
+                                .unwrap_or(1)
+                        })
+                        .collect(),
+                    None => vec![MAX_LOCAL; h.groups.len()],
+                }
+            }
+            "num_groups" => {
+                h.groups = vec![MAX_GROUPS; h.local.len()];
+                h.groups_given = true;
+            }
+            _ => {
+                h.global = None;
+                h.groups = vec![MAX_GROUPS; h.local.len()];
+            }
+        }
+    }
     Ok(h)
 }
 
@@ -409,6 +468,9 @@ pub enum Outcome {
     Rejected(String),
     /// The launch could not be built by the rules (e.g. a 2D NDRange).
     NoLaunch(String),
+    /// Ran, but every run violates an `__assume` (with a launch that meets the
+    /// `__requires`): no execution satisfies the assumptions. The violation.
+    Vacuous(String),
     /// Ran: what it found (empty when clean), and the lowering's notes.
     Ran {
         found: Vec<String>,
@@ -440,6 +502,7 @@ impl Row {
             Outcome::NotLoadable(c) => format!("not loadable: {c}"),
             Outcome::Rejected(m) => format!("rejected: {m}"),
             Outcome::NoLaunch(m) => format!("no launch: {m}"),
+            Outcome::Vacuous(m) => format!("ran vacuously: no run satisfies the assumptions: {m}"),
             Outcome::Ran { found, .. } if found.is_empty() => "ran: clean".into(),
             Outcome::Ran { found, .. } => format!("ran: {}", found.join("; ")),
         };
@@ -459,7 +522,7 @@ impl Row {
     }
 
     pub fn loaded(&self) -> bool {
-        matches!(self.outcome, Outcome::Ran { .. })
+        matches!(self.outcome, Outcome::Ran { .. } | Outcome::Vacuous(_))
     }
 }
 
@@ -539,6 +602,7 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
     let size = (16 * global + 1024).max(MIN_BUFFER);
     let w = local.iter().product::<usize>();
     let mut violated = Vec::new();
+    let mut vacuous = None;
     for open in OpenScalars::ALL {
         match run_launch(&c, h, &local, &groups, size, |k| open.value(k, w)) {
             Ok(found) => {
@@ -548,8 +612,16 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
                 }
             }
             Err(RunError::NoLaunch(m)) => return Outcome::NoLaunch(m),
-            Err(RunError::Precondition(f)) => violated.push(format!("{}: {f}", open.name(w))),
+            Err(RunError::Precondition { fault, assume }) => {
+                if assume {
+                    vacuous.get_or_insert_with(|| fault.clone());
+                }
+                violated.push(format!("{}: {fault}", open.name(w)));
+            }
         }
+    }
+    if let Some(f) = vacuous {
+        return Outcome::Vacuous(f);
     }
     Outcome::NoLaunch(format!(
         "every launch the rules choose violates the kernel's precondition (open scalars = {})",
@@ -604,8 +676,9 @@ impl OpenScalars {
 enum RunError {
     /// The launch cannot be built.
     NoLaunch(String),
-    /// A run violated the kernel's precondition (`__requires`, `__assume`): the fault.
-    Precondition(String),
+    /// Every run violated the kernel's precondition (`__requires`, `__assume`): the
+    /// first fault, and whether each run violated an `__assume` (not a `__requires`).
+    Precondition { fault: String, assume: bool },
 }
 
 /// Runs the kernel with both inputs, the scalars the header leaves open set to `open`;
@@ -620,6 +693,7 @@ fn run_launch(
 ) -> Result<Vec<String>, RunError> {
     let mut found = Vec::new();
     let mut violated = None;
+    let mut assume = true;
     let mut met = false;
     for input in ["zeros", "random:1"] {
         let mut defines = Vec::new();
@@ -723,6 +797,8 @@ fn run_launch(
             if f.kind.blames_launch() {
                 // This input violates the kernel's precondition: it is no run of the kernel.
                 violated.get_or_insert(f.to_string());
+                assume &= matches!(&f.kind, FaultKind::Annotation { annotation, .. }
+                    if annotation == lang::core::Annotation::Assume.name());
                 continue;
             }
             here.push(match f.kind {
@@ -740,7 +816,7 @@ fn run_launch(
         }
     }
     match violated {
-        Some(f) if !met => Err(RunError::Precondition(f)),
+        Some(fault) if !met => Err(RunError::Precondition { fault, assume }),
         _ => Ok(found),
     }
 }
@@ -809,6 +885,14 @@ fn judge(path: String, h: Header, outcome: Outcome) -> Row {
         }
         (_, Outcome::NoLaunch(m)) => {
             class = Some((Class::D, format!("no launch by the rules: {m}")));
+            false
+        }
+        (Expect::Pass, Outcome::Vacuous(_)) => true,
+        (_, Outcome::Vacuous(m)) => {
+            class = Some((
+                Class::D,
+                format!("GPUVerify finds an error in executions that satisfy the assumptions; ksim's runs at the launch violate them ({m})"),
+            ));
             false
         }
         (Expect::FrontEnd(_), Outcome::Rejected(_)) => true,
@@ -989,6 +1073,7 @@ impl Report {
                 Outcome::Ran { found, .. } if found.is_empty() => "clean".to_string(),
                 Outcome::Ran { found, .. } => found.join("; "),
                 Outcome::Rejected(m) => format!("rejected: {m}"),
+                Outcome::Vacuous(m) => format!("vacuous: {m}"),
                 _ => continue,
             };
             let (k, why) = r.class.clone().unwrap_or((Class::A, String::new()));

@@ -19,6 +19,9 @@ pub enum Builtin {
     /// A GPUVerify annotation (`__assert`, `__requires`, ...): checked at run time
     /// (`cl/spec.rs`).
     Annotation,
+    /// GPUVerify's `__writes_to(p)` / `__reads_from(p)` in a specification function: the
+    /// call's accesses through `p` (`cl/access_spec.rs`).
+    AccessSpec,
     /// `atomic_add(p, v)`, `atom_inc(p)`, ...: S-ATOMIC on the element `p` reaches.
     Atomic(crate::core::AtomicOp),
     /// An integer (or exact) built-in expanded into core operators.
@@ -245,13 +248,19 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         {
             Unsupported("floating-point math built-ins")
         }
-        // A copy of a whole array that is no memory access: ksim has no ghost state.
-        "__array_snapshot" => Unsupported("GPUVerify's ghost arrays"),
-        // The elements touched are named only by access-log postconditions
-        // (`__write_implies`), which ksim does not evaluate (docs/language.md).
-        "__writes_to" | "__reads_from" => {
-            Unsupported("GPUVerify's access specifications of functions without a body")
+        // GPUVerify's built-ins without a dynamic meaning (docs/language.md).
+        "__array_snapshot" => {
+            Unsupported("GPUVerify's ghost arrays (no dynamic meaning: ksim has no ghost state)")
         }
+        "__read_offset_bytes" | "__write_offset_bytes" | "__ptr_offset_bytes" | "__read"
+        | "__write" | "__no_read" | "__no_write" | "__read_implies" | "__write_implies" => {
+            Unsupported("GPUVerify's access-log built-ins outside annotations (no dynamic meaning: ksim keeps no access log a kernel can read)")
+        }
+        "__atomic_has_taken_value" => Unsupported(
+            "GPUVerify's refined atomic abstraction (no dynamic meaning: it speaks of every value an atomic ever returned)",
+        ),
+        "__writes_to" | "__writes_to_local" | "__writes_to_global" | "__reads_from"
+        | "__reads_from_local" | "__reads_from_global" => AccessSpec,
         _ if name.starts_with("__") => Unsupported("GPUVerify built-ins outside annotations"),
         _ => return None,
     })

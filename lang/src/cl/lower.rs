@@ -34,6 +34,8 @@ pub use atomic::op as atomic_op;
 #[path = "pointer.rs"]
 mod pointer;
 
+#[path = "access_spec.rs"]
+mod access_spec;
 #[path = "arrays.rs"]
 mod arrays;
 #[path = "async_copy.rs"]
@@ -271,6 +273,12 @@ struct Frame {
     vresult: Option<(Vec<String>, TypeName)>,
     /// `__ensures` conditions, checked at the function's exit ([`spec`]).
     ensures: Vec<(cl::Expr, Span)>,
+    /// Every `__ensures` condition seen so far, checked or not: what a specification's
+    /// accesses are built from ([`access_spec`]).
+    contract: Vec<cl::Expr>,
+    /// The function is a specification (its body holds `__writes_to`/`__reads_from`):
+    /// its `__ensures` are assumptions about ksim's interpretation ([`access_spec`]).
+    spec: bool,
     /// Source names assigned somewhere in the function's body: a variable among them has
     /// no static value (fence flags, [`Lowerer::static_fence`]).
     written: HashSet<String>,
@@ -814,6 +822,8 @@ impl<'u> Lowerer<'u> {
             result: None,
             vresult: None,
             ensures: Vec::new(),
+            contract: Vec::new(),
+            spec: false,
             written: written.clone(),
         });
         let mut stmts = prologue;
@@ -1761,6 +1771,7 @@ impl<'u> Lowerer<'u> {
                         self.atomic(op, func, args, false, span, out)?;
                     }
                     Some(Builtin::Annotation) => self.annotation(func, args, span, out)?,
+                    Some(Builtin::AccessSpec) => self.access_spec(func, args, span, out)?,
                     _ => {
                         let _ = self.call(func, args, span, out)?;
                     }
@@ -2348,10 +2359,12 @@ impl<'u> Lowerer<'u> {
         };
         match b {
             Builtin::WorkItem => super::ndrange::lower(&func.name, args, span).map(Some),
-            Builtin::Barrier | Builtin::MemFence | Builtin::Annotation => Err(Diagnostic::new(
-                format!("`{}` is a statement, not a value", func.name),
-                span.clone(),
-            )),
+            Builtin::Barrier | Builtin::MemFence | Builtin::Annotation | Builtin::AccessSpec => {
+                Err(Diagnostic::new(
+                    format!("`{}` is a statement, not a value", func.name),
+                    span.clone(),
+                ))
+            }
             Builtin::Atomic(op) => self.atomic(op, func, args, true, span, pre),
             Builtin::AsyncCopy if func.name == "wait_group_events" => {
                 self.wait_events(args, span, pre).map(Some)
@@ -2592,6 +2605,8 @@ impl<'u> Lowerer<'u> {
             result,
             vresult,
             ensures: Vec::new(),
+            contract: Vec::new(),
+            spec: false,
             written: written.clone(),
         });
         let r = self

@@ -172,6 +172,10 @@ impl<'u> Lowerer<'u> {
                 span.clone(),
             ));
         };
+        if matches!(what, Place::Exit) {
+            let frame = self.frames.last_mut().expect("in a function");
+            frame.contract.push(cond.clone());
+        }
         if let Some(p) = meaningless(cond) {
             self.note(
                 span,
@@ -221,8 +225,14 @@ impl<'u> Lowerer<'u> {
     /// The `__ensures` of the function being lowered, at its exit.
     pub(super) fn ensures(&mut self, out: &mut Vec<k::Stmt>) -> Res<()> {
         let pending = std::mem::take(&mut self.frames.last_mut().expect("in a function").ensures);
+        let frame = self.frames.last().expect("in a function");
+        let what = if frame.spec {
+            Annotation::Assume
+        } else {
+            Annotation::Ensures
+        };
         for (cond, span) in &pending {
-            self.check(Annotation::Ensures, cond, span, out)?;
+            self.check(what, cond, span, out)?;
         }
         Ok(())
     }
@@ -244,6 +254,7 @@ impl<'u> Lowerer<'u> {
             "__add_noovfl_int" | "__add_noovfl_unsigned_int" => {
                 return self.add_noovfl(func, args, span, pre).map(Some)
             }
+            "__add_noovfl" => return self.add_noovfl_predicate(args, span, pre).map(Some),
             "__ite" => 3,
             _ if name.starts_with("__return_val_") => 0,
             _ => return Ok(None),
@@ -361,43 +372,11 @@ impl<'u> Lowerer<'u> {
             vals.push(name_expr(&t, &a.span));
         }
         let (x, y) = (vals[0].clone(), vals[1].clone());
-        let bin = |op, a: k::Expr, b: k::Expr| {
-            ex(k::ExprKind::Binary(op, Box::new(a), Box::new(b)), span)
-        };
-        let lit = |v: u64| {
-            ex(
-                k::ExprKind::Int {
-                    value: v,
-                    unsigned: ty == TypeName::Uint,
-                },
-                span,
-            )
-        };
-        let sum = bin(BinOp::Add, x.clone(), y.clone());
-        let fits = if ty == TypeName::Uint {
-            // Wrapped iff the sum is below an operand.
-            bin(BinOp::Ge, sum.clone(), x)
-        } else {
-            // y > 0: x <= INT_MAX - y; y < 0: x >= INT_MIN - y (neither bound overflows).
-            let zero = lit(0);
-            let int_min = ex(k::ExprKind::Unary(UnOp::Neg, Box::new(lit(1 << 31))), span);
-            let int_min = ex(k::ExprKind::Cast(TypeName::Int, Box::new(int_min)), span);
-            let hi = bin(
-                BinOp::LogOr,
-                bin(BinOp::Le, y.clone(), zero.clone()),
-                bin(
-                    BinOp::Le,
-                    x.clone(),
-                    bin(BinOp::Sub, lit(i32::MAX as u64), y.clone()),
-                ),
-            );
-            let lo = bin(
-                BinOp::LogOr,
-                bin(BinOp::Ge, y.clone(), zero),
-                bin(BinOp::Ge, x, bin(BinOp::Sub, int_min, y)),
-            );
-            bin(BinOp::LogAnd, hi, lo)
-        };
+        let sum = ex(
+            k::ExprKind::Binary(BinOp::Add, Box::new(x.clone()), Box::new(y.clone())),
+            span,
+        );
+        let fits = no_overflow(ty, x, y, sum.clone(), span);
         pre.push(st(
             k::StmtKind::Call(ex(
                 k::ExprKind::Call {
@@ -409,5 +388,89 @@ impl<'u> Lowerer<'u> {
             span,
         ));
         Ok(sum)
+    }
+
+    /// GPUVerify's predicate `__add_noovfl(x1, ..., xn)`: true when adding the arguments
+    /// (in the type of the first: `uint` if it is unsigned, else `int`) overflows at no
+    /// step of `((x1 + x2) + x3) + ...`. A single argument cannot overflow.
+    fn add_noovfl_predicate(
+        &mut self,
+        args: &[cl::Expr],
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<k::Expr> {
+        if args.is_empty() {
+            return Err(Diagnostic::new(
+                "`__add_noovfl` takes one or more integers",
+                span.clone(),
+            ));
+        }
+        let mut vals = Vec::new();
+        let mut ty = None;
+        for a in args {
+            let v = self.expr(a, pre)?;
+            let t = *ty.get_or_insert(match self.type_of(&v) {
+                Some(TypeName::Uint) => TypeName::Uint,
+                _ => TypeName::Int,
+            });
+            let v = ex(k::ExprKind::Cast(t, Box::new(v)), &a.span);
+            let t = self.temp("noovfl", t, Some(v), &a.span, pre);
+            vals.push(name_expr(&t, &a.span));
+        }
+        let ty = ty.expect("one argument at least");
+        let mut ok = boolean(true, span);
+        let mut sum = vals[0].clone();
+        for y in &vals[1..] {
+            let next = ex(
+                k::ExprKind::Binary(BinOp::Add, Box::new(sum.clone()), Box::new(y.clone())),
+                span,
+            );
+            let fits = no_overflow(ty, sum, y.clone(), next.clone(), span);
+            ok = ex(
+                k::ExprKind::Binary(BinOp::LogAnd, Box::new(ok), Box::new(fits)),
+                span,
+            );
+            sum = next;
+        }
+        Ok(ok)
+    }
+}
+
+/// Whether `x + y` (whose wrapped value is `sum`) does not overflow `ty` (`int` or `uint`).
+fn no_overflow(ty: TypeName, x: k::Expr, y: k::Expr, sum: k::Expr, span: &Span) -> k::Expr {
+    let bin =
+        |op, a: k::Expr, b: k::Expr| ex(k::ExprKind::Binary(op, Box::new(a), Box::new(b)), span);
+    let lit = |v: u64| {
+        ex(
+            k::ExprKind::Int {
+                value: v,
+                unsigned: ty == TypeName::Uint,
+            },
+            span,
+        )
+    };
+    if ty == TypeName::Uint {
+        // Wrapped iff the sum is below an operand.
+        bin(BinOp::Ge, sum, x)
+    } else {
+        // y > 0: x <= INT_MAX - y; y < 0: x >= INT_MIN - y (neither bound overflows).
+        let zero = lit(0);
+        let int_min = ex(k::ExprKind::Unary(UnOp::Neg, Box::new(lit(1 << 31))), span);
+        let int_min = ex(k::ExprKind::Cast(TypeName::Int, Box::new(int_min)), span);
+        let hi = bin(
+            BinOp::LogOr,
+            bin(BinOp::Le, y.clone(), zero.clone()),
+            bin(
+                BinOp::Le,
+                x.clone(),
+                bin(BinOp::Sub, lit(i32::MAX as u64), y.clone()),
+            ),
+        );
+        let lo = bin(
+            BinOp::LogOr,
+            bin(BinOp::Ge, y.clone(), zero),
+            bin(BinOp::Ge, x, bin(BinOp::Sub, int_min, y)),
+        );
+        bin(BinOp::LogAnd, hi, lo)
     }
 }

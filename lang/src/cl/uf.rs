@@ -141,6 +141,21 @@ impl<'u> Lowerer<'u> {
                  interpretation only"
             ),
         );
+        self.hash_into(name, bits, &outs, span, pre);
+        Ok(())
+    }
+
+    /// Sets each of `outs` to this interpretation's value for the argument bits `bits`
+    /// (each a `uint`): the hash of the bits seeded by `name`, mixed with the output's
+    /// position, converted to the output's type (see the module documentation).
+    pub(super) fn hash_into(
+        &mut self,
+        name: &str,
+        bits: Vec<k::Expr>,
+        outs: &[(String, TypeName)],
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) {
         let h = self.temp(
             "uf_hash",
             TypeName::Uint,
@@ -199,6 +214,5 @@ impl<'u> Lowerer<'u> {
             };
             pre.push(set(var, value, span));
         }
-        Ok(())
     }
 }
