@@ -416,19 +416,27 @@ struct Dpor<'a, 'p> {
     worker: Option<Worker<'a>>,
 }
 
-/// What a [`Dpor`] that explores one segment for the parallel search needs.
+/// What a [`Dpor`] that explores one segment for the parallel search needs. Its search runs
+/// in slices ([`Dpor::run`] returns with `yielded` set): the pool then hands out what it
+/// recorded and lets the thread go on with the first task in the sequential order.
 struct Worker<'a> {
-    spawn: &'a dyn Fn(&State, u64),
+    /// Synchronisation points reached in this slice, for the pool to queue.
+    spawned: Vec<(State, u64)>,
     cancel: &'a AtomicBool,
     /// The shortest race schedule recorded per race and work-group of its second thread.
     races: HashMap<(interp::race::RaceKey, usize), u64>,
+    /// Turns of the search loop (a K-STEP or a step back) in this slice.
+    slice_steps: u64,
+    /// The slice ended (a synchronisation point was reached, or the loop turned
+    /// `par::SLICE_STEPS` times) and the search can go on from where it stands.
+    yielded: bool,
 }
 
 /// Told of each step the exhaustive search executes, as the state it ran from and the
 /// thread it ran (replays that rebuild a dropped state are not told): the explored part of
 /// the state space, for `ksim graph --reduce por`. Returning `false` stops the search
 /// (verdict INCOMPLETE (max-states)).
-pub type VisitFn<'v> = &'v mut dyn FnMut(&State, usize) -> bool;
+pub type VisitFn<'v> = &'v mut (dyn FnMut(&State, usize) -> bool + Send);
 
 /// Explores every execution of `launch` up to equivalence (see the module documentation).
 /// Under `--warp-size` the reduction (which reasons about threads) is off: every
@@ -680,6 +688,15 @@ impl Dpor<'_, '_> {
         while let Some(top) = self.path.len().checked_sub(1) {
             if self.shared() {
                 break; // `exhaustive` starts again without caching
+            }
+            if let Some(w) = &mut self.worker {
+                if !w.spawned.is_empty() || w.slice_steps >= par::SLICE_STEPS {
+                    // The pool queues what was reached; the search goes on from here.
+                    w.slice_steps = 0;
+                    w.yielded = true;
+                    break;
+                }
+                w.slice_steps += 1;
             }
             // Coming back from the child: undo the event, put its thread to sleep.
             if self.path[top].event.is_some() {
@@ -1252,9 +1269,9 @@ impl Dpor<'_, '_> {
 
     /// A K-BARRIER fired (one work-group): a synchronisation point.
     fn barrier_point(&mut self, state: State, steps: u64) {
-        if let Some(w) = &self.worker {
+        if let Some(w) = &mut self.worker {
             // The merge decides what to do with it; the segment from it is explored apart.
-            (w.spawn)(&state, steps);
+            w.spawned.push((state.clone(), steps));
             let rec = self.col.record.as_mut().expect("a worker records");
             rec.push(Item::Barrier(Box::new((
                 state,
