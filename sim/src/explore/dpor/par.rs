@@ -56,8 +56,9 @@ pub(crate) enum Item {
     /// A complete execution of this many steps in all; whether it hit the step bound.
     Complete(u64, bool),
     SleepBlocked,
-    /// A synchronisation point: its state, the steps taken to it, the segment's schedule.
-    Barrier(Box<(State, u64, Schedule)>),
+    /// A synchronisation point: its state, the steps taken to it, the segment's schedule,
+    /// and the pool's segment from it (set when the slice is handed over).
+    Barrier(Box<(State, u64, Schedule, u64)>),
 }
 
 /// A worker's [`Item`]s, recorded by its [`Collector`] and its [`Dpor`].
@@ -188,12 +189,13 @@ struct Inner<'w> {
     /// Items recorded and not yet merged.
     held: usize,
     next: u64,
+    /// Threads waiting for something to do.
+    idle: usize,
 }
 
 /// What one slice of a segment's search gives.
 struct Slice<'w> {
     items: Vec<Item>,
-    spawned: Vec<(State, u64)>,
     /// The search to go on with, or how it ended.
     rest: Result<Box<Dpor<'w, 'w>>, End>,
 }
@@ -221,28 +223,29 @@ impl<'w> Pool<'w> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn wait<'g>(&self, g: MutexGuard<'g, Inner<'w>>) -> MutexGuard<'g, Inner<'w>> {
-        self.changed.wait(g).unwrap_or_else(|e| e.into_inner())
+    fn wait<'g>(&self, mut g: MutexGuard<'g, Inner<'w>>) -> MutexGuard<'g, Inner<'w>> {
+        g.idle += 1;
+        let mut g = self.changed.wait(g).unwrap_or_else(|e| e.into_inner());
+        g.idle -= 1;
+        g
     }
 
-    /// Queues the segment from `state` reached in `steps` steps, unless it is known.
-    fn schedule(g: &mut Inner<'w>, path: Vec<u32>, state: State, steps: u64) {
-        let known = g
-            .known
-            .get(&state)
-            .is_some_and(|v| v.iter().any(|(n, _)| *n == steps));
-        if !known {
-            Self::add(g, path, state, steps, false);
+    /// Queues the segment from `state` reached in `steps` steps, unless it is known;
+    /// returns it.
+    fn schedule(g: &mut Inner<'w>, path: Vec<u32>, state: &State, steps: u64) -> u64 {
+        let ids = g.known.entry(state.clone()).or_default();
+        if let Some(&(_, id)) = ids.iter().find(|(n, _)| *n == steps) {
+            return id;
         }
-    }
-
-    /// A new segment, queued.
-    fn add(g: &mut Inner<'w>, path: Vec<u32>, state: State, steps: u64, taken: bool) -> u64 {
         let id = g.next;
         g.next += 1;
-        let ids = g.known.entry(state.clone()).or_default();
-        ids.retain(|(n, _)| *n != steps);
         ids.push((steps, id));
+        Self::queue(g, id, path, state.clone(), steps, false);
+        id
+    }
+
+    /// Queues a new segment `id`.
+    fn queue(g: &mut Inner<'w>, id: u64, path: Vec<u32>, state: State, steps: u64, taken: bool) {
         let seg = Seg {
             order: (path, id),
             children: 0,
@@ -253,8 +256,8 @@ impl<'w> Pool<'w> {
         };
         g.queue.insert(seg.key(), id);
         g.segs.insert(id, seg);
-        id
     }
+
 
     /// A worker's search of the segment from `state`, reached in `steps` steps.
     fn start(&self, state: State, steps: u64) -> Box<Dpor<'w, 'w>> {
@@ -282,7 +285,7 @@ impl<'w> Pool<'w> {
             visit_full: false,
             base: steps,
             worker: Some(Worker {
-                spawned: Vec::new(),
+                reached: false,
                 cancel: self.cancel,
                 races: HashMap::new(),
                 slice_steps: 0,
@@ -301,12 +304,10 @@ impl<'w> Pool<'w> {
         };
         d.run();
         let w = d.worker.as_mut().expect("a worker's search");
-        let spawned = std::mem::take(&mut w.spawned);
         if std::mem::take(&mut w.yielded) {
             let items = d.col.record.as_mut().expect("a worker records").drain();
             return Slice {
                 items,
-                spawned,
                 rest: Ok(d),
             };
         }
@@ -322,7 +323,6 @@ impl<'w> Pool<'w> {
         };
         Slice {
             items,
-            spawned,
             rest: Err(end),
         }
     }
@@ -338,14 +338,22 @@ impl<'w> Pool<'w> {
         keep: bool,
     ) -> Option<Box<Dpor<'w, 'w>>> {
         self.changed.notify_all();
-        let seg = g.segs.get_mut(&id).expect("a segment being explored");
-        let mut children = Vec::with_capacity(slice.spawned.len());
-        for (state, steps) in slice.spawned {
-            let mut path = seg.order.0.clone();
-            path.push(seg.children);
-            seg.children += 1;
-            children.push((path, state, steps));
+        let mut slice = slice;
+        let (path, first_child) = {
+            let seg = &g.segs[&id];
+            (seg.order.0.clone(), seg.children)
+        };
+        let mut children = first_child;
+        for item in &mut slice.items {
+            if let Item::Barrier(b) = item {
+                let mut path = path.clone();
+                path.push(children);
+                children += 1;
+                b.3 = Self::schedule(g, path, &b.0, b.1);
+            }
         }
+        let seg = g.segs.get_mut(&id).expect("a segment being explored");
+        seg.children = children;
         if !slice.items.is_empty() {
             g.held += slice.items.len();
             seg.chunks.push_back(slice.items);
@@ -358,11 +366,9 @@ impl<'w> Pool<'w> {
             }
             Ok(d) => Some(d),
         };
-        for (path, state, steps) in children {
-            Self::schedule(g, path, state, steps);
-        }
         let d = d?;
-        let first = g.queue.first_key_value().is_none_or(|(k, _)| *k > seg_key);
+        // An idle thread takes what comes earlier: going on saves a hand-over.
+        let first = g.idle > 0 || g.queue.first_key_value().is_none_or(|(k, _)| *k > seg_key);
         if keep && first && g.held <= HOLD_LIMIT && !self.cancel.load(Ordering::Relaxed) {
             return Some(d);
         }
@@ -416,22 +422,19 @@ impl<'w> Pool<'w> {
         }
     }
 
-    /// The merge enters the segment from `state` reached in `steps` steps: the one queued
-    /// for it, or a new one when it is needed again.
-    fn enter(&self, state: &State, steps: u64) -> u64 {
+    /// The merge enters the segment from `state` reached in `steps` steps: `id`, queued
+    /// for it, or a new one when that one was merged already (it is needed again).
+    fn enter(&self, id: u64, state: &State, steps: u64) -> u64 {
         let mut g = self.lock();
-        let found = g
-            .known
-            .get(state)
-            .and_then(|v| v.iter().find(|(n, _)| *n == steps))
-            .map(|&(_, id)| id);
-        if let Some(seg) = found.and_then(|id| g.segs.get_mut(&id)) {
+        if let Some(seg) = g.segs.get_mut(&id) {
             if !seg.taken {
                 seg.taken = true;
-                return seg.order.1;
+                return id;
             }
         }
-        let id = Self::add(&mut g, Vec::new(), state.clone(), steps, true);
+        let id = g.next;
+        g.next += 1;
+        Self::queue(&mut g, id, Vec::new(), state.clone(), steps, true);
         self.changed.notify_all();
         id
     }
@@ -500,7 +503,7 @@ pub(super) fn search<'a, 'p>(
         inner: Mutex::new(Inner::default()),
         changed: Condvar::new(),
     };
-    Pool::schedule(&mut pool.lock(), Vec::new(), state.clone(), 0);
+    Pool::schedule(&mut pool.lock(), Vec::new(), &state, 0);
     let threads = cfg.jobs.min(MAX_THREADS);
     std::thread::scope(|s| {
         for _ in 1..threads {
@@ -540,7 +543,7 @@ struct Frame {
     /// The segment's final stores: their indices in the summary.
     finals: Vec<usize>,
     /// A synchronisation point to explore after the current K-STEP.
-    descend: Option<(State, u64, Schedule)>,
+    descend: Option<(State, u64, Schedule, u64)>,
 }
 
 /// Replays the segments' items in the order of the sequential search, with its state cache
@@ -571,7 +574,7 @@ fn concat(prefix: &Schedule, rest: &Schedule) -> Schedule {
 
 impl<'a, 'p> Merge<'a, 'p, '_, '_> {
     fn run(mut self, root: State) -> Result<Summary, Restart<'a, 'p>> {
-        self.enter(root, 0, Schedule::default());
+        self.enter(root, 0, Schedule::default(), 0);
         let mut stopped = false;
         while let Some(f) = self.stack.last_mut() {
             let Some(item) = f.items.next() else {
@@ -633,8 +636,8 @@ impl<'a, 'p> Merge<'a, 'p, '_, '_> {
                         stopped = true;
                         break;
                     }
-                    if let Some((state, steps, prefix)) = f.descend.take() {
-                        self.enter(state, steps, prefix);
+                    if let Some((state, steps, prefix, id)) = f.descend.take() {
+                        self.enter(state, steps, prefix, id);
                     }
                 }
                 Item::Race(b) => {
@@ -687,9 +690,8 @@ impl<'a, 'p> Merge<'a, 'p, '_, '_> {
                     self.tick();
                 }
                 Item::Barrier(b) => {
-                    let (state, steps, rest) = *b;
-                    let sched = concat(&f.prefix, &rest);
-                    self.barrier_point(state, steps, sched);
+                    let (state, steps, rest, id) = *b;
+                    self.barrier_point(state, steps, rest, id);
                 }
             }
         }
@@ -705,9 +707,10 @@ impl<'a, 'p> Merge<'a, 'p, '_, '_> {
         Ok(self.col.finish(verdict))
     }
 
-    /// Starts merging the segment from `state` (`Dpor::push_root`).
-    fn enter(&mut self, state: State, steps: u64, prefix: Schedule) {
-        let id = self.pool.enter(&state, steps);
+    /// Starts merging the segment from `state` (`Dpor::push_root`), which is the pool's
+    /// segment `id` unless that one was merged already.
+    fn enter(&mut self, state: State, steps: u64, prefix: Schedule, id: u64) {
+        let id = self.pool.enter(id, &state, steps);
         let entry = Entry {
             on_path: true,
             steps_at: steps,
@@ -727,9 +730,11 @@ impl<'a, 'p> Merge<'a, 'p, '_, '_> {
     }
 
     /// `Dpor::barrier_point`, deciding what the sequential search decides there.
-    fn barrier_point(&mut self, state: State, steps: u64, sched: Schedule) {
+    /// `rest` is the segment's part of the schedule to it; `id` the pool's segment from it.
+    fn barrier_point(&mut self, state: State, steps: u64, rest: Schedule, id: u64) {
         match self.cache.get(&state).copied() {
             Some(e) if e.on_path => {
+                let sched = concat(&self.stack.last().expect("a frame").prefix, &rest);
                 self.col.non_terminating(&sched);
                 self.col.summary.complete += 1;
                 self.learn(steps, true);
@@ -745,7 +750,7 @@ impl<'a, 'p> Merge<'a, 'p, '_, '_> {
                 self.learn(steps + e.max_len, e.hit_bound);
                 self.tick();
             }
-            Some(_) => self.descend_after_step(state, steps, sched),
+            Some(_) => self.descend_after_step(state, steps, rest, id),
             None => {
                 if let Some(m) = self.cfg.max_states {
                     if self.col.summary.states >= m {
@@ -756,14 +761,14 @@ impl<'a, 'p> Merge<'a, 'p, '_, '_> {
                     }
                 }
                 self.col.summary.states += 1;
-                self.descend_after_step(state, steps, sched);
+                self.descend_after_step(state, steps, rest, id);
             }
         }
     }
 
-    fn descend_after_step(&mut self, state: State, steps: u64, sched: Schedule) {
+    fn descend_after_step(&mut self, state: State, steps: u64, rest: Schedule, id: u64) {
         let f = self.stack.last_mut().expect("a frame");
-        f.descend = Some((state, steps, sched));
+        f.descend = Some((state, steps, concat(&f.prefix, &rest), id));
     }
 
     /// `Dpor::learn`: every segment root being merged learns of an execution's length.
