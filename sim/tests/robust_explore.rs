@@ -5,10 +5,10 @@ use interp::{Launch, LaunchOptions};
 use sim::explore::{
     enumerate, exhaustive, naive, pct, random, Config, FoundRace, Incomplete, Verdict,
 };
-use std::sync::Mutex;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::Mutex;
 
 fn compile(src: &str, local: usize, max_steps: u64) -> Launch {
     let k = lang::parse::parse(src)
@@ -112,7 +112,9 @@ fn each_race_is_handed_out_when_it_is_found() {
             "naive" => naive(&l, &cfg, None),
             _ => random(&l, 50, 1, &cfg, None),
         };
-        let got: HashSet<_> = std::mem::take(&mut *seen.lock().unwrap()).into_iter().collect();
+        let got: HashSet<_> = std::mem::take(&mut *seen.lock().unwrap())
+            .into_iter()
+            .collect();
         assert_eq!(got, s.race_keys());
         assert_eq!(got.len(), 1);
     }

@@ -31,11 +31,11 @@ use interp::Launch;
 use sim::explore::model::{self, ExplorationModel};
 use sim::explore::{self, Config, Mode, Progress};
 use sim::report::{LaunchSpec, RaceReport};
-use std::sync::Mutex;
 use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 #[derive(Args, Debug)]

@@ -4,9 +4,9 @@
 
 use super::common::*;
 use clap::Args;
-use std::sync::Mutex;
 use std::collections::HashSet;
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 #[derive(Args, Debug)]
 pub struct RacesArgs {

@@ -258,7 +258,6 @@ impl<'w> Pool<'w> {
         g.segs.insert(id, seg);
     }
 
-
     /// A worker's search of the segment from `state`, reached in `steps` steps.
     fn start(&self, state: State, steps: u64) -> Box<Dpor<'w, 'w>> {
         let launch = self.launch;
@@ -306,10 +305,7 @@ impl<'w> Pool<'w> {
         let w = d.worker.as_mut().expect("a worker's search");
         if std::mem::take(&mut w.yielded) {
             let items = d.col.record.as_mut().expect("a worker records").drain();
-            return Slice {
-                items,
-                rest: Ok(d),
-            };
+            return Slice { items, rest: Ok(d) };
         }
         let items = d.col.record.take().expect("a worker records").finish();
         let end = End {
