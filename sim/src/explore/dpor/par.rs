@@ -146,7 +146,7 @@ type Order = (Vec<u32>, u64);
 /// A segment's search waiting for a thread.
 enum Task<'w> {
     /// Not started: the segment from this state, reached in this many steps.
-    Start(State, u64),
+    Start(Box<(State, u64)>),
     /// Stopped at the end of a slice.
     Paused(Box<Dpor<'w, 'w>>),
 }
@@ -249,7 +249,7 @@ impl<'w> Pool<'w> {
         let seg = Seg {
             order: (path, id),
             children: 0,
-            task: Some(Task::Start(state, steps)),
+            task: Some(Task::Start(Box::new((state, steps)))),
             chunks: VecDeque::new(),
             end: None,
             taken,
@@ -298,7 +298,7 @@ impl<'w> Pool<'w> {
     /// Runs one slice of a segment's search.
     fn slice(&self, task: Task<'w>) -> Slice<'w> {
         let mut d = match task {
-            Task::Start(state, steps) => self.start(state, steps),
+            Task::Start(b) => self.start(b.0, b.1),
             Task::Paused(d) => d,
         };
         d.run();
