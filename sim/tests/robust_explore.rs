@@ -5,10 +5,10 @@ use interp::{Launch, LaunchOptions};
 use sim::explore::{
     enumerate, exhaustive, naive, pct, random, Config, FoundRace, Incomplete, Verdict,
 };
-use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::Mutex;
 
 fn compile(src: &str, local: usize, max_steps: u64) -> Launch {
     let k = lang::parse::parse(src)
@@ -100,8 +100,8 @@ fn a_huge_pct_depth_draws_at_most_one_change_point_per_step() {
 #[test]
 fn each_race_is_handed_out_when_it_is_found() {
     let l = compile(SPIN_THEN_RACE, 3, 16);
-    let seen = RefCell::new(Vec::new());
-    let sink = |r: &FoundRace| seen.borrow_mut().push(r.race.key());
+    let seen = Mutex::new(Vec::new());
+    let sink = |r: &FoundRace| seen.lock().unwrap().push(r.race.key());
     let cfg = Config {
         on_race: Some(&sink),
         ..Default::default()
@@ -112,7 +112,9 @@ fn each_race_is_handed_out_when_it_is_found() {
             "naive" => naive(&l, &cfg, None),
             _ => random(&l, 50, 1, &cfg, None),
         };
-        let got: HashSet<_> = seen.take().into_iter().collect();
+        let got: HashSet<_> = std::mem::take(&mut *seen.lock().unwrap())
+            .into_iter()
+            .collect();
         assert_eq!(got, s.race_keys());
         assert_eq!(got.len(), 1);
     }

@@ -31,11 +31,11 @@ use interp::Launch;
 use sim::explore::model::{self, ExplorationModel};
 use sim::explore::{self, Config, Mode, Progress};
 use sim::report::{LaunchSpec, RaceReport};
-use std::cell::RefCell;
 use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 #[derive(Args, Debug)]
@@ -289,7 +289,7 @@ struct Reports<'a> {
     /// The launch options as a report records them (for `.cl`: of the lowered kernel).
     options: interp::launch::LaunchOptions,
     found_by: String,
-    warned: RefCell<HashSet<PathBuf>>,
+    warned: Mutex<HashSet<PathBuf>>,
 }
 
 impl<'a> Reports<'a> {
@@ -306,7 +306,7 @@ impl<'a> Reports<'a> {
             launch,
             options,
             found_by: model::found_by(mode),
-            warned: RefCell::new(HashSet::new()),
+            warned: Mutex::new(HashSet::new()),
         }
     }
 
@@ -333,7 +333,7 @@ pub fn write_report(
     r: &explore::FoundRace,
     found_by: &str,
     dir: &std::path::Path,
-    warned: &RefCell<HashSet<PathBuf>>,
+    warned: &Mutex<HashSet<PathBuf>>,
 ) -> Option<String> {
     let mut spec = LaunchSpec::from_options(options, launch.max_steps, launch.race_policy);
     spec.atomicity = launch.atomicity;
@@ -343,7 +343,10 @@ pub fn write_report(
     match files::write_atomic(&path, rep.to_json().as_bytes()) {
         Ok(()) => Some(path.display().to_string()),
         Err(e) => {
-            if warned.borrow_mut().insert(path.clone()) {
+            let first = (warned.lock())
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(path.clone());
+            if first {
                 eprintln!(
                     "warning: cannot write race report `{}`: {e}",
                     path.display()

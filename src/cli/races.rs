@@ -4,9 +4,9 @@
 
 use super::common::*;
 use clap::Args;
-use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 #[derive(Args, Debug)]
 pub struct RacesArgs {
@@ -71,7 +71,7 @@ fn write_reports(
     };
     let keys: Vec<_> = races.iter().map(|r| r.key()).collect();
     let found = sim::report::canonical_race_schedules(launch, &keys);
-    let warned = RefCell::new(HashSet::new());
+    let warned = Mutex::new(HashSet::new());
     keys.iter()
         .map(|k| {
             let f = found.iter().find(|f| f.race.key() == *k)?;

@@ -155,33 +155,44 @@
 //! bounds (`--max-executions`, `--stop-on-race`, `--max-races`) stop.
 //!
 //! The parallel search (in `par`) therefore explores segments apart and merges them in the
-//! sequential order. Workers explore the segment of each (S, k) once, recording its search
-//! as items in order (an execution starts, a race with its schedule within the segment, a
-//! final store, a complete execution of n steps, a synchronisation point reached, ...); a
-//! synchronisation point they reach is queued as a segment of its own, so that workers
-//! explore ahead, the first in the depth-first order first. The calling thread merges:
-//! it walks the tree of segments depth first exactly as the sequential search does — its
-//! own state cache, with the same entries (steps, longest future, step bound hit), decides
-//! at each synchronisation point whether the sequential search explores it, prunes it as a
-//! cache hit or sees a cycle; `--max-states`, `--max-executions` (checked where an
-//! execution starts), `--max-races`/`--stop-on-race` (checked after every K-STEP) are
-//! applied where the sequential search applies them; and each item goes to the one
-//! collector with the prefix up to its segment root put in front of its schedule. The
-//! collector thus sees the same calls in the same order as in the sequential search (a
-//! worker leaves out only what cannot change the result: a race schedule not shorter than
-//! one it already recorded for the same race and work-group, whose prefix is the same; a
-//! repeated final store's schedule), and the summary is the same:
-//! verdict, every count, distinct stores with their counts and first schedules, races with
-//! their shortest schedules, faults, states. A segment the merge needs and no worker has
-//! started is explored by the merge itself, so it never waits for speculative work; segments
-//! explored ahead that the merge prunes are wasted work, not different results. Only the
+//! sequential order. Each segment's search runs in *slices*: a slice ends where the search
+//! reaches a synchronisation point (which is queued as a segment of its own) or after
+//! `par::SLICE_STEPS` turns of its loop, and the search is put back in the queue from where
+//! it stands (its path, backtrack and sleep sets untouched: the next slice goes on with
+//! the very same search, so slicing cannot change what a segment's search does). The
+//! queue is ordered by the sequential order of the work left: a segment's rest comes after
+//! the subtree of the last synchronisation point it reached and before the next one. Every
+//! thread takes the first waiting search, so the threads work on the part of the tree the
+//! sequential search comes to next, not far ahead of it. A slice records its search as
+//! items in order (an execution starts, a race with its schedule within the segment, a
+//! final store, a complete execution of n steps, a synchronisation point reached, ...) and
+//! hands them to the merge as soon as it ends, so the merge does not wait for the end of a
+//! long segment to go down into the first synchronisation point it reached.
+//!
+//! The calling thread merges: it walks the tree of segments depth first exactly as the
+//! sequential search does — its own state cache, with the same entries (steps, longest
+//! future, step bound hit), decides at each synchronisation point whether the sequential
+//! search explores it, prunes it as a cache hit or sees a cycle; `--max-states`,
+//! `--max-executions` (checked where an execution starts), `--max-races`/`--stop-on-race`
+//! (checked after every K-STEP) are applied where the sequential search applies them; and
+//! each item goes to the one collector with the prefix up to its segment root put in front
+//! of its schedule. The collector thus sees the same calls in the same order as in the
+//! sequential search (a worker leaves out only what cannot change the result: a race
+//! schedule not shorter than one it already recorded for the same race and work-group,
+//! whose prefix is the same; a repeated final store's schedule), and the summary is the
+//! same: verdict, every count, distinct stores with their counts and first schedules, races
+//! with their shortest schedules, faults, states. While the merge has nothing to merge, it
+//! runs a slice itself (of the segment it needs if no thread runs it, else of the first
+//! waiting one), so it never waits for speculative work; segments explored ahead that the
+//! merge prunes, and work past a bound, are wasted work, not different results. Only the
 //! timeout and an interrupt stop at a moment that depends on timing, with one thread as
 //! with several.
 //!
 //! With several work-groups the footprint decides whether caching is sound: each worker
-//! keeps the footprint of its segment and the merge joins them as it enters segments; when
-//! they show a shared element the sequential search, which explores the same executions,
-//! meets it too and starts again without caching, and so does the parallel one (without
+//! keeps the footprint of its segment and the merge joins them as it finishes merging
+//! segments; when they show a shared element the sequential search, which explores the same
+//! executions, meets it too and starts again without caching (from scratch: nothing of the
+//! first search is kept, so where it stopped does not matter), and so does the parallel one (without
 //! caching the whole search is one segment: it runs on one thread). Where that restart
 //! happens depends on the order of the executions, which matters only if a bound can stop
 //! the search before it: with several work-groups and `--max-executions`, `--max-states`,
@@ -416,19 +427,27 @@ struct Dpor<'a, 'p> {
     worker: Option<Worker<'a>>,
 }
 
-/// What a [`Dpor`] that explores one segment for the parallel search needs.
+/// What a [`Dpor`] that explores one segment for the parallel search needs. Its search runs
+/// in slices ([`Dpor::run`] returns with `yielded` set): the pool then hands out what it
+/// recorded and lets the thread go on with the first task in the sequential order.
 struct Worker<'a> {
-    spawn: &'a dyn Fn(&State, u64),
+    /// A synchronisation point was reached in this slice (the pool queues its segment).
+    reached: bool,
     cancel: &'a AtomicBool,
     /// The shortest race schedule recorded per race and work-group of its second thread.
     races: HashMap<(interp::race::RaceKey, usize), u64>,
+    /// Turns of the search loop (a K-STEP or a step back) in this slice.
+    slice_steps: u64,
+    /// The slice ended (a synchronisation point was reached, or the loop turned
+    /// `par::SLICE_STEPS` times) and the search can go on from where it stands.
+    yielded: bool,
 }
 
 /// Told of each step the exhaustive search executes, as the state it ran from and the
 /// thread it ran (replays that rebuild a dropped state are not told): the explored part of
 /// the state space, for `ksim graph --reduce por`. Returning `false` stops the search
 /// (verdict INCOMPLETE (max-states)).
-pub type VisitFn<'v> = &'v mut dyn FnMut(&State, usize) -> bool;
+pub type VisitFn<'v> = &'v mut (dyn FnMut(&State, usize) -> bool + Send);
 
 /// Explores every execution of `launch` up to equivalence (see the module documentation).
 /// Under `--warp-size` the reduction (which reasons about threads) is off: every
@@ -563,7 +582,7 @@ impl Dpor<'_, '_> {
             max_len: 0,
             hit_bound: false,
         };
-        if self.caching {
+        if self.caching && self.worker.is_none() {
             self.cache.insert(state.clone(), entry);
         }
         let seg = self.path.len();
@@ -620,7 +639,7 @@ impl Dpor<'_, '_> {
     /// `len` steps in all: every segment root on the path learns about it.
     fn learn(&mut self, len: u64, bounded: bool) {
         self.col.summary.longest = self.col.summary.longest.max(len);
-        if !self.caching {
+        if !self.caching || self.worker.is_some() {
             return;
         }
         for n in self.path.iter_mut() {
@@ -680,6 +699,16 @@ impl Dpor<'_, '_> {
         while let Some(top) = self.path.len().checked_sub(1) {
             if self.shared() {
                 break; // `exhaustive` starts again without caching
+            }
+            if let Some(w) = &mut self.worker {
+                if w.reached || w.slice_steps >= par::SLICE_STEPS {
+                    // The pool queues what was reached; the search goes on from here.
+                    w.slice_steps = 0;
+                    w.reached = false;
+                    w.yielded = true;
+                    break;
+                }
+                w.slice_steps += 1;
             }
             // Coming back from the child: undo the event, put its thread to sleep.
             if self.path[top].event.is_some() {
@@ -839,7 +868,8 @@ impl Dpor<'_, '_> {
 
     fn pop(&mut self) {
         let node = self.path.pop().expect("node");
-        if let (Some(e), true) = (node.root, self.caching) {
+        // A worker of the parallel search keeps no cache: the merge decides.
+        if let (Some(e), true) = (node.root, self.caching && self.worker.is_none()) {
             self.cache.insert(
                 node.open
                     .and_then(|o| o.here)
@@ -1252,14 +1282,15 @@ impl Dpor<'_, '_> {
 
     /// A K-BARRIER fired (one work-group): a synchronisation point.
     fn barrier_point(&mut self, state: State, steps: u64) {
-        if let Some(w) = &self.worker {
+        if let Some(w) = &mut self.worker {
             // The merge decides what to do with it; the segment from it is explored apart.
-            (w.spawn)(&state, steps);
+            w.reached = true;
             let rec = self.col.record.as_mut().expect("a worker records");
             rec.push(Item::Barrier(Box::new((
                 state,
                 steps,
                 self.choices.clone(),
+                0,
             ))));
             return;
         }

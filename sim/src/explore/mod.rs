@@ -87,7 +87,7 @@ pub struct Config<'a> {
     /// Called with each distinct race as soon as it is found (with the schedule that found
     /// it; the summary ends with the shortest one found), so that a caller can save it
     /// before the exploration ends, or is killed.
-    pub on_race: Option<&'a dyn Fn(&FoundRace)>,
+    pub on_race: Option<&'a (dyn Fn(&FoundRace) + Sync)>,
 }
 
 impl std::fmt::Debug for Config<'_> {
@@ -394,7 +394,7 @@ pub struct Progress {
 }
 
 /// Called now and then (at most every 100 ms) with the progress made.
-pub type ProgressFn<'a> = &'a mut dyn FnMut(&Progress);
+pub type ProgressFn<'a> = &'a mut (dyn FnMut(&Progress) + Send);
 
 /// Collects findings in discovery order, deduplicated by key.
 pub(crate) struct Collector<'a> {
@@ -404,7 +404,7 @@ pub(crate) struct Collector<'a> {
     faults: HashMap<(FaultKind, Option<Span>), usize>,
     divergences: HashMap<String, usize>,
     pub deadline: Deadline,
-    on_race: Option<&'a dyn Fn(&FoundRace)>,
+    on_race: Option<&'a (dyn Fn(&FoundRace) + Sync)>,
     /// `--max-races` / `--stop-on-race`: the number of races that stops the exploration.
     race_limit: Option<(u64, Incomplete)>,
     start: Instant,

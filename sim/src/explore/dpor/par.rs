@@ -1,6 +1,7 @@
-//! The exhaustive search on several threads (`--jobs N`): segments explored apart, merged in
-//! the sequential order. See the parent module's documentation, "Several jobs", for why the
-//! result is the one of the sequential search.
+//! The exhaustive search on several threads (`--jobs N`): segments explored apart, in
+//! slices, first in the sequential order first, and merged in the sequential order. See the
+//! parent module's documentation, "Several jobs", for why the result is the one of the
+//! sequential search.
 
 use super::{
     initial, Collector, Config, Dpor, Entry, Footprint, Incomplete, Mode, ProgressFn, Summary,
@@ -12,8 +13,7 @@ use interp::fault::Fault;
 use interp::race::Race;
 use interp::reference::State;
 use interp::{Launch, Memory};
-use std::cell::Cell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
@@ -25,6 +25,12 @@ const MAX_THREADS: usize = 64;
 /// (the merge then explores the segments it needs itself): a bound on the memory that
 /// exploring ahead of the merge can take.
 const HOLD_LIMIT: usize = 1 << 22;
+
+/// A slice of a segment's search ends after this many turns of its loop (or where it
+/// reaches a synchronisation point): then what it recorded goes to the merge, and the
+/// thread goes on with whatever comes first in the sequential order. Small enough that the
+/// merge never waits long for a segment it needs, large enough that the lock is rare.
+pub(super) const SLICE_STEPS: u64 = 4096;
 
 /// One thing a segment's search did that the merge replays, in the order it happened.
 /// Schedules are the segment's own steps; the merge puts the prefix up to the segment root
@@ -50,8 +56,9 @@ pub(crate) enum Item {
     /// A complete execution of this many steps in all; whether it hit the step bound.
     Complete(u64, bool),
     SleepBlocked,
-    /// A synchronisation point: its state, the steps taken to it, the segment's schedule.
-    Barrier(Box<(State, u64, Schedule)>),
+    /// A synchronisation point: its state, the steps taken to it, the segment's schedule,
+    /// and the pool's segment from it (set when the slice is handed over).
+    Barrier(Box<(State, u64, Schedule, u64)>),
 }
 
 /// A worker's [`Item`]s, recorded by its [`Collector`] and its [`Dpor`].
@@ -85,6 +92,11 @@ impl Record {
         }
     }
 
+    /// The items recorded so far (the K-STEPs not yet recorded stay pending).
+    fn drain(&mut self) -> Vec<Item> {
+        std::mem::take(&mut self.items)
+    }
+
     fn finish(mut self) -> Vec<Item> {
         if self.pending > 0 {
             self.items.push(Item::Steps(self.pending));
@@ -93,9 +105,8 @@ impl Record {
     }
 }
 
-/// The search of one segment.
-struct Segment {
-    items: Vec<Item>,
+/// How a segment's search ended.
+struct End {
     /// Stopped by the timeout or an interrupt before its end.
     stop: Option<Incomplete>,
     cut_unseen: bool,
@@ -128,86 +139,134 @@ pub(super) fn applies(launch: &Launch, cfg: &Config, caching: bool) -> bool {
     cfg.jobs > 1 && caching && (launch.groups == 1 || !bounded)
 }
 
-/// A task's place in the sequential order: the path of barrier numbers from the root
+/// A place in the sequential order: the path of synchronisation point numbers from the root
 /// segment (lexicographic order is depth-first order), then a unique number.
 type Order = (Vec<u32>, u64);
 
-enum Slot {
-    Queued(Order),
-    Running,
-    Done(Segment, Order),
-    /// Handed to the merge (which explores it again if it needs it again).
-    Taken(Order),
+/// A segment's search waiting for a thread.
+enum Task<'w> {
+    /// Not started: the segment from this state, reached in this many steps.
+    Start(Box<(State, u64)>),
+    /// Stopped at the end of a slice.
+    Paused(Box<Dpor<'w, 'w>>),
+}
+
+/// The search of one segment, from its first slice to the merge.
+struct Seg<'w> {
+    /// The segment's own place in the sequential order.
+    order: Order,
+    /// Synchronisation points reached so far (the next child's number).
+    children: u32,
+    /// The search, while no thread runs it and it is not finished.
+    task: Option<Task<'w>>,
+    /// Items recorded and not yet merged, in order.
+    chunks: VecDeque<Vec<Item>>,
+    /// Set when the search is finished (and not yet merged).
+    end: Option<End>,
+    /// The merge has entered it (a later need for the same segment explores it again).
+    taken: bool,
+}
+
+impl Seg<'_> {
+    /// Where the rest of the search comes in the sequential order: after the subtree of the
+    /// last child found (which comes before the next child).
+    fn key(&self) -> Order {
+        let mut path = self.order.0.clone();
+        if self.children > 0 {
+            path.extend([self.children - 1, u32::MAX]);
+        }
+        (path, self.order.1)
+    }
 }
 
 #[derive(Default)]
-struct Inner {
-    /// Per synchronisation point state: per number of steps to it, its segment's search.
-    slots: HashMap<State, Vec<(u64, Slot)>>,
-    queue: BTreeMap<Order, (State, u64)>,
-    /// Items of the segments done and not yet merged.
+struct Inner<'w> {
+    /// Per synchronisation point state: per number of steps to it, its segment.
+    known: HashMap<State, Vec<(u64, u64)>>,
+    segs: HashMap<u64, Seg<'w>>,
+    /// The segments waiting for a thread, by [`Seg::key`].
+    queue: BTreeMap<Order, u64>,
+    /// Items recorded and not yet merged.
     held: usize,
     next: u64,
+    /// Threads waiting for something to do.
+    idle: usize,
+}
+
+/// What one slice of a segment's search gives.
+struct Slice<'w> {
+    items: Vec<Item>,
+    /// The search to go on with, or how it ended.
+    rest: Result<Box<Dpor<'w, 'w>>, End>,
 }
 
 /// What the threads share.
-struct Pool<'a> {
-    launch: &'a Launch,
-    /// The only bound the workers apply (the merge applies the others).
+struct Pool<'w> {
+    launch: &'w Launch,
+    /// The workers' configuration: no bound (the merge applies them).
+    cfg: &'w Config<'w>,
+    /// The only bound the workers apply.
     deadline: Deadline,
-    inner: Mutex<Inner>,
+    cancel: &'w AtomicBool,
+    inner: Mutex<Inner<'w>>,
     changed: Condvar,
-    cancel: AtomicBool,
 }
 
-impl Pool<'_> {
-    fn lock(&self) -> MutexGuard<'_, Inner> {
+/// What the merge gets for the segment it merges.
+enum Next {
+    Items(Vec<Item>),
+    End(End),
+}
+
+impl<'w> Pool<'w> {
+    fn lock(&self) -> MutexGuard<'_, Inner<'w>> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Queues the segment from `state` reached in `steps` steps, unless it is known.
-    fn schedule(&self, order: Vec<u32>, state: &State, steps: u64) {
-        let mut g = self.lock();
-        let g = &mut *g;
-        let known = g
-            .slots
-            .get(state)
-            .is_some_and(|v| v.iter().any(|(n, _)| *n == steps));
-        if known {
-            return;
+    fn wait<'g>(&self, mut g: MutexGuard<'g, Inner<'w>>) -> MutexGuard<'g, Inner<'w>> {
+        g.idle += 1;
+        let mut g = self.changed.wait(g).unwrap_or_else(|e| e.into_inner());
+        g.idle -= 1;
+        g
+    }
+
+    /// Queues the segment from `state` reached in `steps` steps, unless it is known;
+    /// returns it.
+    fn schedule(g: &mut Inner<'w>, path: Vec<u32>, state: &State, steps: u64) -> u64 {
+        let ids = g.known.entry(state.clone()).or_default();
+        if let Some(&(_, id)) = ids.iter().find(|(n, _)| *n == steps) {
+            return id;
         }
-        let order = (order, g.next);
+        let id = g.next;
         g.next += 1;
-        g.queue.insert(order.clone(), (state.clone(), steps));
-        g.slots
-            .entry(state.clone())
-            .or_default()
-            .push((steps, Slot::Queued(order)));
-        self.changed.notify_one();
+        ids.push((steps, id));
+        Self::queue(g, id, path, state.clone(), steps, false);
+        id
     }
 
-    fn slot<'g>(g: &'g mut Inner, state: &State, steps: u64) -> Option<&'g mut Slot> {
-        let v = g.slots.get_mut(state)?;
-        v.iter_mut().find(|(n, _)| *n == steps).map(|(_, s)| s)
-    }
-
-    /// Explores the segment from `state` (its children are queued as they are found).
-    fn explore(&self, order: &Order, state: State, steps: u64) -> Segment {
-        let barriers = Cell::new(0u32);
-        let spawn = |s: &State, n: u64| {
-            let mut child = order.0.clone();
-            child.push(barriers.get());
-            barriers.set(barriers.get() + 1);
-            self.schedule(child, s, n);
+    /// Queues a new segment `id`.
+    fn queue(g: &mut Inner<'w>, id: u64, path: Vec<u32>, state: State, steps: u64, taken: bool) {
+        let seg = Seg {
+            order: (path, id),
+            children: 0,
+            task: Some(Task::Start(Box::new((state, steps)))),
+            chunks: VecDeque::new(),
+            end: None,
+            taken,
         };
+        g.queue.insert(seg.key(), id);
+        g.segs.insert(id, seg);
+    }
+
+    /// A worker's search of the segment from `state`, reached in `steps` steps.
+    fn start(&self, state: State, steps: u64) -> Box<Dpor<'w, 'w>> {
         let launch = self.launch;
-        let cfg = Config::default();
-        let mut col = Collector::new(Mode::Exhaustive, &cfg);
+        let mut col = Collector::new(Mode::Exhaustive, self.cfg);
         col.deadline = self.deadline;
         col.record = Some(Record::default());
-        let mut d = Dpor {
+        let mut d = Box::new(Dpor {
             launch,
-            cfg: &cfg,
+            cfg: self.cfg,
             col,
             path: Vec::new(),
             choices: Schedule::default(),
@@ -225,15 +284,31 @@ impl Pool<'_> {
             visit_full: false,
             base: steps,
             worker: Some(Worker {
-                spawn: &spawn,
-                cancel: &self.cancel,
+                reached: false,
+                cancel: self.cancel,
                 races: HashMap::new(),
+                slice_steps: 0,
+                yielded: false,
             }),
-        };
+        });
         d.push_root(state, steps);
+        d
+    }
+
+    /// Runs one slice of a segment's search.
+    fn slice(&self, task: Task<'w>) -> Slice<'w> {
+        let mut d = match task {
+            Task::Start(b) => self.start(b.0, b.1),
+            Task::Paused(d) => d,
+        };
         d.run();
-        Segment {
-            items: d.col.record.take().expect("a worker records").finish(),
+        let w = d.worker.as_mut().expect("a worker's search");
+        if std::mem::take(&mut w.yielded) {
+            let items = d.col.record.as_mut().expect("a worker records").drain();
+            return Slice { items, rest: Ok(d) };
+        }
+        let items = d.col.record.take().expect("a worker records").finish();
+        let end = End {
             stop: if d.path.is_empty() {
                 None
             } else {
@@ -241,71 +316,159 @@ impl Pool<'_> {
             },
             cut_unseen: d.cut_unseen,
             footprint: d.footprint.take(),
+        };
+        Slice {
+            items,
+            rest: Err(end),
         }
     }
 
-    /// A worker thread: explores queued segments, the first in the sequential order first.
-    fn work(&self) {
-        loop {
-            let (order, state, steps) = {
-                let mut g = self.lock();
-                loop {
-                    if self.cancel.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    if g.held <= HOLD_LIMIT {
-                        if let Some((order, (state, steps))) = g.queue.pop_first() {
-                            if let Some(s) = Self::slot(&mut g, &state, steps) {
-                                *s = Slot::Running;
-                            }
-                            break (order, state, steps);
-                        }
-                    }
-                    g = self.changed.wait(g).unwrap_or_else(|e| e.into_inner());
-                }
-            };
-            let seg = self.explore(&order, state.clone(), steps);
-            let mut g = self.lock();
-            g.held += seg.items.len();
-            if let Some(s) = Self::slot(&mut g, &state, steps) {
-                *s = Slot::Done(seg, order);
+    /// Hands a slice of segment `id` over: its items to the merge, the synchronisation
+    /// points it reached to the queue. Gives the search back to go on with when `keep` and
+    /// nothing earlier in the sequential order waits; queues it otherwise.
+    fn deliver(
+        &self,
+        g: &mut Inner<'w>,
+        id: u64,
+        slice: Slice<'w>,
+        keep: bool,
+    ) -> Option<Box<Dpor<'w, 'w>>> {
+        self.changed.notify_all();
+        let mut slice = slice;
+        let (path, first_child) = {
+            let seg = &g.segs[&id];
+            (seg.order.0.clone(), seg.children)
+        };
+        let mut children = first_child;
+        for item in &mut slice.items {
+            if let Item::Barrier(b) = item {
+                let mut path = path.clone();
+                path.push(children);
+                children += 1;
+                b.3 = Self::schedule(g, path, &b.0, b.1);
             }
-            self.changed.notify_all();
+        }
+        let seg = g.segs.get_mut(&id).expect("a segment being explored");
+        seg.children = children;
+        if !slice.items.is_empty() {
+            g.held += slice.items.len();
+            seg.chunks.push_back(slice.items);
+        }
+        let seg_key = seg.key();
+        let d = match slice.rest {
+            Err(end) => {
+                seg.end = Some(end);
+                None
+            }
+            Ok(d) => Some(d),
+        };
+        let d = d?;
+        // An idle thread takes what comes earlier: going on saves a hand-over.
+        let first = g.idle > 0 || g.queue.first_key_value().is_none_or(|(k, _)| *k > seg_key);
+        if keep && first && g.held <= HOLD_LIMIT && !self.cancel.load(Ordering::Relaxed) {
+            return Some(d);
+        }
+        let seg = g.segs.get_mut(&id).expect("a segment being explored");
+        seg.task = Some(Task::Paused(d));
+        g.queue.insert(seg_key, id);
+        None
+    }
+
+    /// Runs the search of segment `id` (taken from the queue) from `task`, one slice (the
+    /// merge) or as long as it comes first in the sequential order (a worker).
+    fn run(&self, id: u64, task: Task<'w>, keep: bool) -> MutexGuard<'_, Inner<'w>> {
+        let mut task = task;
+        loop {
+            let slice = self.slice(task);
+            let mut g = self.lock();
+            match self.deliver(&mut g, id, slice, keep) {
+                Some(d) => task = Task::Paused(d),
+                None => return g,
+            }
         }
     }
 
-    /// The merge needs the segment from `state` reached in `steps` steps: takes it when
-    /// done, waits while a worker explores it, and explores it itself otherwise.
-    fn take(&self, state: &State, steps: u64) -> Segment {
+    /// Takes the first waiting segment from the queue.
+    fn pop(g: &mut Inner<'w>) -> Option<(u64, Task<'w>)> {
+        let (_, id) = g.queue.pop_first()?;
+        let task = g.segs.get_mut(&id)?.task.take()?;
+        Some((id, task))
+    }
+
+    /// A worker thread: explores the waiting segments, the first in the sequential order
+    /// first, until the merge is done.
+    fn work(&self) {
         let mut g = self.lock();
         loop {
-            let order = match Self::slot(&mut g, state, steps) {
-                None => (Vec::new(), u64::MAX),
-                Some(Slot::Running) => {
-                    g = self.changed.wait(g).unwrap_or_else(|e| e.into_inner());
-                    continue;
-                }
-                Some(slot) => {
-                    let order = match slot {
-                        Slot::Queued(o) | Slot::Taken(o) | Slot::Done(_, o) => o.clone(),
-                        Slot::Running => unreachable!("handled above"),
-                    };
-                    match std::mem::replace(slot, Slot::Taken(order.clone())) {
-                        Slot::Done(seg, _) => {
-                            g.held -= seg.items.len();
-                            self.changed.notify_all();
-                            return seg;
-                        }
-                        Slot::Queued(_) => {
-                            g.queue.remove(&order);
-                        }
-                        _ => {}
-                    }
-                    order
-                }
+            if self.cancel.load(Ordering::Relaxed) {
+                return;
+            }
+            let next = if g.held <= HOLD_LIMIT {
+                Self::pop(&mut g)
+            } else {
+                None
             };
-            drop(g);
-            return self.explore(&order, state.clone(), steps);
+            g = match next {
+                Some((id, task)) => {
+                    drop(g);
+                    self.run(id, task, true)
+                }
+                None => self.wait(g),
+            };
+        }
+    }
+
+    /// The merge enters the segment from `state` reached in `steps` steps: `id`, queued
+    /// for it, or a new one when that one was merged already (it is needed again).
+    fn enter(&self, id: u64, state: &State, steps: u64) -> u64 {
+        let mut g = self.lock();
+        if let Some(seg) = g.segs.get_mut(&id) {
+            if !seg.taken {
+                seg.taken = true;
+                return id;
+            }
+        }
+        let id = g.next;
+        g.next += 1;
+        Self::queue(&mut g, id, Vec::new(), state.clone(), steps, true);
+        self.changed.notify_all();
+        id
+    }
+
+    /// What comes next in segment `id` for the merge: the items recorded so far, or how it
+    /// ended. While there is none, the merge explores: a slice of this segment if no thread
+    /// runs it, else a slice of the first waiting one.
+    fn next(&self, id: u64) -> Next {
+        let mut g = self.lock();
+        loop {
+            let seg = g.segs.get_mut(&id).expect("a segment being merged");
+            if !seg.chunks.is_empty() {
+                let chunks = std::mem::take(&mut seg.chunks);
+                let items: Vec<Item> = chunks.into_iter().flatten().collect();
+                g.held -= items.len();
+                self.changed.notify_all();
+                return Next::Items(items);
+            }
+            if let Some(end) = seg.end.take() {
+                g.segs.remove(&id);
+                return Next::End(end);
+            }
+            let mine = seg.task.take().map(|t| (seg.key(), t));
+            let work = match mine {
+                Some((key, task)) => {
+                    g.queue.remove(&key);
+                    Some((id, task))
+                }
+                None if g.held <= HOLD_LIMIT => Self::pop(&mut g),
+                None => None,
+            };
+            g = match work {
+                Some((other, task)) => {
+                    drop(g);
+                    self.run(other, task, false)
+                }
+                None => self.wait(g),
+            };
         }
     }
 }
@@ -326,14 +489,17 @@ pub(super) fn search<'a, 'p>(
     let Some(state) = initial(launch, &mut col) else {
         return Ok(col.finish(Verdict::Exhaustive));
     };
+    let worker_cfg = Config::default();
+    let cancel = AtomicBool::new(false);
     let pool = Pool {
         launch,
+        cfg: &worker_cfg,
         deadline: col.deadline,
+        cancel: &cancel,
         inner: Mutex::new(Inner::default()),
         changed: Condvar::new(),
-        cancel: AtomicBool::new(false),
     };
-    pool.schedule(Vec::new(), &state, 0);
+    Pool::schedule(&mut pool.lock(), Vec::new(), &state, 0);
     let threads = cfg.jobs.min(MAX_THREADS);
     std::thread::scope(|s| {
         for _ in 1..threads {
@@ -353,7 +519,7 @@ pub(super) fn search<'a, 'p>(
             ticks: 0,
         }
         .run(state);
-        pool.cancel.store(true, Ordering::Relaxed);
+        cancel.store(true, Ordering::Relaxed);
         let _guard = pool.lock();
         pool.changed.notify_all();
         merged
@@ -362,8 +528,10 @@ pub(super) fn search<'a, 'p>(
 
 /// A segment being merged.
 struct Frame {
+    /// The segment in the pool.
+    id: u64,
+    /// Its items received and not yet merged.
     items: std::vec::IntoIter<Item>,
-    stop: Option<Incomplete>,
     /// The whole schedule up to the segment root.
     prefix: Schedule,
     state: State,
@@ -371,13 +539,13 @@ struct Frame {
     /// The segment's final stores: their indices in the summary.
     finals: Vec<usize>,
     /// A synchronisation point to explore after the current K-STEP.
-    descend: Option<(State, u64, Schedule)>,
+    descend: Option<(State, u64, Schedule, u64)>,
 }
 
 /// Replays the segments' items in the order of the sequential search, with its state cache
 /// and its bounds.
-struct Merge<'a, 'p, 'q> {
-    pool: &'q Pool<'a>,
+struct Merge<'a, 'p, 'q, 'w> {
+    pool: &'q Pool<'w>,
     cfg: &'a Config<'a>,
     col: Collector<'a>,
     progress: Option<ProgressFn<'p>>,
@@ -400,15 +568,29 @@ fn concat(prefix: &Schedule, rest: &Schedule) -> Schedule {
     s
 }
 
-impl<'a, 'p> Merge<'a, 'p, '_> {
+impl<'a, 'p> Merge<'a, 'p, '_, '_> {
     fn run(mut self, root: State) -> Result<Summary, Restart<'a, 'p>> {
-        if !self.enter(root, 0, Schedule::default()) {
-            return Err(Box::new((self.col, self.progress)));
-        }
+        self.enter(root, 0, Schedule::default(), 0);
         let mut stopped = false;
         while let Some(f) = self.stack.last_mut() {
             let Some(item) = f.items.next() else {
-                if let Some(why) = f.stop {
+                let end = match self.pool.next(f.id) {
+                    Next::Items(items) => {
+                        f.items = items.into_iter();
+                        continue;
+                    }
+                    Next::End(end) => end,
+                };
+                // The sequential search stops where it meets a shared element; the
+                // search without caching that follows does not depend on where.
+                if let (Some(f), Some(g)) = (&mut self.footprint, end.footprint) {
+                    f.absorb(g);
+                    if f.shared {
+                        return Err(Box::new((self.col, self.progress)));
+                    }
+                }
+                self.cut_unseen |= end.cut_unseen;
+                if let Some(why) = end.stop {
                     self.stop.get_or_insert(why);
                     self.col.summary.cut += 1;
                     stopped = true;
@@ -450,10 +632,8 @@ impl<'a, 'p> Merge<'a, 'p, '_> {
                         stopped = true;
                         break;
                     }
-                    if let Some((state, steps, prefix)) = f.descend.take() {
-                        if !self.enter(state, steps, prefix) {
-                            return Err(Box::new((self.col, self.progress)));
-                        }
+                    if let Some((state, steps, prefix, id)) = f.descend.take() {
+                        self.enter(state, steps, prefix, id);
                     }
                 }
                 Item::Race(b) => {
@@ -506,9 +686,8 @@ impl<'a, 'p> Merge<'a, 'p, '_> {
                     self.tick();
                 }
                 Item::Barrier(b) => {
-                    let (state, steps, rest) = *b;
-                    let sched = concat(&f.prefix, &rest);
-                    self.barrier_point(state, steps, sched);
+                    let (state, steps, rest, id) = *b;
+                    self.barrier_point(state, steps, rest, id);
                 }
             }
         }
@@ -524,17 +703,10 @@ impl<'a, 'p> Merge<'a, 'p, '_> {
         Ok(self.col.finish(verdict))
     }
 
-    /// Starts merging the segment from `state` (`Dpor::push_root`); false when a `global`
-    /// element is now known to be shared by work-groups.
-    fn enter(&mut self, state: State, steps: u64, prefix: Schedule) -> bool {
-        let seg = self.pool.take(&state, steps);
-        if let (Some(f), Some(g)) = (&mut self.footprint, seg.footprint) {
-            f.absorb(g);
-            if f.shared {
-                return false;
-            }
-        }
-        self.cut_unseen |= seg.cut_unseen;
+    /// Starts merging the segment from `state` (`Dpor::push_root`), which is the pool's
+    /// segment `id` unless that one was merged already.
+    fn enter(&mut self, state: State, steps: u64, prefix: Schedule, id: u64) {
+        let id = self.pool.enter(id, &state, steps);
         let entry = Entry {
             on_path: true,
             steps_at: steps,
@@ -543,21 +715,22 @@ impl<'a, 'p> Merge<'a, 'p, '_> {
         };
         self.cache.insert(state.clone(), entry);
         self.stack.push(Frame {
-            items: seg.items.into_iter(),
-            stop: seg.stop,
+            id,
+            items: Vec::new().into_iter(),
             prefix,
             state,
             entry,
             finals: Vec::new(),
             descend: None,
         });
-        true
     }
 
     /// `Dpor::barrier_point`, deciding what the sequential search decides there.
-    fn barrier_point(&mut self, state: State, steps: u64, sched: Schedule) {
+    /// `rest` is the segment's part of the schedule to it; `id` the pool's segment from it.
+    fn barrier_point(&mut self, state: State, steps: u64, rest: Schedule, id: u64) {
         match self.cache.get(&state).copied() {
             Some(e) if e.on_path => {
+                let sched = concat(&self.stack.last().expect("a frame").prefix, &rest);
                 self.col.non_terminating(&sched);
                 self.col.summary.complete += 1;
                 self.learn(steps, true);
@@ -573,7 +746,7 @@ impl<'a, 'p> Merge<'a, 'p, '_> {
                 self.learn(steps + e.max_len, e.hit_bound);
                 self.tick();
             }
-            Some(_) => self.descend_after_step(state, steps, sched),
+            Some(_) => self.descend_after_step(state, steps, rest, id),
             None => {
                 if let Some(m) = self.cfg.max_states {
                     if self.col.summary.states >= m {
@@ -584,14 +757,14 @@ impl<'a, 'p> Merge<'a, 'p, '_> {
                     }
                 }
                 self.col.summary.states += 1;
-                self.descend_after_step(state, steps, sched);
+                self.descend_after_step(state, steps, rest, id);
             }
         }
     }
 
-    fn descend_after_step(&mut self, state: State, steps: u64, sched: Schedule) {
+    fn descend_after_step(&mut self, state: State, steps: u64, rest: Schedule, id: u64) {
         let f = self.stack.last_mut().expect("a frame");
-        f.descend = Some((state, steps, sched));
+        f.descend = Some((state, steps, concat(&f.prefix, &rest), id));
     }
 
     /// `Dpor::learn`: every segment root being merged learns of an execution's length.
