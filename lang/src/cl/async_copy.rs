@@ -184,39 +184,40 @@ impl<'u> Lowerer<'u> {
     /// space, every target of the source in the other (a pointer that is always null has
     /// no target; at least one side must have one).
     fn copy_direction(&self, dst: &PVal, src: &PVal, func: &cl::Ident, span: &Span) -> Res<bool> {
-        let space =
-            |v: &PVal| -> Res<Option<Space>> {
-                let mut spaces = BTreeSet::new();
-                for t in v.targets() {
-                    match self.space_of(t) {
-                        Some(s) if self.arrays.contains_key(t) => spaces.insert(s == Space::Local),
-                        _ => {
-                            return Err(Diagnostic::new(
-                                format!(
-                                    "`{}` copies between `__global` and `__local` memory",
-                                    func.name
-                                ),
-                                span.clone(),
-                            ))
-                        }
-                    };
-                }
-                Ok(match spaces.len() {
-                    0 => None,
-                    1 => Some(if spaces.contains(&true) {
-                        Space::Local
-                    } else {
-                        Space::Global
-                    }),
-                    _ => return unsupported(
+        let space = |v: &PVal| -> Res<Option<Space>> {
+            let mut spaces = BTreeSet::new();
+            for t in v.targets() {
+                match self.space_of(t) {
+                    Some(s) if self.arrays.contains_key(t) => spaces.insert(s == Space::Local),
+                    _ => {
+                        return Err(Diagnostic::new(
+                            format!(
+                                "`{}` copies between `__global` and `__local` memory",
+                                func.name
+                            ),
+                            span.clone(),
+                        ))
+                    }
+                };
+            }
+            Ok(match spaces.len() {
+                0 => None,
+                1 => Some(if spaces.contains(&true) {
+                    Space::Local
+                } else {
+                    Space::Global
+                }),
+                _ => {
+                    return unsupported(
                         format!(
                             "`{}` through a pointer that may reach `__global` or `__local` memory",
                             func.name
                         ),
                         span,
-                    ),
-                })
-            };
+                    )
+                }
+            })
+        };
         let (d, s) = (space(dst)?, space(src)?);
         match (d, s) {
             (Some(d), Some(s)) if d != s => Ok(d == Space::Local),

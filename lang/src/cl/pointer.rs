@@ -252,6 +252,7 @@ impl<'u> Lowerer<'u> {
                 .funcs
                 .get(func.name.as_str())
                 .is_some_and(|f| !f.ret.pointers.is_empty()),
+            E::Index(..) => self.is_ptr_member(e),
             _ => false,
         }
     }
