@@ -246,11 +246,6 @@ fn pointer_values_ksim_cannot_model_are_refused_clearly() {
             "pointer arithmetic on the address of a private variable",
         ),
         (
-            "kernel void k(__global int *a, __global int *b, int x) { __local int t[4]; \
-             __global int *p = x ? a : b; event_t e = async_work_group_copy(t, p, 4, 0); }",
-            "a pointer whose target is chosen at run time",
-        ),
-        (
             "kernel void k(__global int *a, __global float *b, int x) { __global int *p = a; if (x) p = b; }",
             "a pointer cast that changes the element type",
         ),

@@ -228,9 +228,9 @@ fn what_is_not_modelled_is_a_clear_error() {
             "not supported yet: unions",
         ),
         (
-            "struct a { __global int *p; int i; };
+            "struct a { int p[2]; int i; };
              kernel void k(__global struct a *q) { q[0].i = 1; }",
-            "not supported yet: pointer members in a buffer of structs (`q.p`)",
+            "not supported yet: array members in a buffer of structs (`q.p`)",
         ),
         (
             "struct a { int i; };

@@ -27,8 +27,10 @@
 //!   precondition (`__requires`, `__assume`: the launch is at fault, not the kernel), the
 //!   runs are repeated with the integer scalars the header leaves open set to 0, then 1,
 //!   then the work-group size plus one, then distinct values (the work-group size plus the
-//!   scalar's position); when all of these violate it, no launch by the rules meets the
-//!   precondition.
+//!   scalar's position), then each integer constant (above 1) written in the kernel's
+//!   `__requires` (all open scalars, struct members included, set to it: a precondition
+//!   such as `__requires(q.a == 5)`); when all of these violate it, no launch by the rules
+//!   meets the precondition.
 //! - **Assumptions**: when the launch meets the `__requires` but every run violates an
 //!   `__assume` (`__assume(false)`, or `__assume(tid < 10)` in a group of 128), the kernel
 //!   is counted as run *vacuously*: no execution at the launch satisfies the assumptions,
@@ -292,6 +294,11 @@ pub const EXCEPTIONS: &[(&str, Class, &str)] = &[
         "null_pointers/null_pointer_assignment_function/kernel.cl",
         Class::D,
         "the null dereference needs the scalar i = 0 (`bar` returns NULL); GPUVerify treats i as arbitrary, the rule binds scalars to the work-group size",
+    ),
+    (
+        "null_pointers/function_prototype_or_local/kernel.cl",
+        Class::D,
+        "the null dereference needs the scalar i = 0 (`y = bar(&x)`, and `bar` has no body: ksim's interpretation returns null); GPUVerify treats i as arbitrary, the rule binds scalars to the work-group size, where `y = &z`",
     ),
     (
         "null_pointers/null_pointer_use_in_function/kernel.cl",
@@ -572,6 +579,7 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
             return Outcome::Rejected(format!("launch: {m}"));
         }
     }
+    let constants = precondition_constants(&text);
     let mut map = SourceMap::new(path, text);
     let opts = ClOptions {
         pp: lang::cl::pp::PpOptions {
@@ -605,7 +613,10 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
     let w = local.iter().product::<usize>();
     let mut violated = Vec::new();
     let mut vacuous = None;
-    for open in OpenScalars::ALL {
+    let tried = OpenScalars::ALL
+        .into_iter()
+        .chain(constants.into_iter().map(OpenScalars::Constant));
+    for open in tried {
         match run_launch(&c, h, &local, &groups, size, |k| open.value(k, w)) {
             Ok(found) => {
                 return Outcome::Ran {
@@ -635,7 +646,9 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
 /// work-group size first; when every input of that launch violates the kernel's
 /// precondition, 0, then 1, then one more than the work-group size (preconditions that
 /// bound a scalar by the group size), then distinct values (`W`, `W+1`, ... by position,
-/// for preconditions that ask scalars to differ).
+/// for preconditions that ask scalars to differ), then each integer constant written in
+/// the kernel's `__requires` (preconditions that fix a scalar or a struct member:
+/// `__requires(q.a == 5)`), in the order they appear.
 #[derive(Clone, Copy)]
 enum OpenScalars {
     GroupSize,
@@ -643,6 +656,9 @@ enum OpenScalars {
     One,
     AboveGroupSize,
     Distinct,
+    /// An integer constant of the kernel's `__requires` (`__requires(q.a == 5)`), for
+    /// every open scalar.
+    Constant(u64),
 }
 
 impl OpenScalars {
@@ -662,6 +678,7 @@ impl OpenScalars {
             OpenScalars::One => 1,
             OpenScalars::AboveGroupSize => w + 1,
             OpenScalars::Distinct => w + k,
+            OpenScalars::Constant(v) => return v.to_string(),
         }
         .to_string()
     }
@@ -672,6 +689,48 @@ impl OpenScalars {
             s => s.value(0, w),
         }
     }
+}
+
+/// The decimal integer constants inside the `__requires(...)` of `text`, each once, in
+/// order (those the earlier rules try, 0 and 1, left out).
+fn precondition_constants(text: &str) -> Vec<u64> {
+    let mut out = Vec::new();
+    for (start, _) in text.match_indices("__requires(") {
+        let body = &text[start + "__requires(".len()..];
+        let mut depth = 1;
+        let end = body
+            .char_indices()
+            .find(|&(_, c)| {
+                depth += match c {
+                    '(' => 1,
+                    ')' => -1,
+                    _ => 0,
+                };
+                depth == 0
+            })
+            .map_or(body.len(), |(i, _)| i);
+        let body = &body[..end];
+        let bytes = body.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let word = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+            if word && bytes[i].is_ascii_digit() {
+                let j = i + bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+                let suffix_ok = bytes
+                    .get(j)
+                    .is_none_or(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.'));
+                if let (true, Ok(v)) = (suffix_ok, body[i..j].parse::<u64>()) {
+                    if v > 1 && !out.contains(&v) {
+                        out.push(v);
+                    }
+                }
+                i = j;
+            } else {
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// Why a launch gave no verdict.

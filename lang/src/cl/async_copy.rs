@@ -27,7 +27,9 @@
 //! (its slots in the array, see `vector`): work-item `l` copies every component of its
 //! elements.
 
+use super::pointer::{Arm, PVal};
 use super::*;
+use std::collections::BTreeSet;
 
 impl<'u> Lowerer<'u> {
     /// `async_work_group_copy(dst, src, n, event)` and
@@ -60,29 +62,9 @@ impl<'u> Lowerer<'u> {
                 ));
             }
         }
-        let dst = self.pointer(dst, pre)?;
-        let src = self.pointer(src, pre)?;
-        for p in [&dst, &src] {
-            if !self.arrays.contains_key(&p.array) {
-                return Err(Diagnostic::new(
-                    format!(
-                        "`{}` copies between `__global` and `__local` memory",
-                        func.name
-                    ),
-                    span.clone(),
-                ));
-            }
-        }
-        let to_local = self.space_of(&dst.array) == Some(Space::Local);
-        if to_local == (self.space_of(&src.array) == Some(Space::Local)) {
-            return Err(Diagnostic::new(
-                format!(
-                    "`{}` copies from `__global` to `__local` memory or back",
-                    func.name
-                ),
-                span.clone(),
-            ));
-        }
+        let dst = self.pointer_value(dst, pre)?;
+        let src = self.pointer_value(src, pre)?;
+        let to_local = self.copy_direction(&dst, &src, func, span)?;
         let int = |v: u64| {
             ex(
                 k::ExprKind::Int {
@@ -133,37 +115,60 @@ impl<'u> Lowerer<'u> {
         } else {
             (strided_index(&stride), iv.clone())
         };
-        let lanes = self.copy_lanes(&args[..2], &src.array, &dst.array, func, span)?;
-        let (sa, sidx) = self.pointee(src, Some(si), span)?;
-        let (da, didx) = self.pointee(dst, Some(di), span)?;
+        let lanes = self.copy_lanes(&args[..2], [&src, &dst], func, span)?;
+        // Either pointer may be dynamic (chosen at run time, or null): its places are the
+        // chain of its targets, checked (null, uninitialised) before each element copy.
         let mut body = Vec::new();
+        let (sarms, elem) = self.places(src, Some(si), span, &mut body)?;
+        let (darms, _) = self.places(dst, Some(di), span, &mut body)?;
+        if sarms.iter().chain(&darms).any(|a| a.view.is_some()) {
+            return unsupported(
+                format!("`{}` through a pointer cast to another element type (a view)", func.name),
+                span,
+            );
+        }
         // A vector element is copied component by component (its slots, see `vector`).
-        let pairs = if lanes > 1 {
-            let s = self.slots(&sa.name, sidx, &mut body);
-            let d = self.slots(&da.name, didx, &mut body);
-            s.into_iter().zip(d).collect()
-        } else {
-            vec![(sidx, didx)]
+        let mut slots = |a: Arm, body: &mut Vec<k::Stmt>| -> Vec<Arm> {
+            if lanes == 1 {
+                return vec![a];
+            }
+            (self.slots(&a.array.name, a.index, body).into_iter())
+                .map(|index| Arm {
+                    when: a.when.clone(),
+                    array: a.array.clone(),
+                    index,
+                    view: None, // views of vector arrays are refused (`bytes`)
+                })
+                .collect()
         };
-        for (sidx, didx) in pairs {
-            body.push(st(
-                k::StmtKind::Assign {
-                    target: k::LValue::Elem {
-                        array: da.clone(),
-                        indices: didx,
-                    },
-                    op: k::AssignOp::Set,
-                    value: ex(
-                        k::ExprKind::Index {
-                            array: sa.clone(),
-                            indices: sidx,
+        let mut by_lane: Vec<Vec<Arm>> = (0..lanes).map(|_| Vec::new()).collect();
+        for a in sarms {
+            for (c, s) in slots(a, &mut body).into_iter().enumerate() {
+                by_lane[c].push(s);
+            }
+        }
+        let mut writes = Vec::new();
+        for a in darms {
+            let when = a.when.clone();
+            let stmts = (slots(a, &mut body).into_iter().zip(&by_lane))
+                .map(|(d, s)| {
+                    let value = Self::read_places(s.clone(), elem, span);
+                    st(
+                        k::StmtKind::Assign {
+                            target: k::LValue::Elem {
+                                array: d.array,
+                                indices: d.index,
+                            },
+                            op: k::AssignOp::Set,
+                            value,
                         },
                         span,
-                    ),
-                },
-                span,
-            ));
+                    )
+                })
+                .collect();
+            writes.push((when, stmts));
         }
+        body.extend(pointer::chain(writes, span));
         let step = set(
             &i,
             bin(BinOp::Add, iv.clone(), name_expr("local_size", span)),
@@ -182,25 +187,89 @@ impl<'u> Lowerer<'u> {
         Ok(int(0))
     }
 
+    /// Whether the copy is into `__local` memory: every target of the destination in one
+    /// space, every target of the source in the other (a pointer that is always null has
+    /// no target; at least one side must have one).
+    fn copy_direction(&self, dst: &PVal, src: &PVal, func: &cl::Ident, span: &Span) -> Res<bool> {
+        let space = |v: &PVal| -> Res<Option<Space>> {
+            let mut spaces = BTreeSet::new();
+            for t in v.targets() {
+                match self.space_of(t) {
+                    Some(s) if self.arrays.contains_key(t) => spaces.insert(s == Space::Local),
+                    _ => {
+                        return Err(Diagnostic::new(
+                            format!(
+                                "`{}` copies between `__global` and `__local` memory",
+                                func.name
+                            ),
+                            span.clone(),
+                        ))
+                    }
+                };
+            }
+            Ok(match spaces.len() {
+                0 => None,
+                1 => Some(if spaces.contains(&true) {
+                    Space::Local
+                } else {
+                    Space::Global
+                }),
+                _ => {
+                    return unsupported(
+                        format!(
+                            "`{}` through a pointer that may reach `__global` or `__local` memory",
+                            func.name
+                        ),
+                        span,
+                    )
+                }
+            })
+        };
+        let (d, s) = (space(dst)?, space(src)?);
+        match (d, s) {
+            (Some(d), Some(s)) if d != s => Ok(d == Space::Local),
+            (Some(d), None) => Ok(d == Space::Local),
+            (None, Some(s)) => Ok(s != Space::Local),
+            (None, None) => unsupported(
+                format!("`{}` between two pointers that are always null", func.name),
+                span,
+            ),
+            _ => Err(Diagnostic::new(
+                format!(
+                    "`{}` copies from `__global` to `__local` memory or back",
+                    func.name
+                ),
+                span.clone(),
+            )),
+        }
+    }
+
     /// Components per copied element (the `gentype` of the copy): both pointers must see
-    /// whole elements of one vector length, or both scalars of scalar arrays.
+    /// whole elements of one vector length, or both scalars of scalar arrays (every target
+    /// of a dynamic pointer alike).
     fn copy_lanes(
         &self,
         ptrs: &[cl::Expr],
-        src: &str,
-        dst: &str,
+        [src, dst]: [&PVal; 2],
         func: &cl::Ident,
         span: &Span,
     ) -> Res<u8> {
-        // (the length the pointer sees, the array's), for the source then the destination.
-        let lanes = [(&ptrs[1], src), (&ptrs[0], dst)].map(|(e, a)| {
-            let have = self.vec_arrays.get(a).copied().unwrap_or(1);
-            let sees = self
-                .pointer_name(e)
-                .map_or(have, |v| self.pointers.vars[&v].lanes);
-            (sees, have)
-        });
-        if lanes.iter().any(|(sees, have)| sees != have) || lanes[0].0 != lanes[1].0 {
+        // (the length the pointer sees, the array's), for every target of the source then
+        // of the destination.
+        let mut lanes = Vec::new();
+        for (e, v) in [(&ptrs[1], src), (&ptrs[0], dst)] {
+            let sees = self.pointer_name(e).map(|v| self.pointers.vars[&v].lanes);
+            let targets = v.targets();
+            if targets.is_empty() {
+                lanes.extend(sees.map(|s| (s, s)));
+            }
+            for a in targets {
+                let have = self.vec_arrays.get(a).copied().unwrap_or(1);
+                lanes.push((sees.unwrap_or(have), have));
+            }
+        }
+        if lanes.iter().any(|(sees, have)| sees != have) || lanes.iter().any(|l| l.0 != lanes[0].0)
+        {
             return unsupported(
                 format!(
                     "`{}` between pointers that see elements of different vector lengths",
@@ -209,7 +278,7 @@ impl<'u> Lowerer<'u> {
                 span,
             );
         }
-        Ok(lanes[0].0)
+        Ok(lanes.first().map_or(1, |l| l.0))
     }
 
     /// `wait_group_events(n, events)`: a barrier on both memory spaces.

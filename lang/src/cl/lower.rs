@@ -48,6 +48,8 @@ mod math;
 mod private;
 #[path = "spec.rs"]
 mod spec;
+#[path = "structptr.rs"]
+mod structptr;
 #[path = "structs.rs"]
 mod structs;
 #[path = "uf.rs"]
@@ -261,6 +263,8 @@ enum Binding {
     /// A struct (or an array of structs, `dims` deep, or a buffer of them): its members are
     /// bound under `NAME.member` (see [`structs`]).
     Struct { tag: String, dims: usize },
+    /// A pointer member of a buffer of structs: its hidden buffers (see [`structptr`]).
+    PtrMember(Box<structptr::PtrMember>),
 }
 
 struct Frame {
@@ -1668,7 +1672,7 @@ impl<'u> Lowerer<'u> {
         if let Some(e) = self.desugar(e)? {
             return self.effect(&e, out);
         }
-        if self.struct_assignment(e, out)?.is_some() {
+        if self.struct_assignment(e, out)?.is_some() || self.ptr_member_store(e, out)?.is_some() {
             return Ok(());
         }
         if self.vec_shape(e).is_some() {
@@ -1933,6 +1937,7 @@ impl<'u> Lowerer<'u> {
                     format!("changing `{n}`, a pointer to a private vector"),
                     &e.span,
                 ),
+                Some(Binding::PtrMember(_)) => self.ptr_members_whole(n, &e.span),
                 None => Err(Diagnostic::new(
                     format!("unknown variable `{n}`"),
                     e.span.clone(),
@@ -2141,6 +2146,7 @@ impl<'u> Lowerer<'u> {
                 Some(Binding::Scalar(v)) => name_expr(&v, span),
                 Some(Binding::Vector { .. }) => return self.not_scalar(e),
                 Some(Binding::Struct { .. }) => return self.struct_value(e),
+                Some(Binding::PtrMember(_)) => return self.ptr_members_whole(n, span),
                 Some(Binding::Cell(a)) => mk(k::ExprKind::Index {
                     array: ident(&a, span),
                     indices: vec![mk(k::ExprKind::Int {

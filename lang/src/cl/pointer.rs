@@ -39,7 +39,7 @@
 //! buffer) is a *view*: [`Ptr::view`] says what its offset counts, and [`super::bytes`]
 //! lowers each access through it. Refused with "not supported yet": pointers into
 //! two-dimensional arrays, arithmetic on the address of a private variable, a pointer
-//! subtracted from another or printed, and a dynamic pointer given to an asynchronous copy.
+//! subtracted from another or printed.
 
 use super::bytes::View;
 use super::*;
@@ -137,8 +137,19 @@ pub(super) enum PVal {
     Many(Dyn),
 }
 
+impl PVal {
+    /// The arrays and private variables the value may point at (none: always null).
+    pub(super) fn targets(&self) -> Vec<&str> {
+        match self {
+            PVal::One(p) => vec![p.array.as_str()],
+            PVal::Many(d) => d.targets.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
 /// One of the places a dereference may reach, with the condition (on the tag) that
 /// chooses it; `None` for the last (or only) one.
+#[derive(Clone)]
 pub(super) struct Arm {
     pub when: Option<k::Expr>,
     pub array: k::Ident,
@@ -253,6 +264,7 @@ impl<'u> Lowerer<'u> {
                 .funcs
                 .get(func.name.as_str())
                 .is_some_and(|f| !f.ret.pointers.is_empty()),
+            E::Index(..) => self.is_ptr_member(e),
             _ => false,
         }
     }
@@ -452,7 +464,7 @@ impl<'u> Lowerer<'u> {
                         offset: None,
                         view: None,
                     })),
-                    Some(Binding::Ptr(_) | Binding::VecPtr(_)) => {
+                    Some(Binding::Ptr(_) | Binding::VecPtr(_) | Binding::PtrMember(_)) => {
                         unsupported("pointers to pointers", span)
                     }
                     Some(Binding::Struct { .. }) => unsupported("pointers to structs", span),
@@ -640,6 +652,7 @@ impl<'u> Lowerer<'u> {
                 _ => unsupported(format!("this call as a pointer (`{}`)", func.name), span),
             },
             _ if is_null(e) => Ok(Self::null_value(None, span)),
+            E::Index(..) if self.is_ptr_member(e) => self.ptr_member_use(e),
             _ => unsupported("this pointer expression", span),
         }
     }
@@ -945,7 +958,7 @@ impl<'u> Lowerer<'u> {
 
     /// The element type a pointer type points to, and its components (1 for a scalar):
     /// `float4 *` points to `float` elements 4 at a time.
-    fn pointee_type(&self, t: &cl::Type, span: &Span) -> Res<(TypeName, u8)> {
+    pub(super) fn pointee_type(&self, t: &cl::Type, span: &Span) -> Res<(TypeName, u8)> {
         match &t.base {
             cl::Base::Void => unsupported("`void *` pointers", span),
             b => match self.vec_base(b, span)? {
@@ -1338,6 +1351,30 @@ impl<'u> Lowerer<'u> {
     /// Whether `var` (a helper's result variable) is a pointer variable.
     pub(super) fn is_pointer_var(&self, var: &str) -> bool {
         self.pointers.vars.contains_key(var)
+    }
+
+    /// The (tag, offset) a pointer value is stored as in memory (see `structptr`); a value
+    /// that may be uninitialised is checked first.
+    pub(super) fn pointer_pair(
+        &mut self,
+        v: PVal,
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<(k::Expr, k::Expr)> {
+        let d = self.as_dynamic(v, span)?;
+        self.pointer_checks(&d, false, span, pre);
+        Ok((d.tag, d.offset))
+    }
+
+    /// Pointer variable `var` (a bodiless helper's result) set to null.
+    pub(super) fn return_null(
+        &mut self,
+        var: &str,
+        span: &Span,
+        out: &mut Vec<k::Stmt>,
+    ) -> Res<()> {
+        let elem = self.pointers.vars[var].elem;
+        self.assign_pointer(var, Self::null_value(Some(elem), span), span, out)
     }
 
     /// `return e;` of a helper returning a pointer, its result in pointer variable `var`.

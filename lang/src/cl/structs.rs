@@ -19,10 +19,13 @@
 //! every other construct (pointers, vectors, atomics, flattened arrays) applies to them
 //! unchanged. Not modelled, each a clear error: unions (their members share bytes), a
 //! struct as a value (passed to or returned from a helper, `?:` of structs), pointers to
-//! structs other than kernel parameters, byte views of a struct (`(char *)G`), pointer or
-//! array members inside a buffer of structs, and initialiser lists. An array member
+//! structs other than kernel parameters, byte views of a struct (`(char *)G`), array members
+//! (of scalars) inside a buffer of structs, and initialiser lists. Pointer members of a
+//! buffer of structs are pointer values in memory ([`structptr`](super::structptr)). An array member
 //! `int a[N]` of a by-value parameter `q` is a scalar parameter per element (`q.a[0]`, ...)
-//! copied into the private array `q.a`.
+//! copied into the private array `q.a`; an array of pointers `__global int *p[N]` a buffer
+//! parameter per element, each the value of a pointer variable `q.p[k]` (indexed with a
+//! constant, see [`structptr`](super::structptr)).
 //!
 //! [`desugar`]: Lowerer::desugar
 
@@ -151,14 +154,14 @@ impl<'u> Lowerer<'u> {
         prologue: &mut Vec<k::Stmt>,
     ) -> Res<()> {
         let n = match ty.arrays.as_slice() {
-            [Some(n)] if ty.pointers.is_empty() => private::const_int(n).filter(|&n| n > 0),
+            [Some(n)] if ty.pointers.len() <= 1 => private::const_int(n).filter(|&n| n > 0),
             _ => None,
         };
         let Some(n) = n.filter(|&n| n <= 1024) else {
             return unsupported(
                 format!(
                     "this array member of a struct parameter (`{}`: only one dimension of \
-                     a constant size up to 1024, of scalars)",
+                     a constant size up to 1024, of scalars or pointers)",
                     key.name
                 ),
                 &ty.span,
@@ -168,6 +171,9 @@ impl<'u> Lowerer<'u> {
             arrays: Vec::new(),
             ..ty.clone()
         };
+        if !ty.pointers.is_empty() {
+            return self.ptr_array_param(key, &elem, n, span, written, params, prologue);
+        }
         let mut inits = Vec::new();
         for i in 0..n {
             let name = cl::Ident {
@@ -221,17 +227,13 @@ impl<'u> Lowerer<'u> {
                 name: format!("{}.{}", name.name, f.name.name),
                 span: name.span.clone(),
             };
-            if !f.ty.pointers.is_empty() || !f.ty.arrays.is_empty() {
+            if !f.ty.pointers.is_empty() {
+                self.ptr_member_param(&key, &f.ty, ty, span, written, params, prologue)?;
+                continue;
+            }
+            if !f.ty.arrays.is_empty() {
                 return unsupported(
-                    format!(
-                        "{} members in a buffer of structs (`{}`)",
-                        if f.ty.pointers.is_empty() {
-                            "array"
-                        } else {
-                            "pointer"
-                        },
-                        key.name
-                    ),
+                    format!("array members in a buffer of structs (`{}`)", key.name),
                     &f.ty.span,
                 );
             }
@@ -356,7 +358,13 @@ impl<'u> Lowerer<'u> {
                     })),
                 };
             }
-            E::Index(a, b) => two(a, b, &|a, b| E::Index(a, b))?,
+            E::Index(a, b) => {
+                let na = self.desugar(a)?;
+                if let Some(p) = self.ptr_array_element(na.as_ref().unwrap_or(a), b)? {
+                    return Ok(Some(p));
+                }
+                two(a, b, &|a, b| E::Index(a, b))?
+            }
             E::Binary(op, a, b) => two(a, b, &|a, b| E::Binary(*op, a, b))?,
             E::Comma(a, b) => two(a, b, &|a, b| E::Comma(a, b))?,
             E::Assign { op, target, value } => two(target, value, &|t, v| E::Assign {

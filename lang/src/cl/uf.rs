@@ -12,6 +12,10 @@
 //! - a pointer argument is evaluated (its side effects happen) but its memory is neither
 //!   read nor written, which is what GPUVerify assumes unless `__writes_to`/`__reads_from`
 //!   say otherwise; a `void` function does nothing else;
+//! - a function returning a pointer returns null: nothing else is a pointer every such
+//!   function may return whatever its arguments (a pointer argument, or memory it owns,
+//!   are results of some functions only), and GPUVerify, proving the kernel for every
+//!   function, reports the null dereference this interpretation faults on;
 //! - a call of a `noreturn` function without a body cannot return: reaching it is an
 //!   `__assert(false)` fault (clang marks the code after it unreachable, which GPUVerify
 //!   checks as an assertion).
@@ -72,7 +76,7 @@ impl<'u> Lowerer<'u> {
         for (p, a) in f.params.iter().zip(args) {
             if !p.ty.pointers.is_empty() {
                 // Evaluated for its side effects; the memory it reaches is not touched.
-                self.pointer(a, pre)?;
+                self.pointer_value(a, pre)?;
                 continue;
             }
             let vals = match self.type_shape(&p.ty)? {
@@ -127,6 +131,18 @@ impl<'u> Lowerer<'u> {
                 )),
                 span,
             ));
+        }
+        if let Some((var, _)) = result.as_ref().filter(|(v, _)| self.is_pointer_var(v)) {
+            self.note(
+                &f.name.span,
+                format!(
+                    "`{name}` has no body and returns a pointer: GPUVerify treats it as an \
+                     arbitrary function; ksim runs the one interpretation that returns null \
+                     (a value every such function may return), so using its result is a \
+                     null pointer dereference"
+                ),
+            );
+            return self.return_null(var, span, pre);
         }
         let outs: Vec<(String, TypeName)> = match (result, vresult) {
             (Some(r), _) => vec![r],
