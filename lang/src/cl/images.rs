@@ -139,7 +139,10 @@ fn bin(op: BinOp, a: k::Expr, b: k::Expr, span: &Span) -> k::Expr {
 }
 
 fn cond(c: k::Expr, a: k::Expr, b: k::Expr, span: &Span) -> k::Expr {
-    ex(k::ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)), span)
+    ex(
+        k::ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
+        span,
+    )
 }
 
 fn cast(t: TypeName, e: k::Expr, span: &Span) -> k::Expr {
@@ -157,8 +160,7 @@ fn math(f: MathFn, e: k::Expr, span: &Span) -> k::Expr {
 }
 
 fn is_image(t: &cl::Type) -> bool {
-    t.pointers.is_empty()
-        && matches!(&t.base, cl::Base::Opaque(n) if n.starts_with("image"))
+    t.pointers.is_empty() && matches!(&t.base, cl::Base::Opaque(n) if n.starts_with("image"))
 }
 
 /// Whether `t` is `sampler_t`.
@@ -256,12 +258,7 @@ impl Lowerer<'_> {
 
     /// Records the value of a `sampler_t` variable `lowered` initialised with `init`, if
     /// the lowering can fold it (or it holds a sampler parameter's value).
-    pub(super) fn note_sampler(
-        &mut self,
-        ty: &cl::Type,
-        lowered: &str,
-        init: Option<&cl::Expr>,
-    ) {
+    pub(super) fn note_sampler(&mut self, ty: &cl::Type, lowered: &str, init: Option<&cl::Expr>) {
         if !is_sampler(ty) {
             return;
         }
@@ -312,7 +309,10 @@ impl Lowerer<'_> {
         };
         found.cloned().ok_or_else(|| {
             Diagnostic::new(
-                format!("`{}` needs an image parameter as its first argument", func.name),
+                format!(
+                    "`{}` needs an image parameter as its first argument",
+                    func.name
+                ),
                 args.first().map_or(func.span.clone(), |a| a.span.clone()),
             )
         })
@@ -366,7 +366,8 @@ impl Lowerer<'_> {
                 span: 0..0,
             };
             let im = self.image_arg(&func, args).ok()?;
-            return (im.dims.len() > 1).then_some((TypeName::Int, if im.dims.len() == 2 { 2 } else { 4 }));
+            return (im.dims.len() > 1)
+                .then_some((TypeName::Int, if im.dims.len() == 2 { 2 } else { 4 }));
         }
         None
     }
@@ -533,7 +534,10 @@ impl Lowerer<'_> {
     ) -> Res<()> {
         if args.len() != 3 {
             return Err(Diagnostic::new(
-                format!("`{}` takes 3 arguments (image, coordinates, colour)", func.name),
+                format!(
+                    "`{}` takes 3 arguments (image, coordinates, colour)",
+                    func.name
+                ),
                 span.clone(),
             ));
         }
@@ -567,7 +571,10 @@ impl Lowerer<'_> {
             name_expr(&im.size_param, span),
             span,
         );
-        let base = name_expr(&self.temp("slot", TypeName::Int, Some(base), span, pre), span);
+        let base = name_expr(
+            &self.temp("slot", TypeName::Int, Some(base), span, pre),
+            span,
+        );
         for (c, v) in vals.into_iter().enumerate() {
             let at = bin(BinOp::Add, base.clone(), int(c as i64, span), span);
             pre.push(st(
@@ -621,7 +628,10 @@ impl Lowerer<'_> {
             }
             _ => {
                 return Err(Diagnostic::new(
-                    format!("`{}` takes 2 or 3 arguments (image, [sampler,] coordinates)", func.name),
+                    format!(
+                        "`{}` takes 2 or 3 arguments (image, [sampler,] coordinates)",
+                        func.name
+                    ),
                     span.clone(),
                 ))
             }
@@ -631,7 +641,10 @@ impl Lowerer<'_> {
         let Some(sampler) = sampler else {
             if is_float {
                 return Err(Diagnostic::new(
-                    format!("`{}` without a sampler takes integer coordinates", func.name),
+                    format!(
+                        "`{}` without a sampler takes integer coordinates",
+                        func.name
+                    ),
                     coord.span.clone(),
                 ));
             }
@@ -650,10 +663,7 @@ impl Lowerer<'_> {
             })
             .collect();
         let (mode, norm) = match &sampler {
-            Sampler::Known(b) => (
-                int((b & 0xe) as i64, span),
-                boolean(b & 1 == 1, span),
-            ),
+            Sampler::Known(b) => (int((b & 0xe) as i64, span), boolean(b & 1 == 1, span)),
             Sampler::Param(v) => (
                 cast(
                     TypeName::Int,
@@ -672,8 +682,14 @@ impl Lowerer<'_> {
             Sampler::Known(b) => vec![b & 0xe],
             Sampler::Param(_) => MODES.to_vec(),
         };
-        let mode = name_expr(&self.temp("mode", TypeName::Int, Some(mode), span, pre), span);
-        let norm = name_expr(&self.temp("normalized", TypeName::Bool, Some(norm), span, pre), span);
+        let mode = name_expr(
+            &self.temp("mode", TypeName::Int, Some(mode), span, pre),
+            span,
+        );
+        let norm = name_expr(
+            &self.temp("normalized", TypeName::Bool, Some(norm), span, pre),
+            span,
+        );
         let mut idx = Vec::new();
         let mut raw = Vec::new();
         for (d, c) in coords.iter().enumerate() {
@@ -681,10 +697,23 @@ impl Lowerer<'_> {
             let s_int = name_expr(&im.dims[d], span);
             let floor_int = |e: k::Expr| cast(TypeName::Int, math(MathFn::Floor, e, span), span);
             // Unnormalised for NONE, CLAMP, CLAMP_TO_EDGE; normalised for the repeats.
-            let u = cond(norm.clone(), bin(BinOp::Mul, c.clone(), size.clone(), span), c.clone(), span);
+            let u = cond(
+                norm.clone(),
+                bin(BinOp::Mul, c.clone(), size.clone(), span),
+                c.clone(),
+                span,
+            );
             let i_raw = floor_int(u);
-            let r = name_expr(&self.temp("texel_i", TypeName::Int, Some(i_raw), span, pre), span);
-            let cn = cond(norm.clone(), c.clone(), bin(BinOp::Div, c.clone(), size.clone(), span), span);
+            let r = name_expr(
+                &self.temp("texel_i", TypeName::Int, Some(i_raw), span, pre),
+                span,
+            );
+            let cn = cond(
+                norm.clone(),
+                c.clone(),
+                bin(BinOp::Div, c.clone(), size.clone(), span),
+                span,
+            );
             let mut by_mode = Vec::new();
             for &m in &modes {
                 let e = match m {
@@ -707,7 +736,10 @@ impl Lowerer<'_> {
                             span,
                         );
                         let i = floor_int(bin(BinOp::Mul, frac, size.clone(), span));
-                        let t = name_expr(&self.temp("repeat_i", TypeName::Int, Some(i), span, pre), span);
+                        let t = name_expr(
+                            &self.temp("repeat_i", TypeName::Int, Some(i), span, pre),
+                            span,
+                        );
                         cond(
                             bin(BinOp::Ge, t.clone(), s_int.clone(), span),
                             bin(BinOp::Sub, t.clone(), s_int.clone(), span),
@@ -717,10 +749,19 @@ impl Lowerer<'_> {
                     }
                     MIRRORED_REPEAT => {
                         let half = bin(BinOp::Mul, float(0.5, span), cn.clone(), span);
-                        let even = bin(BinOp::Mul, float(2.0, span), math(MathFn::Rint, half, span), span);
-                        let dist = math(MathFn::Fabs, bin(BinOp::Sub, cn.clone(), even, span), span);
+                        let even = bin(
+                            BinOp::Mul,
+                            float(2.0, span),
+                            math(MathFn::Rint, half, span),
+                            span,
+                        );
+                        let dist =
+                            math(MathFn::Fabs, bin(BinOp::Sub, cn.clone(), even, span), span);
                         let i = floor_int(bin(BinOp::Mul, dist, size.clone(), span));
-                        let t = name_expr(&self.temp("mirror_i", TypeName::Int, Some(i), span, pre), span);
+                        let t = name_expr(
+                            &self.temp("mirror_i", TypeName::Int, Some(i), span, pre),
+                            span,
+                        );
                         cond(
                             bin(BinOp::Ge, t.clone(), s_int.clone(), span),
                             bin(BinOp::Sub, s_int.clone(), int(1, span), span),
@@ -734,9 +775,17 @@ impl Lowerer<'_> {
             }
             let mut e = by_mode.pop().expect("a mode").1;
             while let Some((m, alt)) = by_mode.pop() {
-                e = cond(bin(BinOp::Eq, mode.clone(), int(m as i64, span), span), alt, e, span);
+                e = cond(
+                    bin(BinOp::Eq, mode.clone(), int(m as i64, span), span),
+                    alt,
+                    e,
+                    span,
+                );
             }
-            idx.push(name_expr(&self.temp("texel_at", TypeName::Int, Some(e), span, pre), span));
+            idx.push(name_expr(
+                &self.temp("texel_at", TypeName::Int, Some(e), span, pre),
+                span,
+            ));
             raw.push(r);
         }
         let uses = |m: u64| modes.contains(&m);
@@ -778,7 +827,10 @@ impl Lowerer<'_> {
             Self::texel(im, idx, span),
             span,
         );
-        let base = name_expr(&self.temp("slot", TypeName::Int, Some(base), span, pre), span);
+        let base = name_expr(
+            &self.temp("slot", TypeName::Int, Some(base), span, pre),
+            span,
+        );
         let zero = || match elem {
             TypeName::Float => float(0.0, span),
             t => cast(t, int(0, span), span),

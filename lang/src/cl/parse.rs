@@ -391,7 +391,8 @@ impl<'t> Parser<'t> {
                             Some("volatile") => td.is_volatile = true,
                             Some(w) if IGNORED_WORDS.contains(&w) => {}
                             Some(w) if ACCESS_WORDS.iter().any(|(a, _)| *a == w) => {
-                                td.access = ACCESS_WORDS.iter().find(|(a, _)| *a == w).expect("found").1
+                                td.access =
+                                    ACCESS_WORDS.iter().find(|(a, _)| *a == w).expect("found").1
                             }
                             Some(w) => match SPACE_WORDS.iter().find(|(n, _)| *n == w) {
                                 Some((_, s)) => td.space = *s,
