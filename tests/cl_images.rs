@@ -406,6 +406,13 @@ fn cli_runs_an_image_kernel_with_sized_image_inputs() {
             text(&o)
         );
     }
+    let o = ksim(&["check", KERNEL]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("--input dest=WxH:SPEC --input src=WxH:SPEC --arg s=SAMPLER"),
+        "{}",
+        text(&o)
+    );
     for (bad, why) in [
         ("src=2:iota", "2 dimension"),
         ("src=2x2:1,2,3", "3 values for 16 slots"),
