@@ -342,7 +342,7 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
         let slots = &sized.last().expect("the slots come last").1;
         // The contents spec of the texel array, with the number of slots put in.
         let with_size = match contents.split_once(':') {
-            Some((kind, seed)) if kind == "random" => format!("random:{slots}:{seed}"),
+            Some(("random", seed)) => format!("random:{slots}:{seed}"),
             None if ["zeros", "ones", "iota", "undef", "random"].contains(&contents) => {
                 format!("{contents}:{slots}")
             }
