@@ -20,6 +20,9 @@
 //! - **Buffers**: `max(16 × (scaled global size) + 1024, 65536)` elements each. GPUVerify
 //!   models buffers as unbounded (it checks bounds only with `--check-array-bounds`), so an
 //!   access outside them counts for the verdict only under that flag.
+//! - **Images**: the scaled global size per dimension (1 beyond the launch's dimensions),
+//!   with the same contents as buffers; a sampler parameter is
+//!   `CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST`.
 //! - **Scalars**: the header's `--kernel-args` values (a struct parameter's value is its
 //!   bytes, little-endian: its members, 32-bit each in ksim, take 4 bytes each in order),
 //!   else the scaled work-group size
@@ -75,6 +78,8 @@ const MAX_GROUPS: usize = 4;
 /// Work-groups in all, for a 2D or 3D launch.
 const MAX_GROUPS_ALL: usize = 16;
 const MIN_BUFFER: usize = 1 << 16;
+/// The sampler parameters' value: unnormalised coordinates, `CLAMP_TO_EDGE`, `NEAREST`.
+const SAMPLER: &str = "CLK_NORMALIZED_COORDS_FALSE|CLK_ADDRESS_CLAMP_TO_EDGE|CLK_FILTER_NEAREST";
 const MAX_STEPS: u64 = 1_000_000;
 
 /// Disagreement classes (docs/conformance.md explains them).
@@ -763,6 +768,13 @@ fn run_launch(
             defines.push((b.size_param.clone(), size.to_string()));
             inputs.push((b.array.clone(), input.to_string()));
         }
+        for im in &c.info.images {
+            let sizes: Vec<usize> = (0..im.dims.len())
+                .map(|d| local.get(d).unwrap_or(&1) * groups.get(d).unwrap_or(&1))
+                .collect();
+            defines.extend(im.defines(&sizes).map_err(RunError::NoLaunch)?);
+            inputs.push((im.array.clone(), input.to_string()));
+        }
         // GPUVerify treats `__local` memory as arbitrary at the start, as it does buffers:
         // each is given the same contents. Private variables and arrays stay undefined
         // (`--uninit check`): reading one before writing it is an uninitialised read.
@@ -794,6 +806,9 @@ fn run_launch(
                 false => *v,
             });
             let v = match (s.ty, arg) {
+                _ if c.info.samplers.contains(&s.name) => lang::cl::lower::sampler_value(SAMPLER)
+                    .map_err(RunError::NoLaunch)?
+                    .to_string(),
                 (TypeName::Int | TypeName::Uint, Some(v)) => v.to_string(),
                 (TypeName::Float, _) => "1.0".to_string(),
                 (TypeName::Bool, _) => "true".to_string(),

@@ -58,6 +58,17 @@ pub fn bind(
                     if p.pointer { " buffer" } else { "" }
                 ));
             }
+            if let Base::Opaque(t) = &p.base {
+                if t.starts_with("image") || t == "sampler_t" {
+                    // The simulator's image is a texel array (lang/src/cl/images.rs); the
+                    // device would want an image object with a format and a sampler.
+                    return Err(format!(
+                        "`{}` is an `{t}`: passing images and samplers to the device is not \
+                         supported yet",
+                        p.name
+                    ));
+                }
+            }
             if p.pointer {
                 let b = info
                     .buffers

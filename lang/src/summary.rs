@@ -24,11 +24,18 @@ pub fn opencl(info: &KernelInfo) -> String {
     let mut needs: Vec<String> = (info.buffers.iter())
         .map(|b| format!("--input {}=SPEC:N", b.name))
         .collect();
-    needs.extend(
-        info.scalars
-            .iter()
-            .map(|s| format!("--arg {}=VALUE", s.name)),
-    );
+    needs.extend(info.images.iter().map(|i| {
+        let size = ["W", "WxH", "WxHxD"][i.dims.len() - 1];
+        format!("--input {}={size}:SPEC", i.name)
+    }));
+    needs.extend(info.scalars.iter().map(|s| {
+        let what = if info.samplers.contains(&s.name) {
+            "SAMPLER"
+        } else {
+            "VALUE"
+        };
+        format!("--arg {}={what}", s.name)
+    }));
     format!(
         "OpenCL kernel `{}` lowers to the core and is well-typed (launch needs: {})",
         info.name,

@@ -95,6 +95,23 @@ fn dims(flag: &str, text: &str) -> Result<Vec<usize>, Failure> {
     Ok(d)
 }
 
+/// `--input img=WxH:CONTENTS` for an image: its sizes and the contents spec (without a
+/// size: `zeros`, `random:SEED`, a list, `@FILE`).
+fn image_spec<'s>(name: &str, spec: &'s str) -> Result<(Vec<usize>, &'s str), Failure> {
+    let bad = || {
+        Failure::usage(format!(
+            "--input {name}={spec}: an image takes W[xH[xD]]:CONTENTS, CONTENTS being zeros, \
+             ones, iota, random[:SEED], undef, a list or @FILE of 4 slots per texel"
+        ))
+    };
+    let (sizes, contents) = spec.trim().split_once(':').ok_or_else(bad)?;
+    let sizes = sizes
+        .split('x')
+        .map(|s| s.parse::<usize>().map_err(|_| bad()))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((sizes, contents))
+}
+
 /// A buffer's input spec with its size: `zeros:N`, `ones:N`, `iota:N`, `random:N[:SEED]`,
 /// a list `1,2,3`, or `@FILE`; returns the length and the spec for [`interp::launch`].
 pub fn sized_spec(name: &str, spec: &str) -> Result<(usize, String), Failure> {
@@ -211,6 +228,7 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
     let mut inputs = Vec::new();
     let names = |info: &KernelInfo| {
         let mut v: Vec<_> = info.buffers.iter().map(|b| b.name.as_str()).collect();
+        v.extend(info.images.iter().map(|i| i.name.as_str()));
         v.extend(info.scalars.iter().map(|s| s.name.as_str()));
         if v.is_empty() {
             "none".to_string()
@@ -228,7 +246,9 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
         }
     }
     for (name, _) in &args.input {
-        if !info.buffers.iter().any(|b| &b.name == name) {
+        if !info.buffers.iter().any(|b| &b.name == name)
+            && !info.images.iter().any(|i| &i.name == name)
+        {
             return Err(Failure::usage(format!(
                 "--input {name}=...: kernel `{}` has no pointer parameter `{name}` (its parameters: {})",
                 info.name,
@@ -239,6 +259,11 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
     for s in &info.scalars {
         let given: Vec<_> = args.arg.iter().filter(|(n, _)| *n == s.name).collect();
         match given.as_slice() {
+            [(_, v)] if info.samplers.contains(&s.name) => {
+                let bits = lang::cl::lower::sampler_value(v)
+                    .map_err(|e| Failure::usage(format!("--arg {}={v}: {e}", s.name)))?;
+                defines.push((s.param.clone(), bits.to_string()));
+            }
             [(_, v)] => defines.push((s.param.clone(), v.clone())),
             [] => {
                 return Err(Failure::usage(format!(
@@ -292,6 +317,47 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
                     b.name
                 )))
             }
+        }
+    }
+    for im in &info.images {
+        let given: Vec<_> = args.input.iter().filter(|(n, _)| *n == im.name).collect();
+        let [(_, spec)] = given.as_slice() else {
+            return Err(Failure::usage(if given.is_empty() {
+                format!(
+                    "image `{}` needs a size and contents: pass --input {}={}:zeros \
+                     (or ones, iota, random[:SEED], undef, a list or @FILE of 4 {} slots per texel)",
+                    im.name,
+                    im.name,
+                    ["W", "WxH", "WxHxD"][im.dims.len() - 1],
+                    lang::check::ty_of(im.elem).name()
+                )
+            } else {
+                format!("--input {} is given more than once", im.name)
+            }));
+        };
+        let (sizes, contents) = image_spec(&im.name, spec)?;
+        let sized = im
+            .defines(&sizes)
+            .map_err(|e| Failure::usage(format!("--input {}={spec}: {e}", im.name)))?;
+        let slots = &sized.last().expect("the slots come last").1;
+        // The contents spec of the texel array, with the number of slots put in.
+        let with_size = match contents.split_once(':') {
+            Some(("random", seed)) => format!("random:{slots}:{seed}"),
+            None if ["zeros", "ones", "iota", "undef", "random"].contains(&contents) => {
+                format!("{contents}:{slots}")
+            }
+            _ => contents.to_string(),
+        };
+        let (n, contents) = sized_spec(&im.name, &with_size)?;
+        if n.to_string() != *slots {
+            return Err(Failure::usage(format!(
+                "--input {}={spec}: {n} values for {slots} slots (4 per texel)",
+                im.name
+            )));
+        }
+        defines.extend(sized);
+        if contents != "undef" {
+            inputs.push((im.array.clone(), contents));
         }
     }
     // One dimension goes in the scalar fields, as for a .ksim launch.

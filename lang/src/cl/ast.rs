@@ -71,6 +71,17 @@ impl Base {
     }
 }
 
+/// An image's access qualifier (OpenCL C 1.2 §6.6). An image parameter without one is
+/// read-only.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Access {
+    #[default]
+    Default,
+    ReadOnly,
+    WriteOnly,
+    ReadWrite,
+}
+
 /// OpenCL address spaces; `Private` when none is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AddrSpace {
@@ -93,6 +104,8 @@ pub struct Type {
     pub space: AddrSpace,
     pub is_const: bool,
     pub is_volatile: bool,
+    /// An image's access qualifier (`__read_only`, ...); `Default` when none is written.
+    pub access: Access,
     pub pointers: Vec<Pointer>,
     /// `[e]` suffixes, outermost first; `None` for `[]`.
     pub arrays: Vec<Option<Expr>>,

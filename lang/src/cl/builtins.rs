@@ -37,6 +37,9 @@ pub enum Builtin {
     Shuffle,
     /// A floating-point math built-in (`cl/math.rs`).
     Math(Math),
+    /// `read_image{f,i,ui}`, `write_image{f,i,ui}`, `get_image_{width,height,depth,dim}`:
+    /// texel accesses and queries of an image parameter (`cl/images.rs`).
+    Image,
     /// Known, not lowered yet: the category named in the error.
     Unsupported(&'static str),
 }
@@ -219,7 +222,13 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         }
         _ if name.starts_with("convert_") || name.starts_with("as_") => Convert,
         "any" | "all" => VectorTest,
-        _ if name.starts_with("read_image") || name.starts_with("write_image") => {
+        "read_imagef" | "read_imagei" | "read_imageui" | "write_imagef" | "write_imagei"
+        | "write_imageui" | "get_image_width" | "get_image_height" | "get_image_depth"
+        | "get_image_dim" => Image,
+        _ if name.starts_with("read_image")
+            || name.starts_with("write_image")
+            || name.starts_with("get_image_") =>
+        {
             Unsupported("images")
         }
         "mad_hi" | "mul_hi" | "rotate" | "popcount" | "clz" | "bitselect" | "upsample" => {
@@ -272,6 +281,10 @@ pub fn constant(name: &str) -> Option<ExprKind> {
         value: v as u64,
         unsigned: false,
     };
+    let uint = |v: u64| ExprKind::Int {
+        value: v,
+        unsigned: true,
+    };
     Some(match name {
         "true" => ExprKind::Bool(true),
         "false" => ExprKind::Bool(false),
@@ -287,6 +300,15 @@ pub fn constant(name: &str) -> Option<ExprKind> {
         "MAXFLOAT" => ExprKind::Float(f32::MAX),
         "INFINITY" | "HUGE_VALF" => ExprKind::Float(f32::INFINITY),
         "NAN" => ExprKind::Float(f32::NAN),
+        // Sampler bits, as clang's and PoCL's `opencl-c-base.h` define them.
+        "CLK_NORMALIZED_COORDS_FALSE" | "CLK_ADDRESS_NONE" => uint(0),
+        "CLK_NORMALIZED_COORDS_TRUE" => uint(1),
+        "CLK_ADDRESS_CLAMP_TO_EDGE" => uint(2),
+        "CLK_ADDRESS_CLAMP" => uint(4),
+        "CLK_ADDRESS_REPEAT" => uint(6),
+        "CLK_ADDRESS_MIRRORED_REPEAT" => uint(8),
+        "CLK_FILTER_NEAREST" => uint(0x10),
+        "CLK_FILTER_LINEAR" => uint(0x20),
         _ => return None,
     })
 }

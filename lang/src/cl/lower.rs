@@ -42,6 +42,9 @@ mod arrays;
 mod async_copy;
 #[path = "bytes.rs"]
 mod bytes;
+#[path = "images.rs"]
+mod images;
+pub use images::{sampler_value, Image};
 #[path = "math.rs"]
 mod math;
 #[path = "private.rs"]
@@ -109,6 +112,12 @@ pub struct KernelInfo {
     /// The lowered `__local` arrays that hold the bytes of their elements, and the element
     /// type the source declared, for [`crate::core::ArrayDecl::byte_elem`].
     pub byte_arrays: Vec<(String, TypeName)>,
+    /// Image parameters, in parameter order: texel arrays bound by the launch ([`Image`]),
+    /// not listed in `buffers`.
+    pub images: Vec<Image>,
+    /// The `sampler_t` parameters among `scalars` (by name): the launch checks their
+    /// values with [`sampler_value`].
+    pub samplers: Vec<String>,
 }
 
 type Res<T> = Result<T, Diagnostic>;
@@ -217,6 +226,8 @@ pub fn lower(
             local_spans: HashMap::new(),
             structs: unit.structs.iter().map(|d| (d.tag.as_str(), d)).collect(),
             fences: HashMap::new(),
+            samplers: HashMap::new(),
+            image_used: HashMap::new(),
             info: KernelInfo {
                 name: kernel.name.name.clone(),
                 ..KernelInfo::default()
@@ -265,6 +276,8 @@ enum Binding {
     Struct { tag: String, dims: usize },
     /// A pointer member of a buffer of structs: its hidden buffers (see [`structptr`]).
     PtrMember(Box<structptr::PtrMember>),
+    /// An image parameter, by its lowered texel array ([`images`]).
+    Image(String),
 }
 
 struct Frame {
@@ -339,6 +352,12 @@ struct Lowerer<'u> {
     /// Variables holding fence flags known at lowering time (a parameter or a variable
     /// never assigned after its initialiser), by lowered name.
     fences: HashMap<String, Fence>,
+    /// `sampler_t` variables by lowered name: their bits when the lowering knows them,
+    /// `None` for a copy of a sampler parameter (checked at launch) ([`images`]).
+    samplers: HashMap<String, Option<u64>>,
+    /// Image arrays and the slot type their first read or write settled, with that
+    /// function's name ([`images`]).
+    image_used: HashMap<String, Option<(TypeName, String)>>,
 }
 
 /// Which jumps can leave a statement: `break`/`continue` of an enclosing loop or switch
@@ -744,6 +763,8 @@ impl<'u> Lowerer<'u> {
             // Events are ints: ksim's waits need none (`async_copy`).
             Opaque(n) if n == "event_t" => TypeName::Int,
             Opaque(n) if n == "cl_mem_fence_flags" => TypeName::Uint,
+            // Samplers are their bits ([`images`]).
+            Opaque(n) if n == "sampler_t" => TypeName::Uint,
             Opaque(n) => return unsupported(format!("`{n}`"), span),
             Void => return Err(Diagnostic::new("`void` is not a value type", span.clone())),
             Char { unsigned: false } => TypeName::Char,
@@ -835,6 +856,7 @@ impl<'u> Lowerer<'u> {
         self.ensures(&mut stmts)?;
         self.frames.pop();
         params.append(&mut self.local_arrays);
+        self.patch_images(&mut params);
         let kernel = k::Kernel {
             name: ident(&f.name.name, &f.name.span),
             params,
@@ -871,6 +893,9 @@ impl<'u> Lowerer<'u> {
             return unsupported("array parameters", &ty.span);
         }
         match ty.pointers.len() {
+            0 if Self::is_image_type(ty) => {
+                return self.image_param(name, lowered, ty, span, params);
+            }
             0 if matches!(ty.base, cl::Base::Vector(..)) => {
                 let shape = self.vec_base(&ty.base, &ty.span)?.expect("a vector");
                 let written = written.contains(&name.name);
@@ -893,6 +918,10 @@ impl<'u> Lowerer<'u> {
                     param: param.clone(),
                     ty: t,
                 });
+                if images::is_sampler(ty) {
+                    self.info.samplers.push(name.name.clone());
+                    self.samplers.insert(param.clone(), None);
+                }
                 if written.contains(&name.name) {
                     // A written parameter: a private copy, as in C.
                     let copy = self.declare_scalar(&name.name, t);
@@ -1241,6 +1270,9 @@ impl<'u> Lowerer<'u> {
                 .is_some_and(|f| !f.written.contains(&d.name.name));
             if let (Some(fence), true) = (fence, fixed) {
                 self.fences.insert(name.clone(), fence);
+            }
+            if fixed {
+                self.note_sampler(&d.ty, &name, Some(e));
             }
         }
         self.bind(&d.name.name, Binding::Scalar(name));
@@ -1931,6 +1963,10 @@ impl<'u> Lowerer<'u> {
                     format!("`{n}` is an array: it cannot be assigned"),
                     e.span.clone(),
                 )),
+                Some(Binding::Image(_)) => Err(Diagnostic::new(
+                    format!("`{n}` is an image: it cannot be assigned"),
+                    e.span.clone(),
+                )),
                 Some(Binding::Vector { .. }) => self.not_scalar(e),
                 Some(Binding::Struct { .. }) => self.struct_value(e),
                 Some(Binding::VecPtr(_)) => unsupported(
@@ -2163,6 +2199,15 @@ impl<'u> Lowerer<'u> {
                         span,
                     )
                 }
+                Some(Binding::Image(_)) => {
+                    return unsupported(
+                        format!(
+                            "using the image `{n}` as a value (only passed to image built-ins \
+                             and to helper functions with a body)"
+                        ),
+                        span,
+                    )
+                }
                 None => match builtins::constant(n) {
                     Some(kind) => mk(kind),
                     // Fence flags as values: OpenCL's `cl_mem_fence_flags` bits.
@@ -2376,6 +2421,7 @@ impl<'u> Lowerer<'u> {
                 self.wait_events(args, span, pre).map(Some)
             }
             Builtin::AsyncCopy => self.async_copy(func, args, span, pre).map(Some),
+            Builtin::Image => self.image_call(func, args, span, pre),
             Builtin::Unsupported(what) => {
                 unsupported(format!("{what} (`{}`)", func.name), &func.span)
             }
@@ -2546,6 +2592,21 @@ impl<'u> Lowerer<'u> {
         }
         for (p, a) in f.params.iter().zip(args) {
             let pname = p.name.as_ref().map_or("arg", |n| n.name.as_str());
+            if Self::is_image_type(&p.ty) {
+                // The kernel's image itself: images are passed by handle.
+                let b = match &a.kind {
+                    cl::ExprKind::Name(n) => self.lookup(n).cloned(),
+                    _ => None,
+                };
+                let Some(b @ Binding::Image(_)) = b else {
+                    return Err(Diagnostic::new(
+                        "an image argument must be an image parameter",
+                        a.span.clone(),
+                    ));
+                };
+                scope.insert(pname.to_string(), b);
+                continue;
+            }
             if p.ty.pointers.len() == 1 && p.ty.arrays.is_empty() {
                 let b = self.pointer_argument(p, a, &written, &mut stmts, pre)?;
                 if p.name.is_some() {
@@ -2577,6 +2638,9 @@ impl<'u> Lowerer<'u> {
             let var = self.declare_scalar(pname, ty);
             if let Some(fence) = fence {
                 self.fences.insert(var.clone(), fence);
+            }
+            if !written.contains(pname) {
+                self.note_sampler(&p.ty, &var, Some(a));
             }
             stmts.push(st(
                 k::StmtKind::Decl {

@@ -50,8 +50,18 @@ const SPACE_WORDS: [(&str, AddrSpace); 8] = [
     ("private", AddrSpace::Private),
 ];
 
+/// Image access qualifiers (OpenCL C 1.2 §6.6, 2.0's `read_write`).
+const ACCESS_WORDS: [(&str, Access); 6] = [
+    ("__read_only", Access::ReadOnly),
+    ("read_only", Access::ReadOnly),
+    ("__write_only", Access::WriteOnly),
+    ("write_only", Access::WriteOnly),
+    ("__read_write", Access::ReadWrite),
+    ("read_write", Access::ReadWrite),
+];
+
 /// Words that qualify a declaration and do not change what ksim models.
-const IGNORED_WORDS: [&str; 13] = [
+const IGNORED_WORDS: [&str; 10] = [
     "static",
     "extern",
     "inline",
@@ -62,9 +72,6 @@ const IGNORED_WORDS: [&str; 13] = [
     "__restrict__",
     "register",
     "auto",
-    "__read_only",
-    "__write_only",
-    "__read_write",
 ];
 
 const SCALAR_WORDS: [&str; 21] = [
@@ -276,6 +283,7 @@ impl<'t> Parser<'t> {
         SCALAR_WORDS.contains(&w)
             || SPACE_WORDS.iter().any(|(s, _)| *s == w)
             || IGNORED_WORDS.contains(&w)
+            || ACCESS_WORDS.iter().any(|(a, _)| *a == w)
             || matches!(
                 w,
                 "const" | "volatile" | "__kernel" | "kernel" | "typedef" | "enum" | "__attribute__"
@@ -304,6 +312,7 @@ impl<'t> Parser<'t> {
         let start = self.here().start;
         let (mut is_kernel, mut is_typedef) = (false, false);
         let (mut space, mut is_const, mut is_volatile) = (AddrSpace::Private, false, false);
+        let mut access = Access::Default;
         let mut base: Option<Base> = None;
         let (mut unsigned, mut signed, mut longs, mut short) = (false, false, 0, false);
         let mut int_word = false;
@@ -324,6 +333,8 @@ impl<'t> Parser<'t> {
             } else if w == "typedef" {
                 is_typedef = true;
             } else if IGNORED_WORDS.contains(&w) {
+            } else if let Some((_, a)) = ACCESS_WORDS.iter().find(|(n, _)| *n == w) {
+                access = *a;
             } else if w == "unsigned" {
                 unsigned = true;
             } else if w == "signed" {
@@ -369,6 +380,9 @@ impl<'t> Parser<'t> {
                     };
                     td.is_const |= is_const;
                     td.is_volatile |= is_volatile;
+                    if access != Access::Default {
+                        td.access = access;
+                    }
                     // Qualifiers after a typedef name.
                     loop {
                         self.skip_attributes()?;
@@ -376,6 +390,10 @@ impl<'t> Parser<'t> {
                             Some("const") => td.is_const = true,
                             Some("volatile") => td.is_volatile = true,
                             Some(w) if IGNORED_WORDS.contains(&w) => {}
+                            Some(w) if ACCESS_WORDS.iter().any(|(a, _)| *a == w) => {
+                                td.access =
+                                    ACCESS_WORDS.iter().find(|(a, _)| *a == w).expect("found").1
+                            }
                             Some(w) => match SPACE_WORDS.iter().find(|(n, _)| *n == w) {
                                 Some((_, s)) => td.space = *s,
                                 None => break,
@@ -431,6 +449,7 @@ impl<'t> Parser<'t> {
                 space,
                 is_const,
                 is_volatile,
+                access,
                 pointers: Vec::new(),
                 arrays: Vec::new(),
                 span: start..end.max(start),

@@ -471,6 +471,7 @@ impl<'u> Lowerer<'u> {
                     Some(Binding::Vector { .. }) => {
                         unsupported("the address of a private vector", span)
                     }
+                    Some(Binding::Image(_)) => unsupported("the address of an image", span),
                     None => Err(Diagnostic::new(
                         format!("unknown name `{n}`"),
                         inner.span.clone(),

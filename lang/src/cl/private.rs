@@ -251,7 +251,8 @@ impl<'u> Lowerer<'u> {
     /// (so that every function sees them); their fill goes to `out`, the kernel's prologue.
     pub(super) fn program_scope(&mut self, vars: &[&cl::Decl], out: &mut Vec<k::Stmt>) -> Res<()> {
         for d in vars {
-            if d.ty.space != cl::AddrSpace::Constant {
+            // A program-scope sampler is constant (OpenCL C 1.2 §6.12.14.1).
+            if d.ty.space != cl::AddrSpace::Constant && !images::is_sampler(&d.ty) {
                 return unsupported(
                     "program-scope variables other than `__constant` ones",
                     &d.span,
@@ -288,6 +289,9 @@ impl<'u> Lowerer<'u> {
                     &d.span,
                 ));
                 self.readonly.insert(name.clone());
+                if let Some(cl::Init::Expr(e)) = &d.init {
+                    self.note_sampler(&d.ty, &name, Some(e));
+                }
                 Binding::Scalar(name)
             };
             self.scopes[0].insert(d.name.name.clone(), b.clone());

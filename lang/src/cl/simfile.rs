@@ -1343,6 +1343,8 @@ mod tests {
             notes: Vec::new(),
             vector_arrays: Vec::new(),
             byte_arrays: Vec::new(),
+            images: Vec::new(),
+            samplers: Vec::new(),
         };
         let text = "k.cl k 8 2 1 4 1 1\n<size=8 uchar> 1 0 0 0 255 255 255 255\n<size=8 ulong> 9\n<size=32>";
         let mut p = SimParser::new(text);

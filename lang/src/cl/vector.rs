@@ -318,6 +318,7 @@ impl<'u> Lowerer<'u> {
             return self.returned_vector().map(|(c, t)| (t, c.len() as u8));
         }
         match builtins::lookup(name)? {
+            Builtin::Image => self.image_shape(name, args),
             Builtin::Convert => {
                 let word = name.split('_').nth(1)?;
                 let (elem, n) = type_word(word)?;
@@ -714,6 +715,7 @@ impl<'u> Lowerer<'u> {
         }
         match builtins::lookup(&func.name) {
             Some(Builtin::Shuffle) => self.shuffle(func, args, span, pre),
+            Some(Builtin::Image) => self.image_vec(func, args, span, pre),
             Some(Builtin::Convert) => {
                 let (from, comps) = self.conversion_arg(func, args, Some(n), span, pre)?;
                 self.convert(func, from, elem, comps, span)
