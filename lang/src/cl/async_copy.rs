@@ -123,7 +123,10 @@ impl<'u> Lowerer<'u> {
         let (darms, _) = self.places(dst, Some(di), span, &mut body)?;
         if sarms.iter().chain(&darms).any(|a| a.view.is_some()) {
             return unsupported(
-                format!("`{}` through a pointer cast to another element type (a view)", func.name),
+                format!(
+                    "`{}` through a pointer cast to another element type (a view)",
+                    func.name
+                ),
                 span,
             );
         }
