@@ -64,9 +64,29 @@ pub fn run(
     bufs: &[(&str, usize, &str)],
     args: &[(&str, &str)],
 ) -> Ran {
+    run_with_images(src, groups, local, &[], bufs, args)
+}
+
+/// [`run`] with image parameters as `(name, sizes, contents)` (samplers are scalars, by
+/// their bits).
+pub fn run_with_images(
+    src: &str,
+    groups: &[usize],
+    local: &[usize],
+    images: &[(&str, &[usize], &str)],
+    bufs: &[(&str, usize, &str)],
+    args: &[(&str, &str)],
+) -> Ran {
     let c = compile(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
     let mut defines = Vec::new();
     let mut inputs = Vec::new();
+    for im in &c.info.images {
+        let (_, sizes, spec) = (images.iter())
+            .find(|(n, _, _)| *n == im.name)
+            .unwrap_or_else(|| panic!("no spec for image {}", im.name));
+        defines.extend(im.defines(sizes).expect("sizes"));
+        inputs.push((im.array.clone(), spec.to_string()));
+    }
     for b in &c.info.buffers {
         let (_, n, spec) = (bufs.iter())
             .find(|(name, _, _)| *name == b.name)
