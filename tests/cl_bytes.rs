@@ -218,6 +218,19 @@ fn what_views_do_not_model_is_a_clear_error() {
     "#;
     let e = compile(atomic).unwrap_err();
     assert!(e.contains("through a pointer cast"), "{e}");
+    let copy = r#"
+        kernel void k(__global int *g, __global int *out) {
+            __local char l[16];
+            event_t e = async_work_group_copy(l, (__global char *)g, 16, 0);
+            wait_group_events(1, &e);
+            out[get_local_id(0)] = l[get_local_id(0)];
+        }
+    "#;
+    let e = compile(copy).unwrap_err();
+    assert!(
+        e.contains("`async_work_group_copy` through a pointer cast to another element type"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -80,7 +80,8 @@ pub struct LaunchArgs {
     /// Initial contents of an array: `1,2,3`, `iota`, `zeros`, `ones`, `random[:SEED]`,
     /// `@FILE` (one value per line or a JSON array). Arrays not given start undefined
     /// (see --uninit). A `.cl` buffer's spec also gives its size: `zeros:1024`,
-    /// `iota:256`, `random:4096[:SEED]`, `undef:64` (a size, no contents), a list or `@FILE`.
+    /// `iota:256`, `random:4096[:SEED]`, `undef:64` (a size, no contents), a list or `@FILE`;
+    /// an image's gives its sizes first: `W[xH[xD]]:CONTENTS` (`4x2:iota`).
     #[arg(long, value_name = "ARRAY=SPEC", value_parser = parse_define)]
     pub input: Vec<(String, String)>,
     /// The monoid instantiating the generic type `T`.
