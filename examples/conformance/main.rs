@@ -24,6 +24,9 @@ fn main() {
         println!("{}", row.line());
     }
     println!("{}", report.summary());
+    for p in report.stale_exceptions() {
+        println!("stale exception (the kernel agrees now): {p}");
+    }
     if let Some(path) = write {
         if let Err(e) = files::write_atomic(path.as_ref(), report.markdown().as_bytes()) {
             eprintln!("error: cannot write {path}: {e}");
