@@ -435,3 +435,98 @@ fn explore_finds_the_read_before_the_write_and_replay_keeps_the_mode() {
     assert_eq!(r.status.code(), Some(1), "{}", text(&r));
     assert!(text(&r).contains("race reproduced"), "{}", text(&r));
 }
+
+/// C11 6.2.4p6: a variable declared without initialiser in a loop body is indeterminate
+/// each time its declaration is reached, so a value left by the previous iteration is an
+/// uninitialised read, in `for`, `while` and `do` loops and in nested ones.
+#[test]
+fn a_loop_body_declaration_is_undefined_at_each_iteration() {
+    let loops = [
+        "for (int j = 0; j < 2; j++) { int x; if (j == 0) x = 7; acc += x; }",
+        "int j = 0; while (j < 2) { int x; if (j == 0) x = 7; acc += x; j++; }",
+        "int j = 0; do { int x; if (j == 0) x = 7; acc += x; j++; } while (j < 2);",
+        "for (int i = 0; i < 2; i++) { int x; for (int j = 0; j < 2; j++) { if (i == 0) x = 7; acc += x; } }",
+    ];
+    for body in loops {
+        let src = format!(
+            "kernel void k(__global int *out) {{\n    int acc = 0;\n    {body}\n    \
+             out[get_global_id(0)] = acc;\n}}\n"
+        );
+        let (k, info) = cl(&src);
+        let opts = cl_opts(
+            &info,
+            1,
+            2,
+            &[("out", 2, Some("zeros"))],
+            &[],
+            Uninit::Check,
+        );
+        for f in all_faults(&k, &opts) {
+            let f = f.unwrap_or_else(|| panic!("an uninitialised read in {body}"));
+            assert_eq!(f.kind, interp::undef::variable("x"), "{body}: {f}");
+        }
+    }
+}
+
+/// A loop-body variable assigned before its read in every iteration stays clean, the one
+/// declared outside the loop keeps its value across iterations, and `--uninit zero` keeps
+/// the previous iteration's value as before.
+#[test]
+fn a_loop_body_declaration_assigned_each_iteration_is_clean() {
+    let src = "kernel void k(__global int *out) {\n    int acc = 0;\n    int y;\n    \
+               for (int j = 0; j < 3; j++) {\n        int x;\n        x = j;\n        \
+               if (j == 0) y = 5;\n        acc += x + y;\n    }\n    \
+               out[get_global_id(0)] = acc;\n}\n";
+    let (k, info) = cl(src);
+    let opts = cl_opts(
+        &info,
+        1,
+        2,
+        &[("out", 2, Some("zeros"))],
+        &[],
+        Uninit::Check,
+    );
+    for f in all_faults(&k, &opts) {
+        assert_eq!(f, None, "{src}");
+    }
+    let src = "kernel void k(__global int *out) {\n    int acc = 0;\n    \
+               for (int j = 0; j < 2; j++) { int x; if (j == 0) x = 7; acc += x; }\n    \
+               out[get_global_id(0)] = acc;\n}\n";
+    let (k, info) = cl(src);
+    let opts = cl_opts(&info, 1, 2, &[("out", 2, Some("zeros"))], &[], Uninit::Zero);
+    for f in all_faults(&k, &opts) {
+        assert_eq!(f, None, "{src}");
+    }
+    let launch = Launch::new(Arc::new(k), &opts).expect("launch");
+    let out = interp::exec::run_canonical(&launch);
+    let a = launch.kernel.array("out").expect("out");
+    assert_eq!(out.memory.arrays[a][0][0], interp::Value::Int(14), "7 kept");
+}
+
+/// The same for `.ksim` under `--uninit check`, through the command line, in `run` and in
+/// the exhaustive explorer.
+#[test]
+fn ksim_loop_body_declaration_under_uninit_check() {
+    let dir = tmp("uninit-loop");
+    let src = "kernel k(global int out[n]) launch(groups = 1, local_size = n) {\n  int acc = 0;\n  int j = 0;\n  \
+               while (j < 2) {\n    int x;\n    if (j == 0) {\n      x = 7;\n    }\n    \
+               acc = acc + x;\n    j = j + 1;\n  }\n  out[tid] = acc;\n}\n";
+    std::fs::write(dir.join("k.ksim"), src).unwrap();
+    for cmd in [
+        &["run"][..],
+        &["explore", "--exhaustive", "--no-reports"][..],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["k.ksim", "-D", "n=2", "--uninit", "check"]);
+        let o = ksim_in(&dir, &args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+        assert!(
+            text(&o).contains("uninitialised read of `x`: the variable is read before anything is assigned to it since its declaration was last reached"),
+            "{}",
+            text(&o)
+        );
+        args.truncate(args.len() - 2);
+        let o = ksim_in(&dir, &args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o));
+    }
+}

@@ -196,6 +196,7 @@ impl KernelBuilder {
             name: name.to_string(),
             ty,
             span: 0..0,
+            fresh_in: None,
         });
         self.k.vars.len() - 1
     }

@@ -217,6 +217,7 @@ impl Splitter {
             name: format!("{TEMP_PREFIX}t{}", self.vars.len()),
             ty,
             span: span.clone(),
+            fresh_in: None,
         });
         self.vars.len() - 1
     }

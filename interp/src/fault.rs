@@ -107,7 +107,7 @@ impl fmt::Display for FaultKind {
             FaultKind::Uninitialised { name, index } if index.is_empty() => write!(
                 f,
                 "uninitialised read of `{name}`: the variable is read before anything is \
-                 assigned to it"
+                 assigned to it since its declaration was last reached"
             ),
             FaultKind::Uninitialised { name, index } => {
                 let idx: String = index.iter().map(|i| format!("[{i}]")).collect();

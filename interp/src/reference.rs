@@ -1019,6 +1019,14 @@ fn s_loop(
     if eval(cond, env)?.truthy() {
         thread.frames.push((body, 0));
         info.rule = Rule::SLoopT;
+        // The body's declarations without initialiser are reached again: indeterminate.
+        if !thread.defined.is_empty() {
+            for (v, decl) in env.launch.kernel.vars.iter().enumerate() {
+                if decl.fresh_in == Some(body) {
+                    thread.defined[v] = false;
+                }
+            }
+        }
     } else {
         advance(thread);
         info.rule = Rule::SLoopF;

@@ -76,6 +76,7 @@ impl B {
                         name: format!("v{v}"),
                         ty: Ty::Int,
                         span: 0..0,
+                        fresh_in: None,
                     })
                     .collect(),
                 blocks: vec![vec![]],

@@ -37,6 +37,7 @@ pub fn check(k: &ast::Kernel) -> Result<Kernel, Vec<Diagnostic>> {
         diags: Vec::new(),
         in_sizes: false,
         in_array_sizes: false,
+        loop_fresh: Vec::new(),
     };
     cx.declare_params(k);
     cx.launch(k);
@@ -109,6 +110,9 @@ struct Checker {
     /// thread of a launch) may appear too, so that an array can hold one row per thread
     /// (how the OpenCL front end lowers private arrays).
     in_array_sizes: bool,
+    /// Per loop being checked, innermost last: the variables declared without initialiser
+    /// in its body so far (they get [`VarDecl::fresh_in`] once the body's block exists).
+    loop_fresh: Vec<Vec<VarId>>,
 }
 
 /// An error has been recorded; the caller skips the construct.
@@ -303,6 +307,14 @@ impl Checker {
         self.scopes.iter().rev().find_map(|s| s.get(name).copied())
     }
 
+    /// The loop whose body is `body` is checked: the variables declared without
+    /// initialiser in it become fresh at each entry into it ([`VarDecl::fresh_in`]).
+    fn fresh_in(&mut self, body: BlockId) {
+        for v in self.loop_fresh.pop().expect("a loop is being checked") {
+            self.kernel.vars[v].fresh_in = Some(body);
+        }
+    }
+
     fn new_block(&mut self, stmts: Vec<Stmt>) -> BlockId {
         self.kernel.blocks.push(stmts);
         self.kernel.blocks.len() - 1
@@ -368,13 +380,21 @@ impl Checker {
                     name: name.name.clone(),
                     ty,
                     span: name.span.clone(),
+                    fresh_in: None,
                 });
+                if init.is_none() && atomic.is_none() {
+                    if let Some(fresh) = self.loop_fresh.last_mut() {
+                        fresh.push(var);
+                    }
+                }
                 self.scopes
                     .last_mut()
                     .expect("a scope is open")
                     .insert(name.name.clone(), var);
                 // A declaration without initialiser is no step: the variable keeps the
-                // default value it starts with (see the interpreter's `Value::default_of`).
+                // default value it starts with (see the interpreter's `Value::default_of`),
+                // or under `--uninit check` stays undefined, made undefined again at each
+                // entry into the loop body that declares it (`VarDecl::fresh_in`).
                 if let Some(Ok(value)) = init {
                     out.push(Stmt {
                         kind: StmtKind::Assign { var, value },
@@ -488,7 +508,9 @@ impl Checker {
             }
             S::While { cond, body } => {
                 let cond = self.cond(cond);
+                self.loop_fresh.push(Vec::new());
                 let body = self.body(body);
+                self.fresh_in(body);
                 if let Ok(cond) = cond {
                     out.push(Stmt {
                         kind: StmtKind::While { cond, body },
@@ -516,6 +538,7 @@ impl Checker {
                         span: span.clone(),
                     }),
                 };
+                self.loop_fresh.push(Vec::new());
                 let mut stmts = match &body.kind {
                     S::Block(b) => self.block_stmts(&b.stmts),
                     _ => self.block_stmts(std::slice::from_ref(body)),
@@ -524,6 +547,7 @@ impl Checker {
                     self.stmt(step, &mut stmts);
                 }
                 let body = self.new_block(stmts);
+                self.fresh_in(body);
                 self.scopes.pop();
                 if let Ok(cond) = cond {
                     // The loop's span is the `for (...)` header, up to its body.

@@ -243,6 +243,12 @@ pub struct VarDecl {
     pub name: String,
     pub ty: Ty,
     pub span: Span,
+    /// For a variable declared without initialiser inside a loop body: that body (the
+    /// innermost loop's). C11 6.2.4p6 makes such a variable indeterminate each time its
+    /// declaration is reached, so under `--uninit check` every entry into the body (each
+    /// S-LOOP-T) makes it undefined again: a value left by the previous iteration is not
+    /// read silently. `None` elsewhere (a declaration reached once per thread).
+    pub fresh_in: Option<BlockId>,
 }
 
 #[derive(Clone, Debug, Serialize)]

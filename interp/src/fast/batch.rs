@@ -395,7 +395,7 @@ pub(crate) fn exec_batch(
                 Inst::Assert { .. } | Inst::Peek { .. } | Inst::Peek2 { .. } => return Err(()),
                 // Uninitialised reads are checked only by sequential runs (no speculation
                 // under `--uninit check`).
-                Inst::UseVar { .. } | Inst::DefVar { .. } => return Err(()),
+                Inst::UseVar { .. } | Inst::DefVar { .. } | Inst::UndefVar { .. } => return Err(()),
                 Inst::Sync { .. } => unreachable!("warp programs run in `super::warp`"),
                 Inst::Jump { t, steps } => {
                     lanes!(m, |l| b.steps[l] += steps as u64);

@@ -478,6 +478,11 @@ pub(crate) enum Inst {
     DefVar {
         var: u32,
     },
+    /// `--uninit check`: variable `var`'s declaration without initialiser is reached again
+    /// (an entry into the loop body that declares it): undefined (clears its bit).
+    UndefVar {
+        var: u32,
+    },
     /// The start of a statement, emitted only when compiling for warps
     /// ([`compile`]`(.., true)`): `order` is its [`ProgramOrder`] number, `branch` whether
     /// it is an `if` or `while` test. The interpreter stops here, so that a warp can pick
@@ -848,7 +853,8 @@ fn for_each_reg(inst: &mut Inst, mut f: impl FnMut(&mut Reg)) {
         | Halt { .. }
         | Sync { .. }
         | UseVar { .. }
-        | DefVar { .. } => {}
+        | DefVar { .. }
+        | UndefVar { .. } => {}
     }
 }
 
@@ -1082,6 +1088,13 @@ impl Compiler<'_> {
                     let lb = self.lead(*body);
                     let jz = self.cond_jump(cond, 0, lb)?;
                     self.next_temp = mark;
+                    if self.uninit {
+                        for (v, decl) in self.kernel.vars.iter().enumerate() {
+                            if decl.fresh_in == Some(*body) {
+                                self.code.push(Inst::UndefVar { var: v as u32 });
+                            }
+                        }
+                    }
                     self.credit = lb;
                     self.block(*body)?;
                     let steps = self.steps()?;

@@ -619,6 +619,10 @@ pub(crate) fn exec<P: Policy>(
                 let (w, bit) = (prog.mask_base + var as usize / 64, var % 64);
                 r!(w) |= 1 << bit;
             }
+            Inst::UndefVar { var } => {
+                let (w, bit) = (prog.mask_base + var as usize / 64, var % 64);
+                r!(w) &= !(1 << bit);
+            }
             Inst::Jump { t, steps: n } => jump!(t, n),
             Inst::Loop { t, steps: n } => {
                 steps += n as u64;
