@@ -92,7 +92,10 @@ fn joining_an_event_no_copy_returned_is_a_fault() {
     }";
     let r = run(src, 1, 8, &[("p", 8, "iota"), ("q", 8, "iota")]);
     let f = r.fault.expect("a fault");
-    assert!(f.contains("an event that no asynchronous copy returned"), "{f}");
+    assert!(
+        f.contains("an event that no asynchronous copy returned"),
+        "{f}"
+    );
 }
 
 #[test]
@@ -145,7 +148,11 @@ fn the_wait_alone_does_not_order_the_copy_with_a_work_items_reads() {
     // fail/test14: each work-item reads its own element after the wait, no barrier.
     let src = TWO_COPIES.replace("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);", "");
     let r = run(&src, 2, 8, &[("p", 16, "iota"), ("q", 16, "iota")]);
-    assert!(r.race_arrays().contains(&"a".to_string()), "{:?}", r.race_arrays());
+    assert!(
+        r.race_arrays().contains(&"a".to_string()),
+        "{:?}",
+        r.race_arrays()
+    );
     assert!(r.fault.is_none(), "{:?}", r.fault);
 }
 
@@ -178,7 +185,11 @@ fn writing_the_source_before_a_barrier_after_the_wait_races() {
         wait_group_events(1, &e);
     }";
     let r = run(src, 2, 8, &[("p", 16, "iota")]);
-    assert!(r.race_arrays().contains(&"a".to_string()), "{:?}", r.race_arrays());
+    assert!(
+        r.race_arrays().contains(&"a".to_string()),
+        "{:?}",
+        r.race_arrays()
+    );
     let fixed = src.replace(
         "e = async_work_group_copy(p",
         "barrier(CLK_LOCAL_MEM_FENCE); e = async_work_group_copy(p",
@@ -217,7 +228,12 @@ fn a_copy_given_different_events_by_different_work_items_is_divergence() {
         if (get_local_id(0) > 3) ptr = &eb;
         async_work_group_copy(c, r, 8, *ptr);
     }";
-    let r = run(src, 1, 8, &[("p", 8, "iota"), ("q", 8, "iota"), ("r", 8, "iota")]);
+    let r = run(
+        src,
+        1,
+        8,
+        &[("p", 8, "iota"), ("q", 8, "iota"), ("r", 8, "iota")],
+    );
     assert!(r.divergent);
 }
 
@@ -253,7 +269,10 @@ fn a_copy_in_a_loop_completes_at_the_wait_lowered_before_it() {
     let r = run(src, 1, 4, &[("p", 16, "iota"), ("out", 4, "zeros")]);
     clean(&r);
     // acc = p[l] + p[4 + l] + p[8 + l].
-    assert_eq!(r.ints("out"), (0..4).map(|l| 3 * l + 12).collect::<Vec<i64>>());
+    assert_eq!(
+        r.ints("out"),
+        (0..4).map(|l| 3 * l + 12).collect::<Vec<i64>>()
+    );
 }
 
 #[test]
@@ -268,4 +287,20 @@ fn a_copy_strided_out_waits_like_any_other() {
     let r = run(src, 1, 4, &[("p", 8, "zeros")]);
     clean(&r);
     assert_eq!(r.ints("p"), [10, 0, 11, 0, 12, 0, 13, 0]);
+}
+
+#[test]
+fn a_copy_given_different_pointers_is_divergence() {
+    // fail/test6's error: the source depends on the local id.
+    let src = "kernel void k(global int *p) {
+        local int a[4];
+        event_t e = async_work_group_copy(a, p + 4 * get_local_id(0), 4, 0);
+        wait_group_events(1, &e);
+    }";
+    let r = run(src, 1, 4, &[("p", 16, "iota")]);
+    assert!(r.divergent);
+    // The same offset in every work-item of a group, another in each group: uniform.
+    let per_group = src.replace("get_local_id(0)", "get_group_id(0)");
+    let r = run(&per_group, 4, 4, &[("p", 16, "iota")]);
+    clean(&r);
 }

@@ -31,13 +31,15 @@
 //!   A barrier after the wait orders the copy before what follows. A race needs one pair,
 //!   so the only access pattern this misses is one where every work-item accesses exactly
 //!   the element it copies itself (`l` accessing element `c - l`); `c` is never `L - 1`,
-//!   so work-item `l` reading element `L - 1 - l` is always seen, as are `l` and `l + 1`.
+//!   so work-item `l` reading element `L - 1 - l` is always seen, and with `L >= 3` so are
+//!   `l` reading `l` or `l + 1` (with `L = 2`, `c` is always 0: the copy's shares are the
+//!   work-items' own elements, and two copies share them out alike).
 //! - **Work-group functions.** The copy and the wait synchronise the group as a barrier
 //!   that orders no memory (`barrier` with an empty fence: one not reached by every
-//!   work-item is barrier divergence). Their integer arguments (count, stride, the events)
-//!   must be the same in every work-item: each is checked bit by bit, the work-items whose
-//!   bit is set waiting at a barrier placed at the argument and the others at one placed
-//!   at the call, so work-items that disagree diverge there.
+//!   work-item is barrier divergence). Their arguments (the pointers' offsets and targets,
+//!   count, stride, the events) must be the same in every work-item: each is checked bit
+//!   by bit, the work-items whose bit is set waiting at a barrier placed at the argument
+//!   and the others at one placed at the call, so work-items that disagree diverge there.
 //!
 //! A copy of vector elements (`float4`) copies each element's components (its slots in the
 //! array, see `vector`).
@@ -310,12 +312,24 @@ impl<'u> Lowerer<'u> {
         let n = self.temp("copy_n", TypeName::Int, Some(as_int(n, span)), span, pre);
         let stride = if strided {
             let s = self.expr(&args[3], pre)?;
-            Some(self.temp("copy_stride", TypeName::Int, Some(as_int(s, span)), span, pre))
+            Some(self.temp(
+                "copy_stride",
+                TypeName::Int,
+                Some(as_int(s, span)),
+                span,
+                pre,
+            ))
         } else {
             None
         };
         let e = self.expr(&args[want - 1], pre)?;
-        let event = self.temp("copy_event", TypeName::Int, Some(as_int(e, span)), span, pre);
+        let event = self.temp(
+            "copy_event",
+            TypeName::Int,
+            Some(as_int(e, span)),
+            span,
+            pre,
+        );
         // A work-group function: reached by all, with the same arguments.
         pre.push(sync(span));
         self.uniform(&n, &args[2].span, span, pre);
@@ -370,15 +384,17 @@ impl<'u> Lowerer<'u> {
             Some(vec![set(&site_centre, int(0, span), span)]),
             span,
         ));
-        let snap = |lw: &mut Self, v: PVal, side: &str, pre: &mut Vec<k::Stmt>| {
+        // The pointers' run-time parts, the same in every work-item too.
+        let snap = |lw: &mut Self, v: PVal, side: &str, arg: &Span, pre: &mut Vec<k::Stmt>| {
             v.map_parts(|part, e| {
                 let var = lw.copy_var(&format!("copy_{side}_{part}"), TypeName::Int, span);
                 pre.push(set(&var, as_int(e, span), span));
+                lw.uniform(&var, arg, span, pre);
                 name_expr(&var, span)
             })
         };
-        let dst = snap(self, dst, "dst", pre);
-        let src = snap(self, src, "src", pre);
+        let dst = snap(self, dst, "dst", &args[0].span, pre);
+        let src = snap(self, src, "src", &args[1].span, pre);
         pre.push(set(&pending, boolean(true, span), span));
         self.copies.sites.push(Site {
             span: span.clone(),
