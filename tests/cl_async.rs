@@ -1,8 +1,9 @@
 //! OpenCL C's asynchronous work-group copies: `async_work_group_copy`,
-//! `async_work_group_strided_copy` (both directions) and `wait_group_events`, lowered to
-//! per-work-item element copies between a barrier that orders nothing and a wait that is a
-//! barrier on both spaces. Each kernel runs on both engines (which must agree); results are
-//! what OpenCL C 1.2 §6.12.10 specifies.
+//! `async_work_group_strided_copy` (both directions) and `wait_group_events`: the data moves
+//! at the wait, and a barrier after it orders the copy before the work-items' accesses
+//! (tests/cl_asyncev.rs tests the finer points: events, in-flight copies, uniformity). Each
+//! kernel runs on both engines (which must agree); results are what OpenCL C 1.2 §6.12.10
+//! specifies.
 
 mod common;
 use common::cl::{compile, Ran};
@@ -16,6 +17,7 @@ kernel void k(__global int *in, __global int *out) {
     __local int t[8];
     event_t e = async_work_group_copy(t, in + 8 * get_group_id(0), 8, 0);
     wait_group_events(1, &e);
+    barrier(CLK_LOCAL_MEM_FENCE);
     out[get_global_id(0)] = t[7 - get_local_id(0)] * 10;
     barrier(CLK_LOCAL_MEM_FENCE);
     t[get_local_id(0)] = get_local_id(0);
@@ -43,11 +45,12 @@ fn a_copy_in_and_out_of_local_memory_moves_every_element() {
 
 #[test]
 fn fewer_work_items_than_elements_share_the_copy() {
-    // 4 work-items copy 10 elements: work-item l copies l, l + 4, l + 8.
+    // 4 work-items copy 10 elements, each a quarter of them.
     let src = "kernel void k(__global int *in, __global int *out) {
         __local int t[10];
         event_t e = async_work_group_copy(t, in, 10, 0);
         wait_group_events(1, &e);
+        barrier(CLK_LOCAL_MEM_FENCE);
         if (get_local_id(0) == 0) { for (int i = 0; i < 10; i++) out[i] = t[i]; }
     }";
     let r = run(src, 1, 4, &[("in", 10, "iota"), ("out", 10, "zeros")]);
@@ -61,6 +64,7 @@ fn strided_copies_stride_the_global_side_both_ways() {
         __local int t[4];
         event_t e = async_work_group_strided_copy(t, in + 1, 4, 3, 0);
         wait_group_events(1, &e);
+        barrier(CLK_LOCAL_MEM_FENCE);
         t[get_local_id(0)] += 100;
         barrier(CLK_LOCAL_MEM_FENCE);
         e = async_work_group_strided_copy(out, t, 4, 2, e);
@@ -80,6 +84,7 @@ fn reading_the_destination_before_the_wait_is_a_race() {
         out[get_local_id(0)] = t[7 - get_local_id(0)];
         wait_group_events(1, &e);
     }";
+    // The data moves at the wait, in the read's barrier interval: a race.
     let r = run(src, 1, 8, &[("in", 8, "iota"), ("out", 8, "zeros")]);
     assert_eq!(r.race_arrays().first().map(String::as_str), Some("t"));
 }

@@ -18,6 +18,7 @@ kernel void k(__global int *a, __global int *b, __global int *out) {
     if (get_group_id(0) == 1) r = a; else r = OTHER;
     event_t e = async_work_group_copy(t, r + 4 * get_group_id(0), 4, 0);
     wait_group_events(1, &e);
+    barrier(CLK_LOCAL_MEM_FENCE);
     out[get_global_id(0)] = t[3 - get_local_id(0)];
 }";
 
@@ -54,6 +55,7 @@ fn a_copy_from_a_pointer_that_may_be_null_faults_where_it_is() {
         __global int *r = NULL;
         event_t e = async_work_group_copy(t, r, 4, 0);
         wait_group_events(1, &e);
+        barrier(CLK_LOCAL_MEM_FENCE);
         out[get_local_id(0)] = t[get_local_id(0)];
     }";
     let r = run(always, 1, 4, &[("out", 4, "zeros")]);
@@ -81,6 +83,7 @@ fn a_copy_into_a_local_array_chosen_at_run_time_and_back_out() {
         if (get_group_id(0) == 1) { m = t1; r = a; } else { m = t2; r = b; }
         event_t e = async_work_group_copy(m, r + 2 * get_group_id(0), 2, 0);
         wait_group_events(1, &e);
+        barrier(CLK_LOCAL_MEM_FENCE);
         if (get_group_id(0) == 1) t1[get_local_id(0)] *= 10; else t2[get_local_id(0)] *= 10;
         barrier(CLK_LOCAL_MEM_FENCE);
         e = async_work_group_copy(r + 2 * get_group_id(0), m, 2, 0);

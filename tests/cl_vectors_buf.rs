@@ -65,7 +65,7 @@ fn async_copies_of_vector_elements_copy_every_component() {
     let src = "kernel void k(__global int2 *in, __global int2 *out) { \
                __local int2 t[4]; size_t l = get_local_id(0); \
                event_t e = async_work_group_copy(t, in + 4 * get_group_id(0), 4, 0); \
-               wait_group_events(1, &e); \
+               wait_group_events(1, &e); barrier(CLK_LOCAL_MEM_FENCE); \
                out[get_global_id(0)] = t[3 - l]; \
                barrier(CLK_GLOBAL_MEM_FENCE); \
                e = async_work_group_strided_copy(out, t, 2, 2, 0); \
@@ -80,9 +80,11 @@ fn async_copies_of_vector_elements_copy_every_component() {
     assert!(r.races.is_empty() && r.fault.is_none(), "{:?}", r.fault);
     // out = t reversed, then elements 0 and 2 of out (stride 2) overwritten by t[0], t[1].
     assert_eq!(r.ints("out"), [0, 1, 4, 5, 2, 3, 0, 1]);
-    // Reading the destination before the wait races with another work-item's share.
+    // Reading the destination before the wait finds nothing there (the data moves at the
+    // wait); with `t` defined first, it races with the copy.
     let racy = "kernel void k(__global int2 *in, __global int2 *out) { \
                 __local int2 t[4]; size_t l = get_local_id(0); \
+                t[l] = (int2)(0, 0); barrier(CLK_LOCAL_MEM_FENCE); \
                 event_t e = async_work_group_copy(t, in, 4, 0); \
                 out[l] = t[3 - l]; wait_group_events(1, &e); }";
     let r = run(

@@ -130,6 +130,7 @@ impl fmt::Display for FaultKind {
                     Some(A::Aligned) => {
                         "a misaligned pointer (OpenCL C requires natural alignment)"
                     }
+                    Some(A::Event) => "an event that no asynchronous copy returned",
                     _ => "an assertion does not hold",
                 };
                 write!(f, "{what} (`{annotation}`)")?;

@@ -327,10 +327,14 @@ pub enum Annotation {
     /// a pointer to a wider type (`(int *)(c + 1)` of a `char *` into an `int` buffer):
     /// OpenCL C requires natural alignment (see docs/language.md, "Byte-level views").
     Aligned,
+    /// `__event(0 < e && e <= issued)`: placed by the OpenCL front end where an
+    /// asynchronous copy joins an event or `wait_group_events` names one: the event must be
+    /// one an earlier copy returned (see docs/language.md, asynchronous copies).
+    Event,
 }
 
 impl Annotation {
-    pub const ALL: [Annotation; 9] = [
+    pub const ALL: [Annotation; 10] = [
         Annotation::Assert,
         Annotation::Requires,
         Annotation::CallRequires,
@@ -340,6 +344,7 @@ impl Annotation {
         Annotation::NonNull,
         Annotation::Initialised,
         Annotation::Aligned,
+        Annotation::Event,
     ];
 
     /// The spelling of the annotation in the core and in `.ksim`.
@@ -354,6 +359,7 @@ impl Annotation {
             Annotation::NonNull => "__non_null",
             Annotation::Initialised => "__initialised",
             Annotation::Aligned => "__aligned",
+            Annotation::Event => "__event",
         }
     }
 

@@ -228,6 +228,7 @@ pub fn lower(
             fences: HashMap::new(),
             samplers: HashMap::new(),
             image_used: HashMap::new(),
+            copies: async_copy::Copies::default(),
             info: KernelInfo {
                 name: kernel.name.name.clone(),
                 ..KernelInfo::default()
@@ -358,6 +359,8 @@ struct Lowerer<'u> {
     /// Image arrays and the slot type their first read or write settled, with that
     /// function's name ([`images`]).
     image_used: HashMap<String, Option<(TypeName, String)>>,
+    /// The asynchronous copies and waits lowered so far ([`async_copy`]).
+    copies: async_copy::Copies,
 }
 
 /// Which jumps can leave a statement: `break`/`continue` of an enclosing loop or switch
@@ -760,7 +763,7 @@ impl<'u> Lowerer<'u> {
                     span,
                 )
             }
-            // Events are ints: ksim's waits need none (`async_copy`).
+            // Events are ints: the copies' ids (`async_copy`).
             Opaque(n) if n == "event_t" => TypeName::Int,
             Opaque(n) if n == "cl_mem_fence_flags" => TypeName::Uint,
             // Samplers are their bits ([`images`]).
@@ -853,6 +856,7 @@ impl<'u> Lowerer<'u> {
         });
         let mut stmts = prologue;
         self.block(&body.stmts, &mut stmts)?;
+        self.finish_copies(&mut stmts)?;
         self.ensures(&mut stmts)?;
         self.frames.pop();
         params.append(&mut self.local_arrays);

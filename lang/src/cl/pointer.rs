@@ -110,6 +110,7 @@ const NULL: i64 = 0;
 /// A pointer value: an array and the offset (in elements) into it; `None` is offset 0.
 /// `array` may instead name a private scalar variable (lowered names are unique), whose
 /// pointers have offset 0.
+#[derive(Clone)]
 pub(super) struct Ptr {
     pub array: String,
     pub offset: Option<k::Expr>,
@@ -132,6 +133,7 @@ pub(super) struct Dyn {
 }
 
 /// A pointer value of either form.
+#[derive(Clone)]
 pub(super) enum PVal {
     One(Ptr),
     Many(Dyn),
@@ -143,6 +145,23 @@ impl PVal {
         match self {
             PVal::One(p) => vec![p.array.as_str()],
             PVal::Many(d) => d.targets.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// The same value with its run-time parts (the offset, and the tag of a value chosen at
+    /// run time) replaced by what `f` makes of them: an asynchronous copy keeps its
+    /// pointers in variables until the wait that completes it (`async_copy`).
+    pub(super) fn map_parts(self, mut f: impl FnMut(&str, k::Expr) -> k::Expr) -> PVal {
+        match self {
+            PVal::One(p) => PVal::One(Ptr {
+                offset: p.offset.map(|o| f("offset", o)),
+                ..p
+            }),
+            PVal::Many(d) => PVal::Many(Dyn {
+                tag: f("tag", d.tag),
+                offset: f("offset", d.offset),
+                ..d
+            }),
         }
     }
 }
