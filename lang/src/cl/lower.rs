@@ -59,6 +59,8 @@ mod structs;
 mod uf;
 #[path = "vecptr.rs"]
 mod vecptr;
+#[path = "vecdyn.rs"]
+mod vecdyn;
 #[path = "vector.rs"]
 mod vector;
 pub use spec::is_barrier_invariant;
@@ -1896,6 +1898,9 @@ impl<'u> Lowerer<'u> {
         pre: &mut Vec<k::Stmt>,
     ) -> Res<Vec<(Option<k::Expr>, Place)>> {
         use cl::ExprKind as E;
+        if let Some(places) = self.component_places(e, pre)? {
+            return Ok(places);
+        }
         if !matches!(e.kind, E::Index(..) | E::Deref(_)) || self.vec_shape(e).is_some() {
             return Ok(vec![(None, Place::Plain(self.lvalue(e, pre)?.0))]);
         }
