@@ -155,7 +155,7 @@ fn a_null_or_uninitialised_pointer_faults_naming_it() {
     "#;
     let bufs = [("a", 8, "zeros"), ("out", 1, "zeros")];
     let r = run(src, &[1], &[2], &bufs, &[("c", "0")]);
-    let f = r.fault.expect("a null dereference");
+    let f = r.fault.clone().expect("a null dereference");
     assert!(f.contains("null pointer dereference"), "{f}");
     assert!(f.contains("r = 0"), "{f}");
     assert_eq!(r.array("a"), ["0"; 8]);
@@ -196,8 +196,7 @@ fn an_access_outside_the_chosen_array_faults() {
     let bufs = [("a", 8, "zeros"), ("b", 12, "zeros")];
     let r = run(src, &[1], &[1], &bufs, &[("c", "1")]);
     let f = r.fault.expect("out of bounds");
-    assert!(f.contains("out of bounds"), "{f}");
-    assert!(f.contains('a'), "{f}");
+    assert!(f.contains("out-of-bounds access a[10]"), "{f}");
     let r = run(src, &[1], &[1], &bufs, &[("c", "0")]);
     assert!(r.fault.is_none(), "{:?}", r.fault);
     assert_eq!(r.ints("b")[10], 5);
@@ -260,7 +259,7 @@ fn using_the_value_of_a_component_assignment_through_such_a_pointer_is_a_clear_e
 #[test]
 fn writing_a_constant_vector_array_through_a_pointer_is_an_error() {
     let src = r#"
-        __constant int4 C[2] = {(int4)(1), (int4)(2)};
+        __constant int4 C[2] = {1, 1, 1, 1, 2, 2, 2, 2};
         kernel void k(__global int4 *a, int c) {
             __constant int4 *r = C;
             r[0].y = 3;
