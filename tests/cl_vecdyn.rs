@@ -136,7 +136,10 @@ fn a_float4_kernel_like_gpuverifys_async_tests_runs() {
     assert!(r.fault.is_none(), "{:?}", r.fault);
     // Group 0 doubles q[0..2] in place; group 1 doubles p[2..4].
     let doubled = |v: &[String], from: usize| -> Vec<f64> {
-        v[from..from + 8].iter().map(|s| s.parse().unwrap()).collect()
+        v[from..from + 8]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect()
     };
     let want = |from: usize| -> Vec<f64> { (from..from + 8).map(|x| 2.0 * x as f64).collect() };
     assert_eq!(doubled(&r.array("q"), 0), want(0));
@@ -174,9 +177,8 @@ fn a_null_or_uninitialised_pointer_faults_naming_it() {
             "used before it is given a value",
         ),
     ] {
-        let src = format!(
-            "kernel void k(__global float4 *a, __global float *out, int c) {{ {body} }}"
-        );
+        let src =
+            format!("kernel void k(__global float4 *a, __global float *out, int c) {{ {body} }}");
         let r = run(&src, &[1], &[1], &bufs, &[("c", "1")]);
         let f = r.fault.unwrap_or_else(|| panic!("{body}: no fault"));
         assert!(f.contains(says), "{body}: {f}");
@@ -292,8 +294,17 @@ fn gpu_compare_matches_on_a_vector_access_through_a_pointer_value() {
     .expect("the kernel is written");
     let path = path.to_str().expect("a UTF-8 path");
     let o = ksim(&[
-        "gpu", "compare", path, "--global", "4", "--local", "4", "--input", "a=iota:16",
-        "--input", "b=ones:16",
+        "gpu",
+        "compare",
+        path,
+        "--global",
+        "4",
+        "--local",
+        "4",
+        "--input",
+        "a=iota:16",
+        "--input",
+        "b=ones:16",
     ]);
     let _ = std::fs::remove_dir_all(&dir);
     assert!(o.status.success(), "{}", text(&o));

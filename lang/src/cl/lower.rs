@@ -57,10 +57,10 @@ mod structptr;
 mod structs;
 #[path = "uf.rs"]
 mod uf;
-#[path = "vecptr.rs"]
-mod vecptr;
 #[path = "vecdyn.rs"]
 mod vecdyn;
+#[path = "vecptr.rs"]
+mod vecptr;
 #[path = "vector.rs"]
 mod vector;
 pub use spec::is_barrier_invariant;

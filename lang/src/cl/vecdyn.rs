@@ -21,6 +21,9 @@
 use super::pointer;
 use super::*;
 
+/// A place an assignment may store to, with the condition on the tag that chooses it.
+type ChosenPlace = (Option<k::Expr>, Place);
+
 /// The slots a vector access may reach: per possible target, the condition on the tag that
 /// chooses it (`None` for the last or only one) and one lvalue per component.
 pub(super) struct VecPlaces {
@@ -172,7 +175,7 @@ impl<'u> Lowerer<'u> {
         &mut self,
         e: &cl::Expr,
         pre: &mut Vec<k::Stmt>,
-    ) -> Res<Option<Vec<(Option<k::Expr>, Place)>>> {
+    ) -> Res<Option<Vec<ChosenPlace>>> {
         let cl::ExprKind::Member { base, .. } = &e.kind else {
             return Ok(None);
         };
