@@ -57,6 +57,8 @@ mod structptr;
 mod structs;
 #[path = "uf.rs"]
 mod uf;
+#[path = "vecdyn.rs"]
+mod vecdyn;
 #[path = "vecptr.rs"]
 mod vecptr;
 #[path = "vector.rs"]
@@ -1900,6 +1902,9 @@ impl<'u> Lowerer<'u> {
         pre: &mut Vec<k::Stmt>,
     ) -> Res<Vec<(Option<k::Expr>, Place)>> {
         use cl::ExprKind as E;
+        if let Some(places) = self.component_places(e, pre)? {
+            return Ok(places);
+        }
         if !matches!(e.kind, E::Index(..) | E::Deref(_)) || self.vec_shape(e).is_some() {
             return Ok(vec![(None, Place::Plain(self.lvalue(e, pre)?.0))]);
         }

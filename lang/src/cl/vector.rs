@@ -29,6 +29,7 @@
 //! An assignment of a vector evaluates every component of the value before it stores the
 //! first one, so `v = v.yx` swaps.
 
+use super::vecdyn::VecPlaces;
 use super::*;
 
 /// A vector value: one pure expression per component.
@@ -190,6 +191,21 @@ fn reads(e: &k::Expr, vars: &HashSet<String>, memory: bool) -> bool {
         E::Call { args, .. } => args.iter().any(|x| reads(x, vars, memory)),
         E::Int { .. } | E::Float(_) | E::Double(_) | E::Bool(_) | E::Identity => false,
     }
+}
+
+/// `++`/`--` of each of the slots `lvs`.
+fn steps(lvs: &[k::LValue], decrement: bool, span: &Span) -> Vec<k::Stmt> {
+    (lvs.iter())
+        .map(|lv| {
+            st(
+                k::StmtKind::Step {
+                    target: lv.clone(),
+                    decrement,
+                },
+                span,
+            )
+        })
+        .collect()
 }
 
 /// The name under `A[i]...`, `*A`, `*(A + i)` and the number of subscripts.
@@ -448,12 +464,7 @@ impl<'u> Lowerer<'u> {
             return Err(Diagnostic::new("a vector is needed here", span.clone()));
         };
         let comps = match &e.kind {
-            E::Name(_) | E::Index(..) | E::Deref(_) => {
-                let mut again = Vec::new();
-                let (lvs, _) = self.vec_lvalue(e, &mut again)?;
-                pre.extend(again);
-                lvs.iter().map(|lv| Self::lvalue_expr(lv, span)).collect()
-            }
+            E::Name(_) | E::Index(..) | E::Deref(_) => self.vec_places(e, pre)?.read(span),
             E::Member { base, field, .. } => {
                 let v = self.vec_expr(base, pre)?;
                 let idx = swizzle(&field.name, v.comps.len() as u8)
@@ -487,35 +498,26 @@ impl<'u> Lowerer<'u> {
             }
             E::Plus(a) => self.vec_expr(a, pre)?.comps,
             E::IncDec(op, target) => {
-                let (lvs, ty) = self.vec_lvalue(target, pre)?;
+                let places = self.vec_places(target, pre)?;
+                self.vec_writable(&places, span)?;
                 let dec = matches!(op, cl::IncDec::PreDec | cl::IncDec::PostDec);
                 let post = matches!(op, cl::IncDec::PostInc | cl::IncDec::PostDec);
-                let mut vals = Vec::new();
-                for lv in &lvs {
-                    if post {
-                        let old = Self::lvalue_expr(lv, span);
-                        let t = self.temp("old", ty, Some(old), span, pre);
-                        vals.push(name_expr(&t, span));
-                    } else {
-                        vals.push(Self::lvalue_expr(lv, span));
+                let mut old = Vec::new();
+                if post {
+                    for v in places.read(span) {
+                        let t = self.temp("old", places.elem, Some(v), span, pre);
+                        old.push(name_expr(&t, span));
                     }
                 }
-                for lv in lvs {
-                    pre.push(st(
-                        k::StmtKind::Step {
-                            target: lv,
-                            decrement: dec,
-                        },
-                        span,
-                    ));
+                pre.extend(places.write(span, |lvs| steps(lvs, dec, span)));
+                if post {
+                    old
+                } else {
+                    places.read(span)
                 }
-                vals
             }
             E::Binary(op, a, b) => self.vec_binary(*op, a, b, span, pre)?,
-            E::Assign { .. } => {
-                let lvs = self.vec_assign(e, pre)?;
-                lvs.iter().map(|lv| Self::lvalue_expr(lv, span)).collect()
-            }
+            E::Assign { .. } => self.vec_assign(e, pre)?.read(span),
             E::Cond(c, a, b) => self.vec_cond(c, a, b, (elem, n), span, pre)?,
             E::Comma(a, b) => {
                 self.effect(a, pre)?;
@@ -959,40 +961,15 @@ impl<'u> Lowerer<'u> {
                 }
                 _ => self.not_vector(e),
             },
-            E::Index(..) | E::Deref(_) if self.vec_shape(e).is_some() => {
-                let (array, indices) = self.element(e, pre)?;
-                let slots = self.slots(&array.name, indices, pre);
-                let elem = self.arrays[&array.name].0;
-                Ok((
-                    slots
-                        .into_iter()
-                        .map(|indices| k::LValue::Elem {
-                            array: array.clone(),
-                            indices,
-                        })
-                        .collect(),
-                    elem,
-                ))
-            }
-            E::Member {
-                base,
-                field,
-                arrow: false,
-            } if self.vec_shape(base).is_some() => {
-                let (lvs, elem) = self.vec_lvalue(base, pre)?;
-                let idx = swizzle(&field.name, lvs.len() as u8)
-                    .map_err(|m| Diagnostic::new(m, field.span.clone()))?;
-                let mut seen = HashSet::new();
-                if !idx.iter().all(|i| seen.insert(*i)) {
-                    return Err(Diagnostic::new(
-                        format!(
-                            "`.{}` repeats a component: it cannot be assigned to",
-                            field.name
-                        ),
-                        field.span.clone(),
-                    ));
+            E::Index(..) | E::Deref(_) | E::Member { .. } => {
+                match self.vec_places(e, pre)?.single() {
+                    Some(one) => Ok(one),
+                    None => unsupported(
+                        "the value of an assignment or of `++`/`--` through a pointer whose \
+                         target is chosen at run time (or null), used inside an expression",
+                        span,
+                    ),
                 }
-                Ok((idx.into_iter().map(|i| lvs[i].clone()).collect(), elem))
             }
             _ => self.not_vector(e),
         }
@@ -1007,11 +984,7 @@ impl<'u> Lowerer<'u> {
 
     /// `target = value` / `target op= value` for a vector target; the slots assigned.
     /// Every component of the value is computed before the first store.
-    pub(super) fn vec_assign(
-        &mut self,
-        e: &cl::Expr,
-        out: &mut Vec<k::Stmt>,
-    ) -> Res<Vec<k::LValue>> {
+    pub(super) fn vec_assign(&mut self, e: &cl::Expr, out: &mut Vec<k::Stmt>) -> Res<VecPlaces> {
         let cl::ExprKind::Assign { op, target, value } = &e.kind else {
             unreachable!("an assignment")
         };
@@ -1024,10 +997,11 @@ impl<'u> Lowerer<'u> {
                 .collect(),
             None => vals,
         };
-        let (lvs, _) = self.vec_lvalue(target, out)?;
+        let places = self.vec_places(target, out)?;
+        self.vec_writable(&places, span)?;
         let mut vars = HashSet::new();
         let mut memory = false;
-        for lv in &lvs {
+        for lv in places.all() {
             match lv {
                 k::LValue::Var(v) => {
                     vars.insert(v.name.clone());
@@ -1037,7 +1011,7 @@ impl<'u> Lowerer<'u> {
         }
         let mut ready = Vec::new();
         for v in vals {
-            ready.push(if lvs.len() > 1 && reads(&v, &vars, memory) {
+            ready.push(if places.lanes > 1 && reads(&v, &vars, memory) {
                 let ty = self.type_of(&v).unwrap_or(shape.0);
                 let t = self.temp("v", ty, Some(v), span, out);
                 name_expr(&t, span)
@@ -1045,17 +1019,22 @@ impl<'u> Lowerer<'u> {
                 v
             });
         }
-        for (lv, v) in lvs.iter().zip(ready) {
-            out.push(st(
-                k::StmtKind::Assign {
-                    target: lv.clone(),
-                    op: op.map_or(k::AssignOp::Set, k::AssignOp::Compound),
-                    value: v,
-                },
-                span,
-            ));
-        }
-        Ok(lvs)
+        let assign_op = op.map_or(k::AssignOp::Set, k::AssignOp::Compound);
+        out.extend(places.write(span, |lvs| {
+            (lvs.iter().zip(&ready))
+                .map(|(lv, v)| {
+                    st(
+                        k::StmtKind::Assign {
+                            target: lv.clone(),
+                            op: assign_op,
+                            value: v.clone(),
+                        },
+                        span,
+                    )
+                })
+                .collect()
+        }));
+        Ok(places)
     }
 
     /// A vector expression statement: an assignment, `++`/`--`, or a value dropped.
@@ -1065,16 +1044,10 @@ impl<'u> Lowerer<'u> {
                 self.vec_assign(e, out)?;
             }
             cl::ExprKind::IncDec(op, target) => {
-                let (lvs, _) = self.vec_lvalue(target, out)?;
-                for lv in lvs {
-                    out.push(st(
-                        k::StmtKind::Step {
-                            target: lv,
-                            decrement: matches!(op, cl::IncDec::PreDec | cl::IncDec::PostDec),
-                        },
-                        &e.span,
-                    ));
-                }
+                let places = self.vec_places(target, out)?;
+                self.vec_writable(&places, &e.span)?;
+                let dec = matches!(op, cl::IncDec::PreDec | cl::IncDec::PostDec);
+                out.extend(places.write(&e.span, |lvs| steps(lvs, dec, &e.span)));
             }
             _ => {
                 self.vec_expr(e, out)?;
