@@ -85,7 +85,9 @@ fn main() {
         .cloned()
         .unwrap_or_else(|| format!("{root}/examples/kogge_stone_racy.ksim"));
     let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(16);
+    // 0: no bound (a complete search, see `sim/src/explore/dpor/dag.rs`).
     let max: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(20_000);
+    let max = (max > 0).then_some(max);
     let mut jobs: Vec<usize> = args[3.min(args.len())..]
         .iter()
         .filter_map(|s| s.parse().ok())
@@ -95,8 +97,9 @@ fn main() {
     }
     let l = launch(&file, n);
     println!(
-        "{file}, n = {n}, {} threads, --max-executions {max}; {} cores available",
+        "{file}, n = {n}, {} threads, --max-executions {}; {} cores available",
         l.threads(),
+        max.map_or("none".into(), |m| m.to_string()),
         std::thread::available_parallelism().map_or(0, |c| c.get())
     );
     println!("| jobs | wall (best of 3) | CPU (same run) | executions | states | same summary as jobs 1 |");
@@ -105,7 +108,7 @@ fn main() {
     for _round in 0..3 {
         for (k, &j) in jobs.iter().enumerate() {
             let cfg = Config {
-                max_executions: Some(max),
+                max_executions: max,
                 jobs: j,
                 ..Default::default()
             };

@@ -199,6 +199,7 @@
 //! `--max-races` or `--stop-on-race`, the search runs on one thread. `barrier(local)`
 //! kernels (no caching) and `--preemption-bound` also run on one thread.
 
+mod dag;
 mod par;
 
 pub(crate) use par::{Item, Record};
@@ -487,7 +488,12 @@ fn explore_all<'p>(
         }
     }
     let mut d = if par::applies(launch, cfg, caching.is_ok()) && visit.is_none() {
-        match par::search(launch, cfg, col, progress) {
+        let searched = if dag::applies(cfg) {
+            dag::search(launch, cfg, col, progress)
+        } else {
+            par::search(launch, cfg, col, progress)
+        };
+        match searched {
             Ok(summary) => return summary,
             Err(restart) => {
                 let (mut col, progress) = *restart;
