@@ -207,3 +207,18 @@ fn faults_non_termination_and_no_caching_are_the_same_on_every_number_of_jobs() 
         same_for_every_jobs(args);
     }
 }
+
+#[test]
+fn a_state_reached_after_different_numbers_of_steps_is_the_same_on_every_number_of_jobs() {
+    // The barrier state is met first after the longer path, then again in fewer steps: the
+    // one-thread search explores it again, and the race after the barrier gets the shorter
+    // prefix (see tests/kernels/uneven_steps.ksim).
+    let m = same_for_every_jobs(&["tests/kernels/uneven_steps.ksim"]);
+    assert_eq!(m["verdict"], "EXHAUSTIVE", "{m}");
+    assert!(!m["races"].as_array().unwrap().is_empty(), "{m}");
+    // A step bound that only the longer path reaches: the segment's future then depends on
+    // the steps taken to it.
+    for bound in ["9", "10", "11"] {
+        same_for_every_jobs(&["tests/kernels/uneven_steps.ksim", "--max-steps", bound]);
+    }
+}

@@ -1,5 +1,6 @@
-//! The exhaustive search on several threads (`--jobs N`): segments explored apart, in
-//! slices, first in the sequential order first, and merged in the sequential order. See the
+//! The exhaustive search on several threads (`--jobs N`) when a bound can stop it: segments
+//! explored apart, in slices, the first in the sequential order first, and merged in the
+//! sequential order as they come (without a bound, `dag` splits the search instead). See the
 //! parent module's documentation, "Several jobs", for why the result is the one of the
 //! sequential search.
 
