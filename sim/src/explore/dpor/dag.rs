@@ -51,12 +51,14 @@ use super::{
 };
 use crate::explore::Deadline;
 use crate::schedule::Schedule;
+use interp::race::RaceKey;
 use interp::reference::State;
 use interp::Launch;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// Whether nothing can cut the search short before its end but the timeout or an
 /// interrupt (then this module's split applies).
@@ -127,6 +129,10 @@ struct Inner {
     tasks: Vec<(usize, State, u64)>,
     /// Threads exploring a segment.
     busy: usize,
+    /// For the progress shown while the threads search: executions ended (complete,
+    /// sleep-set blocked, or at a known barrier state) and the distinct races recorded.
+    ended: u64,
+    races: HashSet<RaceKey>,
 }
 
 impl Inner {
@@ -146,6 +152,7 @@ impl Inner {
             }
         };
         if let Some(&(_, id)) = d.segs.iter().find(|(k, _)| *k == steps) {
+            self.ended += 1;
             return (d.sid, id);
         }
         let id = self.recs.len();
@@ -174,15 +181,28 @@ impl Pool<'_> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Explores queued segments until none is queued and no thread explores one.
-    fn work(&self) {
+    /// Explores queued segments until none is queued and no thread explores one; the
+    /// calling thread tells `progress` how far the search is.
+    fn work(&self, mut progress: Option<&mut Progress<'_, '_>>) {
         let mut g = self.lock();
         loop {
+            if let Some(p) = &mut progress {
+                p.tell(&g);
+            }
             if let Some((id, state, steps)) = g.tasks.pop() {
                 g.busy += 1;
                 drop(g);
                 let rec = self.explore(state, steps);
                 g = self.lock();
+                for step in &rec.steps {
+                    match step {
+                        Step::Item(Item::Complete(..) | Item::SleepBlocked) => g.ended += 1,
+                        Step::Item(Item::Race(b)) => {
+                            g.races.insert(b.0.key());
+                        }
+                        _ => {}
+                    }
+                }
                 g.recs[id] = Some(rec);
                 g.busy -= 1;
                 if g.busy == 0 && g.tasks.is_empty() {
@@ -277,6 +297,29 @@ impl Pool<'_> {
     }
 }
 
+/// The progress shown while the threads search (the replay then shows its own).
+struct Progress<'f, 'p> {
+    f: &'f mut ProgressFn<'p>,
+    start: Instant,
+    last: Instant,
+}
+
+impl Progress<'_, '_> {
+    fn tell(&mut self, g: &Inner) {
+        if self.last.elapsed() < Duration::from_millis(100) {
+            return;
+        }
+        self.last = Instant::now();
+        (self.f)(&crate::explore::Progress {
+            executions: g.ended,
+            states: g.states,
+            races: g.races.len() as u64,
+            elapsed: self.start.elapsed(),
+            total: None,
+        });
+    }
+}
+
 /// The exhaustive search with caching on `cfg.jobs` threads (the calling one too), then the
 /// replay on the calling thread. `Err` gives the collector back when a `global` element
 /// turned out to be shared by work-groups (the caller searches again without caching).
@@ -303,11 +346,18 @@ pub(super) fn search<'a, 'p>(
     let hash = pool.hasher.hash_one(&state);
     let (root_sid, root) = pool.lock().intern(hash, &state, 0);
     let threads = cfg.jobs.clamp(1, super::par::MAX_THREADS);
+    let mut progress = progress;
     std::thread::scope(|s| {
         for _ in 1..threads {
-            s.spawn(|| pool.work());
+            s.spawn(|| pool.work(None));
         }
-        pool.work();
+        let now = Instant::now();
+        let mut shown = progress.as_mut().map(|f| Progress {
+            f,
+            start: now,
+            last: now,
+        });
+        pool.work(shown.as_mut());
     });
     let inner = pool.inner.into_inner().unwrap_or_else(|e| e.into_inner());
     let recs: Vec<Rec> = inner
