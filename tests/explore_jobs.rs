@@ -222,3 +222,28 @@ fn a_state_reached_after_different_numbers_of_steps_is_the_same_on_every_number_
         same_for_every_jobs(&["tests/kernels/uneven_steps.ksim", "--max-steps", bound]);
     }
 }
+
+#[test]
+fn a_timeout_keeps_what_the_split_search_found_before_it() {
+    // No bound: the threads search apart and the replay comes after; what they found
+    // before the deadline is reported (the replay does not drop it for being late), and
+    // the verdict says timeout. About 20 000 executions at n = 10: several seconds.
+    let o = explore(
+        &[
+            "examples/kogge_stone_racy.ksim",
+            "-D",
+            "n=10",
+            "--input",
+            "in=iota",
+            "--timeout",
+            "1",
+            "--json",
+        ],
+        2,
+    );
+    let m = json(&o);
+    assert_eq!(m["verdict"], "INCOMPLETE", "{m}");
+    assert_eq!(m["incomplete_reason"], "timeout", "{m}");
+    assert!(count(&m, "complete") > 0, "{m}");
+    assert!(!m["races"].as_array().unwrap().is_empty(), "{m}");
+}

@@ -33,15 +33,17 @@
 //! sequential search does not reach.
 //!
 //! Only the timeout and an interrupt stop at a moment that depends on timing: a thread
-//! looks at them in its executions and before each segment, and the replay where an
-//! execution starts, as the sequential search does.
+//! looks at them in its executions and before each segment, as the sequential search
+//! does, and the replay ends at the first record (in the sequential order) that they
+//! stopped, with what the records before it hold. (The replay itself does not look at
+//! the clock: it would throw away what the threads found before the deadline.)
 //!
 //! # Why it is faster
 //!
-//! The parts need no hand-over in order: a thread takes the latest segment queued (depth
-//! first, so the records of a subtree are made close together), runs it to its end, and
-//! queues the synchronisation points it reached that are new; no thread waits for another
-//! while work is queued. The replay's cost per item is a counter, a lookup by number or a
+//! The parts need no hand-over in order: a thread takes the waiting segment that comes
+//! first in the sequential order (so that, with a timeout, what was explored is mostly
+//! what the replay comes to first), runs it to its end, and queues the synchronisation
+//! points it reached that are new; no thread waits for another while work is queued. The replay's cost per item is a counter, a lookup by number or a
 //! schedule put in front of a finding: small beside the K-STEPs and the race analysis it
 //! stands for. Each synchronisation point reached is hashed once (outside the lock).
 
@@ -54,7 +56,7 @@ use crate::schedule::Schedule;
 use interp::race::RaceKey;
 use interp::reference::State;
 use interp::Launch;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -125,8 +127,10 @@ struct Inner {
     states: u64,
     /// Per segment, its record once explored.
     recs: Vec<Option<Rec>>,
-    /// Segments waiting for a thread: id, root state, steps to it.
-    tasks: Vec<(usize, State, u64)>,
+    /// Segments waiting for a thread, by their place in the sequential order (the child
+    /// numbers from the root segment down: lexicographic order is depth-first order): id,
+    /// root state, steps to it.
+    tasks: BTreeMap<Vec<u32>, (usize, State, u64)>,
     /// Threads exploring a segment.
     busy: usize,
     /// For the progress shown while the threads search: executions ended (complete,
@@ -136,8 +140,9 @@ struct Inner {
 }
 
 impl Inner {
-    /// The state's number and the segment from it reached in `steps` steps, queued if new.
-    fn intern(&mut self, hash: u64, state: &State, steps: u64) -> (u64, usize) {
+    /// The state's number and the segment from it reached in `steps` steps, queued at
+    /// `place` if new.
+    fn intern(&mut self, hash: u64, state: &State, steps: u64, place: Vec<u32>) -> (u64, usize) {
         let same = self.known.entry(hash).or_default();
         let d = match same.iter().position(|d| d.state == *state) {
             Some(i) => &mut same[i],
@@ -158,7 +163,7 @@ impl Inner {
         let id = self.recs.len();
         self.recs.push(None);
         d.segs.push((steps, id));
-        self.tasks.push((id, state.clone(), steps));
+        self.tasks.insert(place, (id, state.clone(), steps));
         (d.sid, id)
     }
 }
@@ -189,20 +194,24 @@ impl Pool<'_> {
             if let Some(p) = &mut progress {
                 p.tell(&g);
             }
-            if let Some((id, state, steps)) = g.tasks.pop() {
+            // The first in the sequential order: with a timeout, what the threads explored
+            // is then mostly what the replay comes to first.
+            if let Some((place, (id, state, steps))) = g.tasks.pop_first() {
                 g.busy += 1;
                 drop(g);
-                let rec = self.explore(state, steps);
-                g = self.lock();
+                let rec = self.explore(state, steps, place);
+                let mut ended = 0;
+                let mut races = Vec::new();
                 for step in &rec.steps {
                     match step {
-                        Step::Item(Item::Complete(..) | Item::SleepBlocked) => g.ended += 1,
-                        Step::Item(Item::Race(b)) => {
-                            g.races.insert(b.0.key());
-                        }
+                        Step::Item(Item::Complete(..) | Item::SleepBlocked) => ended += 1,
+                        Step::Item(Item::Race(b)) => races.push(b.0.key()),
                         _ => {}
                     }
                 }
+                g = self.lock();
+                g.ended += ended;
+                g.races.extend(races);
                 g.recs[id] = Some(rec);
                 g.busy -= 1;
                 if g.busy == 0 && g.tasks.is_empty() {
@@ -219,7 +228,7 @@ impl Pool<'_> {
 
     /// The search of the segment from `state` reached in `steps` steps, to its end; the
     /// synchronisation points it reaches are queued as it goes.
-    fn explore(&self, state: State, steps: u64) -> Rec {
+    fn explore(&self, state: State, steps: u64, place: Vec<u32>) -> Rec {
         if let Some(why) = self.deadline.reason() {
             let end = End {
                 stop: Some(why),
@@ -240,6 +249,7 @@ impl Pool<'_> {
             steps,
         );
         let mut out = Vec::new();
+        let mut children = 0;
         loop {
             d.run();
             let w = d.worker.as_mut().expect("a worker's search");
@@ -249,7 +259,7 @@ impl Pool<'_> {
             } else {
                 d.col.record.take().expect("a worker records").finish()
             };
-            self.intern(items, &mut out);
+            self.intern(items, &mut out, &place, &mut children);
             if !yielded {
                 return Rec {
                     steps: out,
@@ -259,8 +269,9 @@ impl Pool<'_> {
         }
     }
 
-    /// Appends `items` to `out`, each synchronisation point as a [`Child`] (new ones queued).
-    fn intern(&self, items: Vec<Item>, out: &mut Vec<Step>) {
+    /// Appends `items` to `out`, each synchronisation point as a [`Child`] (new ones queued
+    /// after `place`, numbered from `children` on).
+    fn intern(&self, items: Vec<Item>, out: &mut Vec<Step>, place: &[u32], children: &mut u32) {
         let hashes: Vec<u64> = items
             .iter()
             .filter_map(|i| match i {
@@ -280,7 +291,10 @@ impl Pool<'_> {
                 Item::Barrier(b) => {
                     let (state, steps, rest, _) = *b;
                     let hash = hashes.next().expect("a hash per barrier");
-                    let (sid, id) = g.intern(hash, &state, steps);
+                    let mut at = place.to_vec();
+                    at.push(*children);
+                    *children += 1;
+                    let (sid, id) = g.intern(hash, &state, steps, at);
                     Step::Child(Child {
                         sid,
                         steps,
@@ -344,7 +358,7 @@ pub(super) fn search<'a, 'p>(
         changed: Condvar::new(),
     };
     let hash = pool.hasher.hash_one(&state);
-    let (root_sid, root) = pool.lock().intern(hash, &state, 0);
+    let (root_sid, root) = pool.lock().intern(hash, &state, 0, Vec::new());
     let threads = cfg.jobs.clamp(1, super::par::MAX_THREADS);
     let mut progress = progress;
     std::thread::scope(|s| {
@@ -450,16 +464,9 @@ impl<'a, 'p> Replay<'a, 'p, '_> {
                 Step::Item(item) => item,
             };
             match item {
-                Item::Start => {
-                    if self.stop.is_none() {
-                        self.stop = self.col.deadline.reason();
-                    }
-                    if self.stop.is_some() {
-                        self.col.summary.cut += 1;
-                        stopped = true;
-                        break;
-                    }
-                }
+                // No bound is checked where an execution starts; the deadline was checked
+                // by the threads (a record stopped by it ends the replay).
+                Item::Start => {}
                 Item::Steps(n) => self.col.summary.steps += n,
                 Item::Step => {
                     self.col.summary.steps += 1;
