@@ -92,7 +92,7 @@ struct Rec {
     end: End,
 }
 
-/// A state hash as its own hash: [`Known`] hashes each state once, outside the lock.
+/// A state hash as its own hash: [`Inner::known`] is keyed by hashes made outside the lock.
 #[derive(Default)]
 struct Prehashed(u64);
 
@@ -120,6 +120,8 @@ struct Distinct {
     segs: Vec<(u64, usize)>,
 }
 
+/// What the threads share under one lock: the states known, the records, the waiting
+/// segments.
 #[derive(Default)]
 struct Inner {
     /// Per state hash, the distinct states with that hash.
