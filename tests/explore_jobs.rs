@@ -207,3 +207,43 @@ fn faults_non_termination_and_no_caching_are_the_same_on_every_number_of_jobs() 
         same_for_every_jobs(args);
     }
 }
+
+#[test]
+fn a_state_reached_after_different_numbers_of_steps_is_the_same_on_every_number_of_jobs() {
+    // The barrier state is met first after the longer path, then again in fewer steps: the
+    // one-thread search explores it again, and the race after the barrier gets the shorter
+    // prefix (see tests/kernels/uneven_steps.ksim).
+    let m = same_for_every_jobs(&["tests/kernels/uneven_steps.ksim"]);
+    assert_eq!(m["verdict"], "EXHAUSTIVE", "{m}");
+    assert!(!m["races"].as_array().unwrap().is_empty(), "{m}");
+    // A step bound that only the longer path reaches: the segment's future then depends on
+    // the steps taken to it.
+    for bound in ["9", "10", "11"] {
+        same_for_every_jobs(&["tests/kernels/uneven_steps.ksim", "--max-steps", bound]);
+    }
+}
+
+#[test]
+fn a_timeout_keeps_what_the_split_search_found_before_it() {
+    // No bound: the threads search apart and the replay comes after; what they found
+    // before the deadline is reported (the replay does not drop it for being late), and
+    // the verdict says timeout. About 20 000 executions at n = 10: several seconds.
+    let o = explore(
+        &[
+            "examples/kogge_stone_racy.ksim",
+            "-D",
+            "n=10",
+            "--input",
+            "in=iota",
+            "--timeout",
+            "1",
+            "--json",
+        ],
+        2,
+    );
+    let m = json(&o);
+    assert_eq!(m["verdict"], "INCOMPLETE", "{m}");
+    assert_eq!(m["incomplete_reason"], "timeout", "{m}");
+    assert!(count(&m, "complete") > 0, "{m}");
+    assert!(!m["races"].as_array().unwrap().is_empty(), "{m}");
+}

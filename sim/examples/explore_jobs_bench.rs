@@ -7,6 +7,9 @@
 //! cargo run --release -p sim --example explore_jobs_bench [-- FILE N MAX_EXECUTIONS JOBS...]
 //! ```
 //!
+//! N is `n`'s value or a list of defines (`n=2,b=4`; `groups=2` sets the work-groups); MAX_EXECUTIONS 0 means no bound (a
+//! complete search: the split of `sim/src/explore/dpor/dag.rs`, not the one of `par.rs`).
+//!
 //! Default: `examples/kogge_stone_racy.ksim` at n = 16 (`in=iota`), cut at 20 000
 //! executions (a deterministic bound: every run does the same search), jobs 1 and 2; each
 //! configuration runs three times, in turn, and the best wall time is kept (the machine may
@@ -17,13 +20,20 @@ use sim::explore::{exhaustive, Config, Summary};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-fn launch(path: &str, n: usize) -> Launch {
+fn launch(path: &str, defines: &[(String, String)]) -> Launch {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let k = lang::parse::parse(&text)
         .and_then(|k| lang::check::check(&k))
         .unwrap_or_else(|e| panic!("{path}: {e:?}"));
+    // `groups` is the launch's number of work-groups, not a define.
+    let groups = defines.iter().find(|(k, _)| k == "groups");
     let mut opts = LaunchOptions {
-        defines: vec![("n".into(), n.to_string())],
+        defines: defines
+            .iter()
+            .filter(|(k, _)| k != "groups")
+            .cloned()
+            .collect(),
+        groups: groups.and_then(|(_, v)| v.parse().ok()),
         max_steps: Some(100_000),
         ..Default::default()
     };
@@ -84,8 +94,18 @@ fn main() {
         .first()
         .cloned()
         .unwrap_or_else(|| format!("{root}/examples/kogge_stone_racy.ksim"));
-    let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(16);
+    // `16` is `n=16`; `n=2,b=4` sets several defines.
+    let n = args.get(1).cloned().unwrap_or_else(|| "16".into());
+    let defines: Vec<(String, String)> = n
+        .split(',')
+        .map(|d| match d.split_once('=') {
+            Some((k, v)) => (k.into(), v.into()),
+            None => ("n".into(), d.into()),
+        })
+        .collect();
+    // 0: no bound (a complete search, see `sim/src/explore/dpor/dag.rs`).
     let max: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(20_000);
+    let max = (max > 0).then_some(max);
     let mut jobs: Vec<usize> = args[3.min(args.len())..]
         .iter()
         .filter_map(|s| s.parse().ok())
@@ -93,10 +113,11 @@ fn main() {
     if jobs.is_empty() {
         jobs = vec![1, 2];
     }
-    let l = launch(&file, n);
+    let l = launch(&file, &defines);
     println!(
-        "{file}, n = {n}, {} threads, --max-executions {max}; {} cores available",
+        "{file}, -D {n}, {} threads, --max-executions {}; {} cores available",
         l.threads(),
+        max.map_or("none".into(), |m| m.to_string()),
         std::thread::available_parallelism().map_or(0, |c| c.get())
     );
     println!("| jobs | wall (best of 3) | CPU (same run) | executions | states | same summary as jobs 1 |");
@@ -105,7 +126,7 @@ fn main() {
     for _round in 0..3 {
         for (k, &j) in jobs.iter().enumerate() {
             let cfg = Config {
-                max_executions: Some(max),
+                max_executions: max,
                 jobs: j,
                 ..Default::default()
             };

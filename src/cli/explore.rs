@@ -84,9 +84,10 @@ pub struct ExploreArgs {
     #[arg(long, value_name = "SECS", value_parser = super::limits::parse_timeout)]
     pub timeout: Option<Duration>,
     /// Threads for --random, --pct and --exhaustive (the result does not depend on it; the
-    /// exhaustive search is not faster with more threads yet, see docs/performance.md);
-    /// --preemption-bound, kernels without state caching, and several work-groups with
-    /// --max-executions/--max-states/--max-races/--stop-on-race run on one thread.
+    /// exhaustive search is faster with more threads only without --max-executions,
+    /// --max-states, --max-races and --stop-on-race, and then reports races when it ends,
+    /// see docs/performance.md); --preemption-bound, kernels without state caching, and
+    /// several work-groups with one of those bounds run on one thread.
     #[arg(long, default_value_t = 1, value_parser = super::limits::parse_jobs)]
     pub jobs: usize,
     /// Where race reports are written.

@@ -154,8 +154,22 @@
 //! and the first/shortest schedules and the counts the [`Collector`] keeps, and where the
 //! bounds (`--max-executions`, `--stop-on-race`, `--max-races`) stop.
 //!
-//! The parallel search (in `par`) therefore explores segments apart and merges them in the
-//! sequential order. Each segment's search runs in *slices*: a slice ends where the search
+//! The parallel search therefore explores segments apart and combines them in the
+//! sequential order, in one of two ways.
+//!
+//! *Nothing can cut the search short* (no `--max-executions`, `--max-states`,
+//! `--max-races`, `--stop-on-race`; the common case a user waits on), in `dag`: the
+//! threads explore every segment reachable from the root, each (state, steps) once, in any
+//! order (a shared set of the barrier states known, hashed once each outside its lock),
+//! each segment's search to its end, and record what each did; then the calling thread
+//! replays the records once, depth first, with the state cache of the sequential search.
+//! Nothing is handed over in order while the threads search, so two threads do the work of
+//! one in about half the time, plus the replay (see `dag` for why the result is the
+//! sequential one, and docs/performance.md for figures).
+//!
+//! *A bound can stop the search* (in `par`): the work past the bound must not be explored,
+//! so the threads work where the sequential search comes next, and the merge replays as
+//! the slices come. Each segment's search runs in *slices*: a slice ends where the search
 //! reaches a synchronisation point (which is queued as a segment of its own) or after
 //! `par::SLICE_STEPS` turns of its loop, and the search is put back in the queue from where
 //! it stands (its path, backtrack and sleep sets untouched: the next slice goes on with
@@ -199,6 +213,7 @@
 //! `--max-races` or `--stop-on-race`, the search runs on one thread. `barrier(local)`
 //! kernels (no caching) and `--preemption-bound` also run on one thread.
 
+mod dag;
 mod par;
 
 pub(crate) use par::{Item, Record};
@@ -487,7 +502,12 @@ fn explore_all<'p>(
         }
     }
     let mut d = if par::applies(launch, cfg, caching.is_ok()) && visit.is_none() {
-        match par::search(launch, cfg, col, progress) {
+        let searched = if dag::applies(cfg) {
+            dag::search(launch, cfg, col, progress)
+        } else {
+            par::search(launch, cfg, col, progress)
+        };
+        match searched {
             Ok(summary) => return summary,
             Err(restart) => {
                 let (mut col, progress) = *restart;

@@ -1,5 +1,6 @@
-//! The exhaustive search on several threads (`--jobs N`): segments explored apart, in
-//! slices, first in the sequential order first, and merged in the sequential order. See the
+//! The exhaustive search on several threads (`--jobs N`) when a bound can stop it: segments
+//! explored apart, in slices, the first in the sequential order first, and merged in the
+//! sequential order as they come (without a bound, `dag` splits the search instead). See the
 //! parent module's documentation, "Several jobs", for why the result is the one of the
 //! sequential search.
 
@@ -19,7 +20,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// More threads than this are not started, whatever `--jobs` says (the result does not
 /// depend on the number of threads).
-const MAX_THREADS: usize = 64;
+pub(super) const MAX_THREADS: usize = 64;
 
 /// Workers wait while the segments explored but not yet merged hold more items than this
 /// (the merge then explores the segments it needs itself): a bound on the memory that
@@ -93,11 +94,11 @@ impl Record {
     }
 
     /// The items recorded so far (the K-STEPs not yet recorded stay pending).
-    fn drain(&mut self) -> Vec<Item> {
+    pub(super) fn drain(&mut self) -> Vec<Item> {
         std::mem::take(&mut self.items)
     }
 
-    fn finish(mut self) -> Vec<Item> {
+    pub(super) fn finish(mut self) -> Vec<Item> {
         if self.pending > 0 {
             self.items.push(Item::Steps(self.pending));
         }
@@ -106,18 +107,33 @@ impl Record {
 }
 
 /// How a segment's search ended.
-struct End {
+pub(super) struct End {
     /// Stopped by the timeout or an interrupt before its end.
-    stop: Option<Incomplete>,
-    cut_unseen: bool,
-    footprint: Option<Footprint>,
+    pub(super) stop: Option<Incomplete>,
+    pub(super) cut_unseen: bool,
+    pub(super) footprint: Option<Footprint>,
+}
+
+impl End {
+    /// How the worker's search `d`, which returned without yielding, ended.
+    pub(super) fn of(d: &mut Dpor) -> End {
+        End {
+            stop: if d.path.is_empty() {
+                None
+            } else {
+                Some(d.stop.unwrap_or(Incomplete::Interrupted))
+            },
+            cut_unseen: d.cut_unseen,
+            footprint: d.footprint.take(),
+        }
+    }
 }
 
 impl Footprint {
     /// Adds what another search saw.
-    fn absorb(&mut self, other: Footprint) {
+    pub(super) fn absorb(&mut self, other: &Footprint) {
         self.shared |= other.shared;
-        for (k, (g, multi, w)) in other.elems {
+        for (&k, &(g, multi, w)) in &other.elems {
             let x = self.elems.entry(k).or_insert((g, false, false));
             x.1 |= multi || x.0 != g;
             x.2 |= w;
@@ -258,47 +274,10 @@ impl<'w> Pool<'w> {
         g.segs.insert(id, seg);
     }
 
-    /// A worker's search of the segment from `state`, reached in `steps` steps.
-    fn start(&self, state: State, steps: u64) -> Box<Dpor<'w, 'w>> {
-        let launch = self.launch;
-        let mut col = Collector::new(Mode::Exhaustive, self.cfg);
-        col.deadline = self.deadline;
-        col.record = Some(Record::default());
-        let mut d = Box::new(Dpor {
-            launch,
-            cfg: self.cfg,
-            col,
-            path: Vec::new(),
-            choices: Schedule::default(),
-            index: HashMap::new(),
-            cache: HashMap::new(),
-            caching: true,
-            footprint: (launch.groups > 1).then(Footprint::default),
-            zero: vec![0u32; launch.threads()].into(),
-            stop: None,
-            skipped: false,
-            cut_unseen: false,
-            progress: None,
-            ticks: 0,
-            visit: None,
-            visit_full: false,
-            base: steps,
-            worker: Some(Worker {
-                reached: false,
-                cancel: self.cancel,
-                races: HashMap::new(),
-                slice_steps: 0,
-                yielded: false,
-            }),
-        });
-        d.push_root(state, steps);
-        d
-    }
-
     /// Runs one slice of a segment's search.
     fn slice(&self, task: Task<'w>) -> Slice<'w> {
         let mut d = match task {
-            Task::Start(b) => self.start(b.0, b.1),
+            Task::Start(b) => worker(self.launch, self.cfg, self.deadline, self.cancel, b.0, b.1),
             Task::Paused(d) => d,
         };
         d.run();
@@ -308,18 +287,9 @@ impl<'w> Pool<'w> {
             return Slice { items, rest: Ok(d) };
         }
         let items = d.col.record.take().expect("a worker records").finish();
-        let end = End {
-            stop: if d.path.is_empty() {
-                None
-            } else {
-                Some(d.stop.unwrap_or(Incomplete::Interrupted))
-            },
-            cut_unseen: d.cut_unseen,
-            footprint: d.footprint.take(),
-        };
         Slice {
             items,
-            rest: Err(end),
+            rest: Err(End::of(&mut d)),
         }
     }
 
@@ -473,8 +443,52 @@ impl<'w> Pool<'w> {
     }
 }
 
+/// A worker's search of the segment from `state`, reached in `steps` steps: no bound but
+/// `deadline` and `cancel`, no state cache, everything it finds recorded as [`Item`]s.
+pub(super) fn worker<'w>(
+    launch: &'w Launch,
+    cfg: &'w Config<'w>,
+    deadline: Deadline,
+    cancel: &'w AtomicBool,
+    state: State,
+    steps: u64,
+) -> Box<Dpor<'w, 'w>> {
+    let mut col = Collector::new(Mode::Exhaustive, cfg);
+    col.deadline = deadline;
+    col.record = Some(Record::default());
+    let mut d = Box::new(Dpor {
+        launch,
+        cfg,
+        col,
+        path: Vec::new(),
+        choices: Schedule::default(),
+        index: HashMap::new(),
+        cache: HashMap::new(),
+        caching: true,
+        footprint: (launch.groups > 1).then(Footprint::default),
+        zero: vec![0u32; launch.threads()].into(),
+        stop: None,
+        skipped: false,
+        cut_unseen: false,
+        progress: None,
+        ticks: 0,
+        visit: None,
+        visit_full: false,
+        base: steps,
+        worker: Some(Worker {
+            reached: false,
+            cancel,
+            races: HashMap::new(),
+            slice_steps: 0,
+            yielded: false,
+        }),
+    });
+    d.push_root(state, steps);
+    d
+}
+
 /// What [`search`] gives back when the search must start again without caching.
-type Restart<'a, 'p> = Box<(Collector<'a>, Option<ProgressFn<'p>>)>;
+pub(super) type Restart<'a, 'p> = Box<(Collector<'a>, Option<ProgressFn<'p>>)>;
 
 /// The exhaustive search with caching on `cfg.jobs` threads (the calling one merges and
 /// explores too). `Err` gives the collector back when a `global` element turned out to be
@@ -558,7 +572,7 @@ struct Merge<'a, 'p, 'q, 'w> {
     ticks: u64,
 }
 
-fn concat(prefix: &Schedule, rest: &Schedule) -> Schedule {
+pub(super) fn concat(prefix: &Schedule, rest: &Schedule) -> Schedule {
     let mut s = prefix.clone();
     for &(t, n) in &rest.runs {
         for _ in 0..n {
@@ -584,7 +598,7 @@ impl<'a, 'p> Merge<'a, 'p, '_, '_> {
                 // The sequential search stops where it meets a shared element; the
                 // search without caching that follows does not depend on where.
                 if let (Some(f), Some(g)) = (&mut self.footprint, end.footprint) {
-                    f.absorb(g);
+                    f.absorb(&g);
                     if f.shared {
                         return Err(Box::new((self.col, self.progress)));
                     }
