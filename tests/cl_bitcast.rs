@@ -5,6 +5,7 @@
 
 mod common;
 use common::cl::{compile, run};
+use common::{ksim, stdout, text};
 
 #[test]
 fn as_int_of_a_float_is_its_ieee_bits() {
@@ -277,4 +278,45 @@ fn byte_writes_into_one_byte_of_a_local_float_race() {
     "#;
     let r = run(src, &[1], &[2], &[("out", 1, "zeros")], &[]);
     assert!(!r.races.is_empty(), "two writes of byte 1 race");
+}
+
+const KERNEL: &str = "tests/kernels/cl_bitcast.cl";
+
+#[test]
+fn the_kernel_file_runs_and_the_opencl_device_agrees() {
+    let args = [
+        "--global",
+        "4",
+        "--local",
+        "4",
+        "--input",
+        "f=1,-2.5,0.1,4",
+        "--input",
+        "u=zeros:4",
+        "--input",
+        "b=zeros:4",
+        "--input",
+        "g=zeros:4",
+    ];
+    let mut run_args = vec!["run", KERNEL];
+    run_args.extend(args);
+    let o = ksim(&run_args);
+    assert!(o.status.success(), "{}", text(&o));
+    // The bits of 1.0f, -2.5f, 0.1f (0x3dcccccd), 4.0f, their top bytes; adding 1 << 23 to
+    // the bits doubles each.
+    for want in [
+        "= 1065353216 3223322624 1036831949 1082130432",
+        "= 63 192 61 64",
+        "= 2 -5 0.2 8",
+    ] {
+        assert!(stdout(&o).contains(want), "{want}\n{}", text(&o));
+    }
+    if gpu::device_or_skip("gpu compare of a kernel with as_T and a float byte view").is_none() {
+        return;
+    }
+    let mut cmp = vec!["gpu", "compare", KERNEL];
+    cmp.extend(args);
+    let o = ksim(&cmp);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(stdout(&o).contains("match"), "{}", text(&o));
 }
