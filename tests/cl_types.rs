@@ -154,8 +154,8 @@ fn vector_errors_name_the_problem() {
             "vector operands must have one type",
         ),
         (
-            "int4 v = as_int4((float4)(1.0f));",
-            "reinterpreting float bits",
+            "int2 v = as_int2((float4)(1.0f));",
+            "requires an operand of the result's size (8 bytes; a `float4` has 16)",
         ),
         (
             "int4 v = convert_int4_sat((float4)(1.0f));",

@@ -1118,6 +1118,11 @@ impl<'a> Emitter<'a> {
                 };
                 (s, p)
             }
+            // OpenCL C's own reinterpretation (§6.2.4.2): the same bits, as ksim's.
+            K::Bits(a) => {
+                let x = self.expr_top(a);
+                (format!("as_{}({x})", self.c_ty(e.ty)), P_ATOM)
+            }
             K::Log2(a) => {
                 let (f, h) = if a.ty == Ty::Uint {
                     ("ks_log2u", Helper::Log2u)
@@ -1321,7 +1326,7 @@ fn visit(e: &Expr, f: &mut impl FnMut(&Expr)) {
     use ExprKind as K;
     match &e.kind {
         K::Load { index, .. } => index.iter().for_each(|i| visit(i, f)),
-        K::Unary(_, a) | K::Cast(a) | K::Log2(a) => visit(a, f),
+        K::Unary(_, a) | K::Cast(a) | K::Bits(a) | K::Log2(a) => visit(a, f),
         K::Binary(_, a, b) | K::Min(a, b) | K::Max(a, b) => {
             visit(a, f);
             visit(b, f)
@@ -1359,7 +1364,7 @@ fn uses_double(k: &Kernel) -> bool {
         e.ty == Ty::Double
             || match &e.kind {
                 K::Load { index, .. } => index.iter().any(expr),
-                K::Unary(_, a) | K::Cast(a) | K::Log2(a) => expr(a),
+                K::Unary(_, a) | K::Cast(a) | K::Bits(a) | K::Log2(a) => expr(a),
                 K::Binary(_, a, b) | K::Min(a, b) | K::Max(a, b) => expr(a) || expr(b),
                 K::Cond(c, a, b) => expr(c) || expr(a) || expr(b),
                 _ => false,

@@ -194,7 +194,9 @@ fn loads(e: &Expr) -> usize {
         | ExprKind::Param(_)
         | ExprKind::Builtin(_) => 0,
         ExprKind::Load { index, .. } => 1 + index.iter().map(loads).sum::<usize>(),
-        ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Log2(a) => loads(a),
+        ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bits(a) | ExprKind::Log2(a) => {
+            loads(a)
+        }
         ExprKind::Binary(_, a, b) | ExprKind::Min(a, b) | ExprKind::Max(a, b) => {
             loads(a) + loads(b)
         }
@@ -302,6 +304,7 @@ impl Splitter {
             }
             ExprKind::Unary(op, a) => ExprKind::Unary(*op, Box::new(self.expr(a, out, span))),
             ExprKind::Cast(a) => ExprKind::Cast(Box::new(self.expr(a, out, span))),
+            ExprKind::Bits(a) => ExprKind::Bits(Box::new(self.expr(a, out, span))),
             ExprKind::Log2(a) => ExprKind::Log2(Box::new(self.expr(a, out, span))),
             ExprKind::Binary(op, a, b) => {
                 let a = self.expr(a, out, span);

@@ -71,6 +71,11 @@ pub fn eval(e: &Expr, env: &mut impl Env) -> Result<Value, FaultKind> {
             }
         }
         ExprKind::Cast(a) => eval(a, env)?.cast(e.ty),
+        ExprKind::Bits(a) => {
+            let v = eval(a, env)?;
+            v.reinterpret(e.ty)
+                .expect("the checker gives `Bits` a number of the result's size")
+        }
         ExprKind::Log2(a) => log2(&eval(a, env)?, e.ty),
         ExprKind::Min(a, b) => min_max(true, eval(a, env)?, eval(b, env)?),
         ExprKind::Max(a, b) => min_max(false, eval(a, env)?, eval(b, env)?),

@@ -682,6 +682,7 @@ pub fn size_eval(e: &Expr, params: &[Value], local_size: Option<usize>) -> Resul
             }
         }
         ExprKind::Cast(a) => eval(a)?.cast(e.ty),
+        ExprKind::Bits(..) => return Err("a bit view (`as_T`) in a size expression".into()),
         ExprKind::Log2(a) => log2(&eval(a)?, e.ty),
         ExprKind::Min(a, b) => min_max(true, eval(a)?, eval(b)?),
         ExprKind::Max(a, b) => min_max(false, eval(a)?, eval(b)?),

@@ -51,6 +51,29 @@ impl Value {
         Value::Double(f.to_bits())
     }
 
+    /// `as_T` ([`lang::core::ExprKind::Bits`]): this value's bits as a `ty` of the same
+    /// size, unchanged (a NaN keeps its payload); `None` when the sizes differ or either
+    /// side is no 32- or 64-bit number.
+    pub fn reinterpret(&self, ty: Ty) -> Option<Value> {
+        let bits = match *self {
+            Value::Int(v) => u64::from(v as u32),
+            Value::Uint(v) | Value::Float(v) => u64::from(v),
+            Value::Long(v) => v as u64,
+            Value::Ulong(v) | Value::Double(v) => v,
+            _ => return None,
+        };
+        let wide = matches!(self, Value::Long(_) | Value::Ulong(_) | Value::Double(_));
+        Some(match (ty, wide) {
+            (Ty::Int, false) => Value::Int(bits as u32 as i32),
+            (Ty::Uint, false) => Value::Uint(bits as u32),
+            (Ty::Float, false) => Value::Float(bits as u32),
+            (Ty::Long, true) => Value::Long(bits as i64),
+            (Ty::Ulong, true) => Value::Ulong(bits),
+            (Ty::Double, true) => Value::Double(bits),
+            _ => return None,
+        })
+    }
+
     /// The integer `i` converted to the integer type `ty` (C's conversion: keep the low
     /// bits, two's complement); `None` if `ty` is no integer type.
     fn int_of(ty: Ty, i: i128) -> Option<Value> {

@@ -136,6 +136,16 @@ pub fn ty_of(t: TypeName) -> Ty {
     }
 }
 
+/// The scalar type named `name` (`int`, `float`, ...; not `bool` or `T`), for `as_T`.
+fn scalar_ty(name: &str) -> Option<Ty> {
+    use Ty::*;
+    [
+        Char, Uchar, Short, Ushort, Int, Uint, Long, Ulong, Float, Double,
+    ]
+    .into_iter()
+    .find(|t| t.name() == name)
+}
+
 fn cast(e: Expr, ty: Ty) -> Expr {
     if e.ty == ty {
         return e;
@@ -1025,6 +1035,9 @@ impl Checker {
                 span,
             );
         }
+        if let Some(to) = f.strip_prefix("as_").and_then(scalar_ty) {
+            return self.reinterpret(f, to, args, span);
+        }
         if let Some(m) = MathFn::from_name(f) {
             if let Some(e) = self.math(m, args, span)? {
                 return Ok(e);
@@ -1041,7 +1054,8 @@ impl Checker {
                          get_num_groups, get_global_size, get_global_offset, get_work_dim, \
                          atomic_add, atomic_sub, atomic_xchg, atomic_inc, atomic_dec, \
                          atomic_cmpxchg, atomic_min, atomic_max, atomic_and, atomic_or, atomic_xor, \
-                         and OpenCL's float math functions: sqrt, exp, pow, fmin, ...)"
+                         OpenCL's float math functions: sqrt, exp, pow, fmin, ..., and the bit views as_int, \
+                         as_float, as_ulong, as_double, ...)"
                     ),
                     &func.span,
                 )
@@ -1098,6 +1112,49 @@ impl Checker {
             },
             ty,
         ))
+    }
+
+    /// `as_T(e)`: the bits of `e` as a `T` of the same size (OpenCL C §6.2.4.2). Between
+    /// integer types that is C's conversion (which keeps the bits at one width); with a
+    /// `float` or `double` on either side it is [`ExprKind::Bits`].
+    fn reinterpret(&mut self, f: &str, to: Ty, args: &[ast::Expr], span: &Span) -> Res<Expr> {
+        let [a] = args else {
+            return self.err(format!("`{f}` takes 1 argument"), span);
+        };
+        let a = self.expr(a)?;
+        if a.ty == Ty::Generic || a.ty == Ty::Bool {
+            let place = format!("the argument of `{f}`");
+            if a.ty == Ty::Generic {
+                self.generic_misuse(&place, &a.span);
+                return Err(());
+            }
+            return self.err(
+                format!("{place} is a `bool`, which has no bits to view"),
+                &a.span,
+            );
+        }
+        let (sa, st) = (a.ty.size(), to.size());
+        if sa != st {
+            return self.err(
+                format!(
+                    "`{f}` needs an operand of {} bytes, as a `{}` has; this one is a `{}` \
+                     ({} bytes)",
+                    st.unwrap_or(0),
+                    to.name(),
+                    a.ty.name(),
+                    sa.unwrap_or(0)
+                ),
+                &a.span,
+            );
+        }
+        if a.ty == to || (a.ty.is_integer() && to.is_integer()) {
+            return Ok(cast(a, to));
+        }
+        Ok(Expr {
+            kind: ExprKind::Bits(Box::new(a)),
+            ty: to,
+            span: span.clone(),
+        })
     }
 
     /// A floating-point math function: its operands converted to `float`. `None` for

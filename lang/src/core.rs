@@ -674,6 +674,11 @@ pub enum ExprKind {
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
     /// Conversion to the expression's type (C semantics; `x != 0` for conversion to bool).
     Cast(Box<Expr>),
+    /// `as_T(e)` (OpenCL C §6.2.4.2): the bits of the operand read as the expression's
+    /// type, of the same size: `int`/`uint`/`float` or `long`/`ulong`/`double`
+    /// (`as_int(1.0f)` is `0x3f800000`; a NaN keeps its payload). The byte views of float
+    /// data are built from it (docs/language.md, "Byte-level views").
+    Bits(Box<Expr>),
     /// `log2(e)`: floor of the base-2 logarithm of a positive integer.
     Log2(Box<Expr>),
     /// `min(a, b)` / `max(a, b)` on `int`, `uint` or `float`.

@@ -160,6 +160,7 @@ pub fn expr(k: &Kernel, e: &Expr) -> String {
         ExprKind::Binary(op, a, b) => format!("({} {} {})", expr(k, a), op.symbol(), expr(k, b)),
         ExprKind::Cond(c, a, b) => format!("({} ? {} : {})", expr(k, c), expr(k, a), expr(k, b)),
         ExprKind::Cast(a) => format!("({}){}", e.ty.name(), expr(k, a)),
+        ExprKind::Bits(a) => format!("as_{}({})", e.ty.name(), top(k, a)),
         ExprKind::Log2(a) => format!("log2({})", expr(k, a)),
         ExprKind::Min(a, b) => format!("min({}, {})", expr(k, a), expr(k, b)),
         ExprKind::Max(a, b) => format!("max({}, {})", expr(k, a), expr(k, b)),

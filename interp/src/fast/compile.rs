@@ -1367,6 +1367,7 @@ impl Compiler<'_> {
                 | ExprKind::Load { .. }
                 | ExprKind::Min(..)
                 | ExprKind::Max(..)
+                | ExprKind::Bits(..)
                 | ExprKind::Log2(..)
                 | ExprKind::Math(..)
         );
@@ -1561,6 +1562,14 @@ impl Compiler<'_> {
                     }
                 };
                 self.code.push(inst);
+                d
+            }
+            // A word holds a value's bits (upper half zero for 32-bit types), so `as_T`
+            // between types of one size is the same word.
+            ExprKind::Bits(a) => {
+                let ra = self.expr(a)?;
+                let d = out(self);
+                self.code.push(Inst::Mov { d, a: ra });
                 d
             }
             ExprKind::Log2(a) => {

@@ -17,11 +17,15 @@
 //!   element it covers (several statements: a work-item that sees half of it races with
 //!   the write, and the race is reported).
 //!
+//! A `float` or `double` element, or view, goes through its bits ([`super::bitcast::bits`]):
+//! a `char` of a `float` is a byte of `as_uint(A[i / 4])`, a `float` of `uint` data is
+//! `as_float` of the joined or extracted word.
+//!
 //! Races and bounds are therefore per element of the array, which is exact for all of
 //! the above: every write covers whole elements, so it overlaps any byte range inside
 //! them. A *narrower* write (a `char` into an `int` element) would need per-byte race
 //! detection (two work-items writing different bytes of one element do not race), so it
-//! is refused, as are views of `float`/`double` data (reinterpreting float bits), atomics
+//! is refused but for `__local` arrays of the kernel, which then hold bytes; so are atomics
 //! and asynchronous copies through a view, and views of vector arrays.
 //!
 //! **Alignment.** OpenCL C requires every access to be naturally aligned. An offset in
@@ -29,6 +33,7 @@
 //! a `char` view) is checked where it happens by an `__aligned(off % r == 0)` S-ASSERT
 //! ([`crate::core::Annotation::Aligned`]): a misaligned pointer is a fault naming it.
 
+use super::bitcast::bits;
 use super::pointer::Ptr;
 use super::*;
 use crate::core::Annotation;
@@ -119,12 +124,12 @@ impl<'u> Lowerer<'u> {
         unit: TypeName,
         span: &Span,
     ) -> Res<()> {
-        let integer = |t: TypeName| ty_of(t).is_integer();
-        if !integer(elem) || !integer(unit) {
+        let number = |t: TypeName| ty_of(t).is_integer() || ty_of(t).is_float();
+        if !number(elem) || !number(unit) {
             return unsupported(
                 format!(
                     "a pointer cast that changes the element type between `{}` and `{}` \
-                     (reinterpreting float bits: byte-level views are of integer data only)",
+                     (byte-level views are of integer, float and double data)",
                     ty_of(elem).name(),
                     ty_of(unit).name()
                 ),
@@ -196,22 +201,26 @@ pub(super) fn view_read(
 ) -> k::Expr {
     let (su, se) = (type_size(view.unit), type_size(view.elem));
     let i = cast(TypeName::Int, index.pop().expect("an index"), span);
+    // An element as its bits (a `float` as a `uint`, see [`super::bitcast`]).
     let load = |index: &Vec<k::Expr>, e: k::Expr| {
         let mut indices = index.clone();
         indices.push(e);
-        ex(
+        let e = ex(
             k::ExprKind::Index {
                 array: array.clone(),
                 indices,
             },
             span,
-        )
+        );
+        bits(e, view.elem, unsigned(se), span)
     };
+    // The `unit` whose bits are `x` (an integer of `su` bytes or wider).
+    let unit = |x: k::Expr| bits(cast(unsigned(su), x, span), unsigned(su), view.unit, span);
     if su <= se {
         let r = se / su;
         let elem = load(&index, floor_div(i.clone(), r, span));
         if r == 1 {
-            return cast(view.unit, elem, span);
+            return unit(elem);
         }
         let wide = cast(word(se), elem, span);
         let sub = bin(
@@ -222,7 +231,7 @@ pub(super) fn view_read(
         );
         let shift = bin(BinOp::Mul, sub, int(8 * su, span), span);
         let shift = cast(word(se), shift, span);
-        return cast(view.unit, bin(BinOp::Shr, wide, shift, span), span);
+        return unit(bin(BinOp::Shr, wide, shift, span));
     }
     let r = su / se;
     let w = word(su);
@@ -241,7 +250,7 @@ pub(super) fn view_read(
             Some(acc) => bin(BinOp::BitOr, acc, part, span),
         });
     }
-    cast(view.unit, joined.expect("two elements or more"), span)
+    unit(joined.expect("two elements or more"))
 }
 
 impl<'u> Lowerer<'u> {
@@ -294,19 +303,13 @@ impl<'u> Lowerer<'u> {
             )
         };
         let r = su / se;
+        let v = bits(cast(view.unit, v, span), view.unit, unsigned(su), span);
         if r == 1 {
-            let v = cast(view.elem, cast(view.unit, v, span), span);
-            return Ok(vec![store(i, v)]);
+            return Ok(vec![store(i, bits(v, unsigned(se), view.elem, span))]);
         }
         let mut out = Vec::new();
         let w = word(su);
-        let bits = self.temp(
-            "bits",
-            w,
-            Some(cast(w, cast(view.unit, v, span), span)),
-            span,
-            &mut out,
-        );
+        let bits_var = self.temp("bits", w, Some(cast(w, v, span)), span, &mut out);
         let first = self.temp(
             "first",
             TypeName::Int,
@@ -317,11 +320,16 @@ impl<'u> Lowerer<'u> {
         for j in 0..r {
             let part = bin(
                 BinOp::Shr,
-                name_expr(&bits, span),
+                name_expr(&bits_var, span),
                 cast(w, int(8 * se * j, span), span),
                 span,
             );
-            let part = cast(view.elem, cast(unsigned(se), part, span), span);
+            let part = bits(
+                cast(unsigned(se), part, span),
+                unsigned(se),
+                view.elem,
+                span,
+            );
             let at = bin(BinOp::Add, name_expr(&first, span), int(j, span), span);
             out.push(store(at, part));
         }

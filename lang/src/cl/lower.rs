@@ -40,6 +40,8 @@ mod access_spec;
 mod arrays;
 #[path = "async_copy.rs"]
 mod async_copy;
+#[path = "bitcast.rs"]
+mod bitcast;
 #[path = "bytes.rs"]
 mod bytes;
 #[path = "images.rs"]
@@ -2736,7 +2738,10 @@ impl<'u> Lowerer<'u> {
             E::Call { func, args } => match func.name.as_str() {
                 "min" | "max" => promote(common(self.type_of(&args[0])?, self.type_of(&args[1])?)),
                 f if crate::core::MathFn::from_name(f).is_some() => TypeName::Float,
-                _ => TypeName::Int,
+                f => f
+                    .strip_prefix("as_")
+                    .and_then(bitcast::scalar_type)
+                    .unwrap_or(TypeName::Int),
             },
         })
     }

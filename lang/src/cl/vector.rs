@@ -335,6 +335,10 @@ impl<'u> Lowerer<'u> {
         }
         match builtins::lookup(name)? {
             Builtin::Image => self.image_shape(name, args),
+            Builtin::Convert if name.starts_with("as_") => {
+                let (elem, n) = type_word(&name["as_".len()..])?;
+                Some((super::bitcast::scalar_type(elem)?, n?))
+            }
             Builtin::Convert => {
                 let word = name.split('_').nth(1)?;
                 let (elem, n) = type_word(word)?;
@@ -718,6 +722,9 @@ impl<'u> Lowerer<'u> {
         match builtins::lookup(&func.name) {
             Some(Builtin::Shuffle) => self.shuffle(func, args, span, pre),
             Some(Builtin::Image) => self.image_vec(func, args, span, pre),
+            Some(Builtin::Convert) if func.name.starts_with("as_") => {
+                self.as_bits(func, args, n, span, pre)
+            }
             Some(Builtin::Convert) => {
                 let (from, comps) = self.conversion_arg(func, args, Some(n), span, pre)?;
                 self.convert(func, from, elem, comps, span)
@@ -782,7 +789,7 @@ impl<'u> Lowerer<'u> {
 
     /// The argument of `convert_T`/`as_T`/`any`/`all`: its element type and components
     /// (one for a scalar); `want` is the result's length, which the argument must have.
-    fn conversion_arg(
+    pub(super) fn conversion_arg(
         &mut self,
         func: &cl::Ident,
         args: &[cl::Expr],
@@ -822,8 +829,7 @@ impl<'u> Lowerer<'u> {
         Ok((from, comps))
     }
 
-    /// `convert_T(x)` (default rounding: a C cast, §6.2.3) or `as_T(x)` (the same bits,
-    /// §6.2.4.2; only between `int` and `uint`, whose bits ksim's casts keep).
+    /// `convert_T(x)` (default rounding: a C cast, §6.2.3; `as_T` is [`super::bitcast`]).
     fn convert(
         &mut self,
         func: &cl::Ident,
@@ -833,7 +839,6 @@ impl<'u> Lowerer<'u> {
         span: &Span,
     ) -> Res<Vec<k::Expr>> {
         let name = func.name.as_str();
-        let as_bits = name.starts_with("as_");
         let mut parts = name.splitn(3, '_').skip(1);
         let word = parts.next().unwrap_or("");
         if let Some(mode) = parts.next() {
@@ -847,12 +852,6 @@ impl<'u> Lowerer<'u> {
         };
         if !["int", "uint", "float"].contains(&base) {
             return unsupported(format!("the type `{base}` (in `{name}`)"), &func.span);
-        }
-        if as_bits && from != to && (from == TypeName::Float || to == TypeName::Float) {
-            return unsupported(
-                format!("reinterpreting float bits as an integer or back (`{name}`)"),
-                &func.span,
-            );
         }
         if from == TypeName::Bool || from == TypeName::Generic {
             return Err(Diagnostic::new(
@@ -902,6 +901,10 @@ impl<'u> Lowerer<'u> {
                 k::ExprKind::Cond(Box::new(t), Box::new(int(1, span)), Box::new(int(0, span))),
                 span,
             ));
+        }
+        if name.starts_with("as_") {
+            let mut v = self.as_bits(func, args, 1, span, pre)?;
+            return Ok(v.remove(0));
         }
         let word = name.split('_').nth(1).unwrap_or("");
         let to = match type_word(word) {
