@@ -206,7 +206,7 @@ pub(crate) use par::{Item, Record};
 use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
 use crate::schedule::Schedule;
 use interp::fault::{Fault, FaultKind};
-use interp::race::{step_races, Access, Epochs};
+use interp::race::{step_races_live, Access, Epochs};
 use interp::reference::{Elem, State, StepInfo};
 use interp::Launch;
 use std::collections::HashMap;
@@ -322,7 +322,8 @@ impl Acc {
 struct Event {
     thread: usize,
     acc: Acc,
-    /// The barrier epochs of the thread's group before the step.
+    /// The barrier epochs of the thread before the step (its group's, or its own where
+    /// fences are computed at run time: [`State::thread_epochs`]).
     epochs: Epochs,
     /// Vector clock after the event (segment-local event counts per thread).
     clock: Clock,
@@ -1147,8 +1148,7 @@ impl Dpor<'_, '_> {
         let launch = self.launch;
         self.restore(i);
         let state = self.here(i).0.clone();
-        let group = p / launch.local_size;
-        let epochs = state.epochs(group);
+        let epochs = state.thread_epochs(launch, p);
         self.col.summary.steps += 1;
         if let Some(visit) = self.visit.as_mut() {
             self.visit_full |= !visit(&state, p);
@@ -1197,12 +1197,20 @@ impl Dpor<'_, '_> {
                     epochs,
                     clock: clock.clone(),
                 };
-                // Races (Definition 5.2) with every dependent event of the segment.
+                // Races (Definition 5.2) with every dependent event of the segment: an
+                // earlier access is unordered while its thread's epoch of its space is
+                // unchanged (the group's, with fences fixed per barrier).
                 let mut races = Vec::new();
                 let second = accesses(launch, &ev, i);
+                let live = |e: &interp::reference::Elem, a: &Access, _: &Access| {
+                    let t = a.thread.group * launch.local_size + a.thread.local;
+                    let space = launch.kernel.arrays[e.array].space;
+                    state.thread_epochs(launch, t).of(space) == a.epoch
+                };
                 for &j in &d {
                     let first = accesses(launch, self.event(j), j);
-                    races.extend(step_races(&first, &second).into_iter().map(|r| (j, r)));
+                    let found = step_races_live(&first, &second, live);
+                    races.extend(found.into_iter().map(|r| (j, r)));
                 }
                 for (j, mut race) in races {
                     // The shortest schedule with the same events that reaches this race:
