@@ -132,9 +132,14 @@
 //! never a cache hit that could hide a race, a final store or a fault. Races found by the
 //! abandoned search are found again (a caller's `on_race` may hear of one twice).
 //!
-//! When some barrier leaves a memory space unordered (`barrier(local)`), races of that
-//! space span it: no barrier is a synchronisation point, and there is no caching
-//! ([`CACHING_OFF_FENCES`]).
+//! When some barrier leaves a memory space unordered (`barrier(local)`, or flags computed
+//! at run time, where each thread has its own fence and its own barrier epochs:
+//! [`State::thread_epochs`]), races of that space span it: no barrier is a synchronisation
+//! point, and there is no caching ([`CACHING_OFF_FENCES`]). The race check asks the state
+//! for the earlier access's thread's epochs ([`interp::race::step_races_live`]); the
+//! reduction is unchanged, since dependency is about the elements steps access, and a
+//! barrier still orders (in happens-before) every step of its group before it with every
+//! step after it, whatever the fences: they decide only which of those pairs are races.
 //!
 //! An atomic step (S-ATOMIC) is dependent with every other access to its element, atomic
 //! ones included (two atomic updates do not commute in general), so the reduction explores
@@ -222,10 +227,11 @@ pub const CACHING_OFF_SHARED: &str = "several work-groups access one `global` el
     before a barrier can race with accesses of another group after it, and no barrier is a \
     point where the future depends on the state alone";
 
-/// Why there is no state caching when a barrier leaves a memory space unordered.
+/// Why there is no state caching when a barrier leaves a memory space unordered (for
+/// some work-item, where fences are computed at run time).
 pub const CACHING_OFF_FENCES: &str = "a barrier orders only one memory space (`barrier(local)` \
-    or `barrier(global)`): races of the other space span it, so no barrier is a point where \
-    the future depends on the state alone";
+    or `barrier(global)`, or fence flags computed at run time): races of the other space span \
+    it, so no barrier is a point where the future depends on the state alone";
 
 /// Per array element: a work-group that accessed it, whether another group did too, and
 /// whether one of them wrote it (see the module documentation, "Several work-groups").
