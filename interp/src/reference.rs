@@ -176,8 +176,9 @@ pub struct BarrierInfo {
     pub fence: Fence,
     /// Each thread's fence (local id order) when the barrier takes its flags from a variable
     /// (OpenCL's fence flags computed at run time): what it ordered of that thread's
-    /// earlier accesses. A terminated thread takes `fence`. Empty for a fixed fence.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// earlier accesses. A terminated thread takes `fence`. Empty (and left out) for a
+    /// fixed fence.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fences: Vec<Fence>,
     /// Set when the barrier was not reached uniformly: some threads had terminated, or
     /// threads wait at different `barrier()` statements. The paper's rule still fires; on a

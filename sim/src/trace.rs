@@ -182,7 +182,7 @@ pub(crate) struct BarrierRecord<'a> {
     fence: lang::core::Fence,
     /// Each work-item's fence (local id order), when the barrier's flags are computed at
     /// run time; left out otherwise.
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     fences: &'a [lang::core::Fence],
     divergence: &'a Option<String>,
 }
