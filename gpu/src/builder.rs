@@ -245,7 +245,10 @@ impl KernelBuilder {
 
     /// `barrier()`: orders both memory spaces.
     pub fn barrier(&mut self) {
-        self.push(StmtKind::Barrier { fence: Fence::BOTH });
+        self.push(StmtKind::Barrier {
+            fence: Fence::BOTH,
+            flags: None,
+        });
     }
 
     fn nested(&mut self, f: impl FnOnce(&mut Self)) -> BlockId {

@@ -906,7 +906,13 @@ impl<'a> Emitter<'a> {
                     self.block(*body, depth + 1, out);
                     let _ = writeln!(out, "{ind}}}");
                 }
-                StmtKind::Barrier { fence } => {
+                // Flags computed at run time: the user's barrier with each work-item's own
+                // flags (OpenCL 1.2 wants them equal in every work-item; see
+                // docs/language.md for how ksim reads a kernel where they differ).
+                StmtKind::Barrier { flags: Some(v), .. } => {
+                    let _ = writeln!(out, "{ind}barrier({});", self.vars[*v]);
+                }
+                StmtKind::Barrier { fence, .. } => {
                     let flags = match *fence {
                         Fence::LOCAL => "CLK_LOCAL_MEM_FENCE",
                         Fence::GLOBAL => "CLK_GLOBAL_MEM_FENCE",

@@ -9,7 +9,7 @@
 
 use crate::fault::{Fault, ThreadId};
 use crate::launch::{Launch, Memory};
-use crate::race::{AccessKind, Epochs, Race, RaceTracker};
+use crate::race::{AccessKind, Race, RaceTracker};
 use crate::reference::{BarrierInfo, Runnable, State, StepInfo, WarpStep};
 use crate::warp::{SimtCost, Warps};
 use serde::{Deserialize, Serialize};
@@ -199,7 +199,7 @@ pub fn run(
     obs: &mut dyn Observer,
 ) -> Outcome {
     let mut state = State::initial(launch);
-    let mut tracker = RaceTracker::new(launch.groups);
+    let mut tracker = RaceTracker::for_launch(launch);
     let mut out = Outcome {
         memory: Memory { arrays: Vec::new() },
         races: Vec::new(),
@@ -217,7 +217,7 @@ pub fn run(
     });
     loop {
         for b in fire_barriers(&mut state, launch) {
-            tracker.barrier(b.fence);
+            tracker.fired(&b);
             obs.barrier(&b);
             if b.divergence.is_some()
                 && !out.divergences.iter().any(|d| d.divergence == b.divergence)
@@ -238,7 +238,7 @@ pub fn run(
         };
         if let (Some(warps), Some(simt)) = (warps, &mut simt) {
             let group = warps.group(t);
-            let (epochs, epoch) = (state.epochs(group), state.epoch(group));
+            let epoch = state.epoch(group);
             match state.warp_step(launch, t) {
                 Err(f) => {
                     out.fault = Some(f);
@@ -246,7 +246,7 @@ pub fn run(
                 }
                 Ok(step) => {
                     simt.instruction(epoch as usize, step.lanes.len(), step.divergent);
-                    let races = warp_races(launch, &step, (out.steps, epochs), &mut tracker);
+                    let races = warp_races(launch, &step, (out.steps, &state), &mut tracker);
                     obs.warp(&step);
                     out.schedule.push(t);
                     for race in races {
@@ -258,7 +258,7 @@ pub fn run(
             }
             continue;
         }
-        let epochs = state.epochs(t / launch.local_size);
+        let epochs = state.thread_epochs(launch, t);
         match state.k_step(launch, t) {
             Err(f) => {
                 out.fault = Some(f);
@@ -284,7 +284,8 @@ pub fn run(
 }
 
 /// The races completed by a warp instruction ([`State::warp_step`]) taken at position
-/// `at_step` of the execution when its group's epochs were `epochs`. Accesses are recorded
+/// `at_step` of the execution, in `state` (before or after it: a step moves no barrier
+/// epoch). Accesses are recorded
 /// lane by lane, each lane's reads then its write; each is checked against the accesses of
 /// other warps ([`RaceTracker::access_by`] with the warp as owner), then a write against
 /// the earlier lanes' writes of this instruction (two lanes writing one element race:
@@ -292,21 +293,23 @@ pub fn run(
 pub fn warp_races(
     launch: &Launch,
     step: &WarpStep,
-    (at_step, epochs): (u64, Epochs),
+    (at_step, state): (u64, &State),
     tracker: &mut RaceTracker,
 ) -> Vec<Race> {
     let owner = warp_owner(launch, step);
     let mut races = Vec::new();
     let mut written: HashMap<(usize, usize, usize), crate::race::Access> = HashMap::new();
     for info in &step.lanes {
+        let t = info.thread.group * launch.local_size + info.thread.local;
+        let epochs = state.thread_epochs(launch, t);
         for (e, access) in info.accesses(launch, at_step, epochs) {
             let at = (e.array, e.instance, e.offset);
             races.extend(tracker.access_by(owner, at, &e.index, access.clone()));
             if access.kind == AccessKind::Write {
-                if let Some(race) = written
-                    .get(&at)
-                    .and_then(|first| Race::between(e.array, e.instance, &e.index, first, &access))
-                {
+                // One instruction: nothing orders its lanes' accesses.
+                if let Some(race) = written.get(&at).and_then(|first| {
+                    Race::between_live(e.array, e.instance, &e.index, first, &access, true)
+                }) {
                     races.extend(tracker.report(race));
                 }
                 written.entry(at).or_insert(access);

@@ -47,8 +47,11 @@ pub fn stmt(k: &Kernel, s: &Stmt) -> String {
         }
         StmtKind::If { cond, .. } => format!("if ({}) {{…}} else {{…}}", top(k, cond)),
         StmtKind::While { cond, .. } => format!("while ({}) {{…}}", top(k, cond)),
-        StmtKind::Barrier { fence } if *fence == lang::core::Fence::BOTH => "barrier".into(),
-        StmtKind::Barrier { fence } => fence.ksim().into(),
+        StmtKind::Barrier { flags: Some(v), .. } => {
+            format!("barrier({})", var_name(k, *v))
+        }
+        StmtKind::Barrier { fence, .. } if *fence == lang::core::Fence::BOTH => "barrier".into(),
+        StmtKind::Barrier { fence, .. } => fence.ksim().into(),
         StmtKind::Check { annotation, cond } => {
             format!("{}({})", annotation.name(), top(k, cond))
         }

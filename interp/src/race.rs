@@ -8,6 +8,12 @@
 //! access counts the barriers whose fence includes its array's space ([`Epochs`]); and an
 //! atomic access (S-ATOMIC) conflicts with plain reads and writes of the element but not
 //! with another atomic access.
+//!
+//! Where a barrier's fence is computed at run time (OpenCL's `barrier(x)`, each work-item
+//! with its own flags), epochs are kept per thread: an access's epoch is its own thread's,
+//! and it is ordered with the later accesses of its group exactly once its thread's epoch
+//! of that space has moved on ([`conflict_live`]): GPUVerify's reading, where the flags of
+//! the work-item that made the *earlier* access decide.
 
 use crate::fault::ThreadId;
 use crate::policy::{benign, Stored};
@@ -73,7 +79,8 @@ pub struct Access {
     /// The position of the step in the execution (0-based), where the engine knows it.
     pub step: u64,
     /// The number of barriers the thread's work-group had passed that order the accessed
-    /// array's memory space (its barrier epoch for that space, see [`Epochs`]).
+    /// array's memory space (its barrier epoch for that space, see [`Epochs`]); counted
+    /// per thread where fences are computed at run time.
     pub epoch: u64,
     /// What a plain write stored, recorded under the `same-value` race policy only
     /// ([`crate::policy`]).
@@ -142,9 +149,18 @@ pub fn all_benign(races: &[Race]) -> bool {
 /// Whether two accesses to the same element conflict under Definition 5.2 (with atomic
 /// accesses, which conflict only with plain ones).
 pub fn conflict(a: &Access, b: &Access) -> bool {
+    conflict_live(a, b, a.epoch == b.epoch)
+}
+
+/// [`conflict`] for an earlier access `a` and a later `b`, where `live` says whether `a`
+/// is still unordered with accesses made now in its work-group: no barrier since `a`
+/// ordered its space for `a`'s thread (its thread's epoch of the space is still `a.epoch`).
+/// With fences fixed per barrier every thread of a group has the group's epochs, and
+/// `live` is `a.epoch == b.epoch`.
+pub fn conflict_live(a: &Access, b: &Access, live: bool) -> bool {
     a.thread != b.thread
         && a.kind.conflicts_with(b.kind)
-        && (a.thread.group != b.thread.group || a.epoch == b.epoch)
+        && (a.thread.group != b.thread.group || live)
 }
 
 /// Every race between an access of an earlier step and one of a later step to a common
@@ -155,13 +171,25 @@ pub fn step_races(
     first: &[(&crate::reference::Elem, Access)],
     second: &[(&crate::reference::Elem, Access)],
 ) -> Vec<Race> {
+    step_races_live(first, second, |_, a, b| a.epoch == b.epoch)
+}
+
+/// [`step_races`] where `live(elem, a, b)` says whether the earlier access `a` is still
+/// unordered with `b` in its work-group ([`conflict_live`]): the explorer asks the state
+/// for `a`'s thread's epochs when fences are computed at run time.
+pub fn step_races_live(
+    first: &[(&crate::reference::Elem, Access)],
+    second: &[(&crate::reference::Elem, Access)],
+    live: impl Fn(&crate::reference::Elem, &Access, &Access) -> bool,
+) -> Vec<Race> {
     let mut races = Vec::new();
     for (e, a) in first {
         for (f, b) in second {
             if (e.array, e.instance, e.offset) != (f.array, f.instance, f.offset) {
                 continue;
             }
-            if let Some(race) = Race::between(f.array, f.instance, &f.index, a, b) {
+            let unordered = live(e, a, b);
+            if let Some(race) = Race::between_live(f.array, f.instance, &f.index, a, b, unordered) {
                 races.push(race);
             }
         }
@@ -180,7 +208,20 @@ impl Race {
         first: &Access,
         second: &Access,
     ) -> Option<Race> {
-        conflict(first, second).then(|| Race {
+        let live = first.epoch == second.epoch;
+        Race::between_live(array, instance, index, first, second, live)
+    }
+
+    /// [`Race::between`] with `live` as [`conflict_live`] takes it.
+    pub fn between_live(
+        array: ArrayId,
+        instance: usize,
+        index: &[usize],
+        first: &Access,
+        second: &Access,
+        live: bool,
+    ) -> Option<Race> {
+        conflict_live(first, second, live).then(|| Race {
             array,
             instance,
             index: index.to_vec(),
@@ -216,6 +257,25 @@ pub struct RaceTracker {
     reported: HashSet<RaceKey>,
     /// Accesses seen so far: orders entries as a scan of the history would.
     clock: u64,
+    /// Where some barrier's fence is computed at run time: per-thread epochs and every
+    /// distinct access (the summaries above assume one epoch per work-group).
+    items: Option<Items>,
+}
+
+/// The race tracker's state for per-thread epochs ([`RaceTracker::for_launch`]): a scan
+/// of every distinct access of an element. Slower than the summaries, and used only for
+/// kernels whose barrier flags are computed at run time.
+#[derive(Clone, Debug, Default)]
+struct Items {
+    local_size: usize,
+    /// Per array, its memory space.
+    spaces: Vec<Space>,
+    /// Per thread (global index), its epochs as [`crate::reference::State::thread_epochs`].
+    epochs: Vec<Epochs>,
+    /// Per element, its accesses with their owners in execution order, one per (owner,
+    /// thread, kind, statement, stored value, epoch): a repeat races with nothing its first
+    /// does not.
+    seen: HashMap<(ArrayId, usize, usize), Vec<(ThreadId, Access)>>,
 }
 
 /// The summary of one element.
@@ -372,6 +432,72 @@ impl RaceTracker {
         }
     }
 
+    /// The tracker for `launch`: [`RaceTracker::new`], with per-thread epochs where some
+    /// barrier's fence is computed at run time. Feed it every K-BARRIER with
+    /// [`RaceTracker::fired`].
+    pub fn for_launch(launch: &crate::launch::Launch) -> Self {
+        let k = &launch.kernel;
+        RaceTracker {
+            items: k.has_item_fences().then(|| Items {
+                local_size: launch.local_size,
+                spaces: k.arrays.iter().map(|a| a.space).collect(),
+                epochs: vec![Epochs::default(); launch.threads()],
+                seen: HashMap::new(),
+            }),
+            ..RaceTracker::new(launch.groups)
+        }
+    }
+
+    /// K-BARRIER fired ([`crate::reference::BarrierInfo`]): with per-thread epochs each
+    /// thread of the group moves on by its own fence, else [`RaceTracker::barrier`].
+    pub fn fired(&mut self, b: &crate::reference::BarrierInfo) {
+        let Some(items) = &mut self.items else {
+            return self.barrier(b.fence);
+        };
+        let start = b.group * items.local_size;
+        for l in 0..items.local_size {
+            let f = b.fences.get(l).copied().unwrap_or(b.fence);
+            items.epochs[start + l] = items.epochs[start + l].after(f);
+        }
+    }
+
+    /// [`RaceTracker::access_by`] with per-thread epochs: scans the element's accesses.
+    fn access_items(
+        &mut self,
+        owner: ThreadId,
+        (array, instance, offset): (ArrayId, usize, usize),
+        index: &[usize],
+        access: Access,
+    ) -> Vec<Race> {
+        let items = self.items.as_mut().expect("per-thread epochs");
+        let space = items.spaces[array];
+        let mut races = Vec::new();
+        let seen = items.seen.entry((array, instance, offset)).or_default();
+        let mut repeat = false;
+        for (o, first) in seen.iter() {
+            if *o == owner {
+                repeat |= first.thread == access.thread
+                    && first.kind == access.kind
+                    && first.span == access.span
+                    && first.stored == access.stored
+                    && first.epoch == access.epoch;
+                continue;
+            }
+            let live = items.epochs[first.thread.group * items.local_size + first.thread.local]
+                .of(space)
+                == first.epoch;
+            if let Some(race) = Race::between_live(array, instance, index, first, &access, live) {
+                if self.reported.insert(race.key()) {
+                    races.push(race);
+                }
+            }
+        }
+        if !repeat {
+            seen.push((owner, access));
+        }
+        races
+    }
+
     /// Records an access to element `offset` (row-major) of instance `instance` of `array`
     /// and returns the races it completes whose key was not reported before, in the order
     /// of their earlier accesses.
@@ -397,6 +523,9 @@ impl RaceTracker {
         index: &[usize],
         access: Access,
     ) -> Vec<Race> {
+        if self.items.is_some() {
+            return self.access_items(owner, (array, instance, offset), index, access);
+        }
         let cross_group = self.cross_group;
         let elem = self.seen.entry((array, instance, offset)).or_default();
         let group = access.thread.group;

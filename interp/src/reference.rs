@@ -174,6 +174,12 @@ pub struct BarrierInfo {
     /// The memory spaces the barrier orders: the union of the fences of the `barrier`
     /// statements its threads waited at.
     pub fence: Fence,
+    /// Each thread's fence (local id order) when the barrier takes its flags from a variable
+    /// (OpenCL's fence flags computed at run time): what it ordered of that thread's
+    /// earlier accesses. A terminated thread takes `fence`. Empty (and left out) for a
+    /// fixed fence.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fences: Vec<Fence>,
     /// Set when the barrier was not reached uniformly: some threads had terminated, or
     /// threads wait at different `barrier()` statements. The paper's rule still fires; on a
     /// real device this is undefined behaviour (barrier divergence).
@@ -256,6 +262,10 @@ pub struct State {
     epochs: imbl::Vector<u64>,
     /// Per work-group: barriers fired per memory space they order.
     fenced: imbl::Vector<Epochs>,
+    /// Per thread, when some barrier's fence is computed at run time
+    /// ([`lang::core::Kernel::has_item_fences`]): barriers fired per memory space they
+    /// order for that thread's accesses ([`State::thread_epochs`]). Empty otherwise.
+    items: imbl::Vector<Epochs>,
     /// Which array elements are defined (`--uninit check`, [`crate::undef`]).
     shadow: Shadow,
     /// Derived from `threads`; shared until a thread changes status.
@@ -270,6 +280,7 @@ impl PartialEq for State {
             && self.threads == other.threads
             && self.epochs == other.epochs
             && self.fenced == other.fenced
+            && self.items == other.items
             && self.shadow == other.shadow
     }
 }
@@ -282,6 +293,7 @@ impl std::hash::Hash for State {
         self.threads.hash(h);
         self.epochs.hash(h);
         self.fenced.hash(h);
+        self.items.hash(h);
         self.shadow.hash(h);
     }
 }
@@ -533,6 +545,11 @@ impl State {
             threads: (0..threads).map(|_| start.clone()).collect(),
             epochs: (0..launch.groups).map(|_| 0).collect(),
             fenced: (0..launch.groups).map(|_| Epochs::default()).collect(),
+            items: if k.has_item_fences() {
+                (0..threads).map(|_| Epochs::default()).collect()
+            } else {
+                imbl::Vector::new()
+            },
             shadow: Shadow::initial(launch),
             sched: Arc::new(sched),
         }
@@ -570,6 +587,17 @@ impl State {
     /// Definition 5.2 for accesses to `local` and to `global` arrays.
     pub fn epochs(&self, group: usize) -> Epochs {
         self.fenced[group]
+    }
+
+    /// The epochs of thread `t`'s accesses (global index): its group's ([`State::epochs`]),
+    /// or its own where barrier fences are computed at run time. An access of `t` is
+    /// ordered with every later access of the group exactly when `t`'s epoch of its space
+    /// has moved on since ([`crate::race::conflict_live`]).
+    pub fn thread_epochs(&self, launch: &Launch, t: usize) -> Epochs {
+        match self.items.get(t) {
+            Some(e) => *e,
+            None => self.fenced[t / launch.local_size],
+        }
     }
 
     /// The statement a thread executes next, if any.
@@ -620,6 +648,7 @@ impl State {
         }
         let range = group * launch.local_size..(group + 1) * launch.local_size;
         let mut at = Vec::new();
+        let mut own = Vec::new();
         let mut waiting = Vec::new();
         let mut terminated = Vec::new();
         let mut fence = Fence {
@@ -632,8 +661,16 @@ impl State {
                 ThreadStatus::AtBarrier => {
                     let (b, i) = *self.threads[t].frames.last().expect("at a barrier");
                     let stmt = &launch.kernel.blocks[b][i];
-                    if let StmtKind::Barrier { fence: f } = stmt.kind {
+                    if let StmtKind::Barrier { fence: f, flags } = stmt.kind {
+                        let f = match flags {
+                            Some(v) => {
+                                let bits = self.threads[t].vars[v].as_i64().unwrap_or(0);
+                                Fence::from_bits(bits as u64)
+                            }
+                            None => f,
+                        };
                         fence = fence.union(f);
+                        own.push((t, f));
                     }
                     waiting.push((t - range.start, stmt.span.clone()));
                     at.push(t);
@@ -658,10 +695,22 @@ impl State {
         }
         self.epochs[group] += 1;
         self.fenced[group] = self.fenced[group].after(fence);
+        let mut fences = Vec::new();
+        if !self.items.is_empty() {
+            fences = vec![fence; launch.local_size];
+            for (t, f) in own {
+                fences[t - range.start] = f;
+            }
+            for (t, f) in range.zip(&fences) {
+                let e = self.items[t].after(*f);
+                self.items.set(t, e);
+            }
+        }
         Some(BarrierInfo {
             group,
             epoch: self.epochs[group],
             fence,
+            fences,
             divergence,
             sides,
         })

@@ -146,7 +146,7 @@ impl<'a> Stepper<'a> {
         let mut s = Stepper {
             launch,
             state: State::initial(launch),
-            tracker: RaceTracker::new(launch.groups),
+            tracker: RaceTracker::for_launch(launch),
             schedule: Schedule::default(),
             steps: 0,
             races: Vec::new(),
@@ -247,7 +247,7 @@ impl<'a> Stepper<'a> {
             self.fault = Some(f.clone());
             return Ok(Err(f));
         }
-        let epochs = self.state.epochs(t / self.launch.local_size);
+        let epochs = self.state.thread_epochs(self.launch, t);
         let info = match self.state.k_step(self.launch, t) {
             Ok(info) => info,
             Err(f) => {
@@ -330,7 +330,7 @@ impl<'a> Stepper<'a> {
     fn fire_barriers(&mut self) -> Vec<BarrierInfo> {
         let fired = crate::exec::fire_barriers(&mut self.state, self.launch);
         for b in &fired {
-            self.tracker.barrier(b.fence);
+            self.tracker.fired(b);
             if b.divergence.is_some()
                 && !self
                     .divergences

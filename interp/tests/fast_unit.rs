@@ -107,7 +107,10 @@ impl B {
         })
     }
     fn barrier(&mut self) -> Stmt {
-        self.stmt(StmtKind::Barrier { fence: Fence::BOTH })
+        self.stmt(StmtKind::Barrier {
+            fence: Fence::BOTH,
+            flags: None,
+        })
     }
     fn block(&mut self, stmts: Vec<Stmt>) -> usize {
         self.k.blocks.push(stmts);

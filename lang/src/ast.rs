@@ -160,6 +160,10 @@ pub enum StmtKind {
     /// `barrier();` / `barrier;` (both spaces), `barrier(local);`, `barrier(global);`,
     /// `barrier(local | global);`
     Barrier(Fence),
+    /// `barrier(x);` with `x` an integer variable: OpenCL's fence flags computed at run
+    /// time. Each thread's fence is the value of `x` when the barrier fires, read as
+    /// `cl_mem_fence_flags` bits (1 `local`, 2 `global`).
+    BarrierFlags(Expr),
     /// A call as a statement: `atomic_inc(A[i]);` (only atomics have an effect).
     Call(Expr),
 }

@@ -572,9 +572,36 @@ impl Checker {
                 out.extend(stmts);
             }
             S::Barrier(fence) => out.push(Stmt {
-                kind: StmtKind::Barrier { fence: *fence },
+                kind: StmtKind::Barrier {
+                    fence: *fence,
+                    flags: None,
+                },
                 span,
             }),
+            S::BarrierFlags(e) => {
+                // A variable, so that every engine reads a thread's flags where it waits.
+                let var = match &e.kind {
+                    ast::ExprKind::Name(n) => self.lookup_var(n),
+                    _ => None,
+                };
+                match var {
+                    Some(v) if self.kernel.vars[v].ty.is_integer() => out.push(Stmt {
+                        kind: StmtKind::Barrier {
+                            fence: crate::core::Fence {
+                                local: false,
+                                global: false,
+                            },
+                            flags: Some(v),
+                        },
+                        span,
+                    }),
+                    _ => self.error(Diagnostic::new(
+                        "`barrier` takes `local`, `global`, `local | global`, nothing, or an \
+                         integer variable holding OpenCL fence flags (1 local, 2 global)",
+                        e.span.clone(),
+                    )),
+                }
+            }
         }
     }
 
@@ -1348,7 +1375,7 @@ mod tests {
         let fences: Vec<Fence> = k.blocks[Kernel::BODY]
             .iter()
             .map(|s| match s.kind {
-                StmtKind::Barrier { fence } => fence,
+                StmtKind::Barrier { fence, .. } => fence,
                 ref other => panic!("{other:?}"),
             })
             .collect();

@@ -171,9 +171,18 @@ impl Kernel {
     /// that a K-BARRIER of a single work-group ends every possible race.
     pub fn barriers_order_both(&self) -> bool {
         self.blocks.iter().flatten().all(|s| match s.kind {
-            StmtKind::Barrier { fence } => fence == Fence::BOTH,
+            StmtKind::Barrier { fence, flags } => fence == Fence::BOTH && flags.is_none(),
             _ => true,
         })
+    }
+
+    /// Whether some `barrier` takes its fence from a variable (per thread, at run time):
+    /// the race check then keeps barrier epochs per thread, not per work-group.
+    pub fn has_item_fences(&self) -> bool {
+        self.blocks
+            .iter()
+            .flatten()
+            .any(|s| matches!(s.kind, StmtKind::Barrier { flags: Some(_), .. }))
     }
 
     /// Whether the kernel has an atomic statement. Atomics are not races, but two of them
@@ -277,8 +286,11 @@ pub enum StmtKind {
     /// `while (e) {ss}` (S-LOOP-T / S-LOOP-F).
     While { cond: Expr, body: BlockId },
     /// `barrier` (K-BARRIER): every thread of the work-group waits here; for race
-    /// detection it orders only the accesses to the memory spaces in `fence`.
-    Barrier { fence: Fence },
+    /// detection it orders only the accesses to the memory spaces in `fence`. With `flags`
+    /// (OpenCL's `barrier(x)` with `x` computed at run time) each thread's fence is the
+    /// value of that variable when the barrier fires ([`Fence::from_bits`]), and orders the
+    /// accesses that thread made before it; `fence` is then empty.
+    Barrier { fence: Fence, flags: Option<VarId> },
     /// `[v =] atomic_op(A[e], args...)` (S-ATOMIC): one indivisible read-modify-write of
     /// an `int`/`uint`/`long`/`ulong` element; `result` receives the old value. `args` holds the operands
     /// (none for inc/dec, two for cmpxchg: the compared value, then the new value), each
@@ -400,6 +412,20 @@ impl Fence {
             Space::Local => self.local,
             Space::Global => self.global,
         }
+    }
+
+    /// A fence from OpenCL's `cl_mem_fence_flags` bits: 1 (`CLK_LOCAL_MEM_FENCE`) orders
+    /// `local`, 2 (`CLK_GLOBAL_MEM_FENCE`) orders `global`; other bits order nothing.
+    pub fn from_bits(bits: u64) -> Fence {
+        Fence {
+            local: bits & 1 != 0,
+            global: bits & 2 != 0,
+        }
+    }
+
+    /// OpenCL's `cl_mem_fence_flags` bits of this fence ([`Fence::from_bits`]).
+    pub fn bits(self) -> u64 {
+        self.local as u64 | (self.global as u64) << 1
     }
 
     /// The spaces of either fence.

@@ -1026,25 +1026,28 @@ where
                 )
             });
         let barrier_args = choice((
-            fences.map(Some),
+            fences.map(|f| Some(StmtKind::Barrier(f))),
             expr.clone()
                 .separated_by(just(P_COMMA))
                 .collect::<Vec<_>>()
-                .validate(|args, e, em| {
-                    if !args.is_empty() {
+                .validate(|mut args, e, em| match args.len() {
+                    0 => None,
+                    // `barrier(x)`: fence flags computed at run time (checked to be a variable).
+                    1 => args.pop().map(StmtKind::BarrierFlags),
+                    _ => {
                         em.emit(Rich::custom(
                             e.span(),
-                            "`barrier` takes `local`, `global`, `local | global` or nothing (both spaces) in ksim kernels",
+                            "`barrier` takes `local`, `global`, `local | global`, a variable holding OpenCL fence flags, or nothing (both spaces) in ksim kernels",
                         ));
+                        None
                     }
-                    None
                 }),
         ))
         .delimited_by(just(P_LPAREN), just(P_RPAREN));
         let barrier = kw("barrier")
             .ignore_then(barrier_args.or_not())
             .then_ignore(just(P_SEMI))
-            .map(|f| StmtKind::Barrier(f.flatten().unwrap_or(Fence::BOTH)));
+            .map(|f| f.flatten().unwrap_or(StmtKind::Barrier(Fence::BOTH)));
         let simple_stmt = simple.clone().then_ignore(just(P_SEMI)).map(|s| s.kind);
         let unsupported = reserved
             .then_ignore(

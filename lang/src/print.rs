@@ -217,6 +217,9 @@ fn write_stmt(out: &mut String, s: &Stmt, indent: usize) {
             out.push_str(fence.ksim());
             out.push(';');
         }
+        StmtKind::BarrierFlags(e) => {
+            out.push_str(&format!("barrier({});", print_expr(e)));
+        }
         StmtKind::Call(e) => {
             out.push_str(&print_expr(e));
             out.push(';');
@@ -478,6 +481,7 @@ fn erase_stmt(s: &mut Stmt) {
         }
         StmtKind::Block(b) => erase_block(b),
         StmtKind::Barrier(_) => {}
+        StmtKind::BarrierFlags(e) => erase_expr(e),
         StmtKind::Call(e) => erase_expr(e),
     }
 }

@@ -85,7 +85,10 @@ fn block(k: &Kernel, b: BlockId, depth: usize, out: &mut String) {
                 block(k, *body, depth + 1, out);
                 let _ = writeln!(out, "{pad}}}");
             }
-            StmtKind::Barrier { fence } => {
+            StmtKind::Barrier { flags: Some(v), .. } => {
+                let _ = writeln!(out, "{pad}barrier({});", k.vars[*v].name);
+            }
+            StmtKind::Barrier { fence, .. } => {
                 let b = if *fence == Fence::BOTH {
                     "barrier"
                 } else {

@@ -569,8 +569,9 @@ fn unsupported_constructs_are_named() {
         ("kernel k() { int a, b; }", "several variables"),
         ("kernel k() { x = a[1][2][3]; }", "at most 2 dimensions"),
         ("kernel k() { x = (bool) y; }", "cast to `bool`"),
+        // `barrier(x)` parses (a variable holding fence flags, checked later); two do not.
         (
-            "kernel k() { barrier(CLK_LOCAL_MEM_FENCE); }",
+            "kernel k() { barrier(CLK_LOCAL_MEM_FENCE, x); }",
             "`barrier` takes `local`, `global`",
         ),
         ("kernel k() { ; }", "empty statements"),

@@ -180,7 +180,37 @@ pub(crate) struct BarrierRecord<'a> {
     group: usize,
     epoch: u64,
     fence: lang::core::Fence,
+    /// Each work-item's fence (local id order), when the barrier's flags are computed at
+    /// run time; left out otherwise.
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    fences: &'a [lang::core::Fence],
     divergence: &'a Option<String>,
+}
+
+/// Each work-item's fence of a barrier whose flags are computed at run time, as runs of
+/// local ids: `t0 local, t1..t1023 none`.
+fn item_fences(fences: &[lang::core::Fence]) -> String {
+    let name = |f: lang::core::Fence| match (f.local, f.global) {
+        (true, true) => "local|global",
+        (true, false) => "local",
+        (false, true) => "global",
+        (false, false) => "none",
+    };
+    let mut runs: Vec<(usize, usize, lang::core::Fence)> = Vec::new();
+    for (t, &f) in fences.iter().enumerate() {
+        match runs.last_mut() {
+            Some((_, end, g)) if *g == f => *end = t,
+            _ => runs.push((t, t, f)),
+        }
+    }
+    let runs: Vec<String> = runs
+        .into_iter()
+        .map(|(a, b, f)| match a == b {
+            true => format!("t{a} {}", name(f)),
+            false => format!("t{a}..t{b} {}", name(f)),
+        })
+        .collect();
+    runs.join(", ")
 }
 
 /// A JSON record with its keys in alphabetical order, on one line.
@@ -467,6 +497,7 @@ impl<'a> TraceView<'a> {
                 group: info.group,
                 epoch: info.epoch,
                 fence: info.fence,
+                fences: &info.fences,
                 divergence: &info.divergence,
             }));
         }
@@ -476,8 +507,11 @@ impl<'a> TraceView<'a> {
             info.group,
             "K-BARRIER",
             info.epoch,
-            // A barrier that orders one memory space only says which.
-            if info.fence == lang::core::Fence::BOTH {
+            // A barrier that orders one memory space only says which; one whose flags are
+            // computed at run time gives each work-item's fence.
+            if !info.fences.is_empty() {
+                format!(" (fence per work-item: {})", item_fences(&info.fences))
+            } else if info.fence == lang::core::Fence::BOTH {
                 String::new()
             } else {
                 format!(" ({}: orders only that memory space)", info.fence.ksim())

@@ -49,9 +49,9 @@ type Remembered = (
 /// Per race key, the fewest steps of a schedule that reaches it (brute force).
 fn brute_force_minimum(launch: &Launch, max_depth: usize) -> HashMap<RaceKey, u64> {
     let mut state = State::initial(launch);
-    let mut tracker = RaceTracker::new(launch.groups);
+    let mut tracker = RaceTracker::for_launch(launch);
     for b in sim::explore::fire_all(&mut state, launch) {
-        tracker.barrier(b.fence);
+        tracker.fired(&b);
     }
     let mut level: Vec<(State, RaceTracker, imbl::OrdSet<Remembered>)> =
         vec![(state, tracker, imbl::OrdSet::new())];
@@ -66,7 +66,7 @@ fn brute_force_minimum(launch: &Launch, max_depth: usize) -> HashMap<RaceKey, u6
                 };
                 let mut tr = tracker.clone();
                 let mut m = mem.clone();
-                let epochs = state.epochs(info.thread.group);
+                let epochs = state.thread_epochs(launch, t);
                 for (e, a) in info.accesses(launch, depth - 1, epochs) {
                     m.insert((
                         (e.array, e.instance, e.offset),
@@ -81,7 +81,7 @@ fn brute_force_minimum(launch: &Launch, max_depth: usize) -> HashMap<RaceKey, u6
                 }
                 let fired = sim::explore::fire_all(&mut s, launch);
                 for b in &fired {
-                    tr.barrier(b.fence);
+                    tr.fired(b);
                 }
                 if !fired.is_empty() && launch.groups == 1 {
                     m = imbl::OrdSet::new();

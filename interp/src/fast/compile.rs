@@ -604,6 +604,12 @@ const TEMP_BASE: u32 = 1 << 15;
 /// statement, for lock-step warps (the plain executor never sees one).
 pub(crate) fn compile(launch: &Launch, warp: bool) -> Result<Program, Unsupported> {
     let kernel = &*launch.kernel;
+    if kernel.has_item_fences() {
+        // Its race tracker keeps one barrier epoch per work-group and memory space.
+        return unsupported(
+            "barrier fence flags computed at run time (per work-item barrier epochs)",
+        );
+    }
     let monoid = launch.monoid;
     // Under `--uninit check` one mask register per 64 variables follows the variables.
     let masks = if launch.checks_uninit() {
@@ -1173,7 +1179,7 @@ impl Compiler<'_> {
                     self.code.push(Inst::Assert { c, site, check });
                     self.done();
                 }
-                StmtKind::Barrier { fence } => {
+                StmtKind::Barrier { fence, .. } => {
                     let steps = self.steps()?;
                     self.code.push(Inst::Barrier {
                         steps,

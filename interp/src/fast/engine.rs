@@ -718,6 +718,7 @@ impl<'a> Engine<'a> {
                 group: g,
                 epoch,
                 fence,
+                fences: Vec::new(),
                 divergence: Some(d),
                 sides,
             });

@@ -44,6 +44,8 @@ mod async_copy;
 mod bitcast;
 #[path = "bytes.rs"]
 mod bytes;
+#[path = "fences.rs"]
+mod fences;
 #[path = "images.rs"]
 mod images;
 pub use images::{sampler_value, Image};
@@ -1804,12 +1806,8 @@ impl<'u> Lowerer<'u> {
             }
             E::Call { func, args } if !self.funcs.contains_key(func.name.as_str()) => {
                 match builtins::lookup(&func.name) {
-                    Some(Builtin::Barrier) => {
-                        // The flags decide which memory spaces the barrier orders.
-                        let Fence { local, global } = self.fence(args, span)?;
-                        let fence = crate::core::Fence { local, global };
-                        out.push(st(k::StmtKind::Barrier(fence), span));
-                    }
+                    // The flags decide which memory spaces the barrier orders.
+                    Some(Builtin::Barrier) => self.barrier(args, span, out)?,
                     Some(Builtin::MemFence) => {}
                     Some(Builtin::Atomic(op)) => {
                         self.atomic(op, func, args, false, span, out)?;
@@ -1874,25 +1872,6 @@ impl<'u> Lowerer<'u> {
             cl::ExprKind::Int { value: 0, .. } => Some(Fence::default()),
             cl::ExprKind::Cast(_, a) => self.static_fence(a),
             _ => None,
-        }
-    }
-
-    /// The fence of `barrier(flags)`: `CLK_LOCAL_MEM_FENCE`, `CLK_GLOBAL_MEM_FENCE` or both,
-    /// known at lowering time ([`Lowerer::static_fence`]).
-    fn fence(&mut self, args: &[cl::Expr], span: &Span) -> Res<Fence> {
-        match args {
-            [a] => match self.static_fence(a) {
-                Some(f) => Ok(f),
-                None => unsupported(
-                    "fence flags computed at run time (`barrier` flags must be constant after \
-                     inlining: ksim's barrier orders the same memory spaces for every work-item)",
-                    &a.span,
-                ),
-            },
-            _ => Err(Diagnostic::new(
-                "`barrier` takes one argument (the fence flags)",
-                span.clone(),
-            )),
         }
     }
 

@@ -132,9 +132,14 @@
 //! never a cache hit that could hide a race, a final store or a fault. Races found by the
 //! abandoned search are found again (a caller's `on_race` may hear of one twice).
 //!
-//! When some barrier leaves a memory space unordered (`barrier(local)`), races of that
-//! space span it: no barrier is a synchronisation point, and there is no caching
-//! ([`CACHING_OFF_FENCES`]).
+//! When some barrier leaves a memory space unordered (`barrier(local)`, or flags computed
+//! at run time, where each thread has its own fence and its own barrier epochs:
+//! [`State::thread_epochs`]), races of that space span it: no barrier is a synchronisation
+//! point, and there is no caching ([`CACHING_OFF_FENCES`]). The race check asks the state
+//! for the earlier access's thread's epochs ([`interp::race::step_races_live`]); the
+//! reduction is unchanged, since dependency is about the elements steps access, and a
+//! barrier still orders (in happens-before) every step of its group before it with every
+//! step after it, whatever the fences: they decide only which of those pairs are races.
 //!
 //! An atomic step (S-ATOMIC) is dependent with every other access to its element, atomic
 //! ones included (two atomic updates do not commute in general), so the reduction explores
@@ -221,7 +226,7 @@ pub(crate) use par::{Item, Record};
 use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
 use crate::schedule::Schedule;
 use interp::fault::{Fault, FaultKind};
-use interp::race::{step_races, Access, Epochs};
+use interp::race::{step_races_live, Access, Epochs};
 use interp::reference::{Elem, State, StepInfo};
 use interp::Launch;
 use std::collections::HashMap;
@@ -237,10 +242,11 @@ pub const CACHING_OFF_SHARED: &str = "several work-groups access one `global` el
     before a barrier can race with accesses of another group after it, and no barrier is a \
     point where the future depends on the state alone";
 
-/// Why there is no state caching when a barrier leaves a memory space unordered.
+/// Why there is no state caching when a barrier leaves a memory space unordered (for
+/// some work-item, where fences are computed at run time).
 pub const CACHING_OFF_FENCES: &str = "a barrier orders only one memory space (`barrier(local)` \
-    or `barrier(global)`): races of the other space span it, so no barrier is a point where \
-    the future depends on the state alone";
+    or `barrier(global)`, or fence flags computed at run time): races of the other space span \
+    it, so no barrier is a point where the future depends on the state alone";
 
 /// Per array element: a work-group that accessed it, whether another group did too, and
 /// whether one of them wrote it (see the module documentation, "Several work-groups").
@@ -337,7 +343,8 @@ impl Acc {
 struct Event {
     thread: usize,
     acc: Acc,
-    /// The barrier epochs of the thread's group before the step.
+    /// The barrier epochs of the thread before the step (its group's, or its own where
+    /// fences are computed at run time: [`State::thread_epochs`]).
     epochs: Epochs,
     /// Vector clock after the event (segment-local event counts per thread).
     clock: Clock,
@@ -1167,8 +1174,7 @@ impl Dpor<'_, '_> {
         let launch = self.launch;
         self.restore(i);
         let state = self.here(i).0.clone();
-        let group = p / launch.local_size;
-        let epochs = state.epochs(group);
+        let epochs = state.thread_epochs(launch, p);
         self.col.summary.steps += 1;
         if let Some(visit) = self.visit.as_mut() {
             self.visit_full |= !visit(&state, p);
@@ -1217,12 +1223,20 @@ impl Dpor<'_, '_> {
                     epochs,
                     clock: clock.clone(),
                 };
-                // Races (Definition 5.2) with every dependent event of the segment.
+                // Races (Definition 5.2) with every dependent event of the segment: an
+                // earlier access is unordered while its thread's epoch of its space is
+                // unchanged (the group's, with fences fixed per barrier).
                 let mut races = Vec::new();
                 let second = accesses(launch, &ev, i);
+                let live = |e: &interp::reference::Elem, a: &Access, _: &Access| {
+                    let t = a.thread.group * launch.local_size + a.thread.local;
+                    let space = launch.kernel.arrays[e.array].space;
+                    state.thread_epochs(launch, t).of(space) == a.epoch
+                };
                 for &j in &d {
                     let first = accesses(launch, self.event(j), j);
-                    races.extend(step_races(&first, &second).into_iter().map(|r| (j, r)));
+                    let found = step_races_live(&first, &second, live);
+                    races.extend(found.into_iter().map(|r| (j, r)));
                 }
                 for (j, mut race) in races {
                     // The shortest schedule with the same events that reaches this race:

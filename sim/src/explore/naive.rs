@@ -90,7 +90,7 @@ fn search(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>, memo:
         memo: memo.then(HashSet::new),
     };
     let mut state = State::initial(launch);
-    let mut tracker = RaceTracker::new(launch.groups);
+    let mut tracker = RaceTracker::for_launch(launch);
     n.barriers(&mut state, &mut tracker);
     n.dfs(state, tracker, Accesses::new());
     n.col.summary.states = n.memo.as_ref().map_or(1, |m| m.len() as u64);
@@ -106,7 +106,7 @@ impl Naive<'_, '_> {
     fn barriers(&mut self, state: &mut State, tracker: &mut RaceTracker) -> bool {
         let fired = super::fire_all(state, self.launch);
         for b in &fired {
-            tracker.barrier(b.fence);
+            tracker.fired(b);
             if let Some(d) = &b.divergence {
                 self.col.divergence(d, &self.choices);
             }
@@ -183,12 +183,13 @@ impl Naive<'_, '_> {
                 Ok((mut next, infos, warp)) => {
                     let mut tr = tracker.clone();
                     let mut m = mem.clone();
-                    let epochs = state.epochs(infos[0].thread.group);
                     let step = self.depth - 1;
                     // Accesses of one owner (thread, or warp under --warp-size) never race.
                     let owner = warp.as_ref().map(|w| exec::warp_owner(self.launch, w));
                     for info in &infos {
                         let o = owner.unwrap_or(info.thread);
+                        let t = info.thread.group * self.launch.local_size + info.thread.local;
+                        let epochs = state.thread_epochs(self.launch, t);
                         for (e, a) in info.accesses(self.launch, step, epochs) {
                             if self.memo.is_some() {
                                 m.insert((
@@ -207,12 +208,16 @@ impl Naive<'_, '_> {
                         }
                     }
                     if let Some(w) = &warp {
-                        for race in exec::warp_races(self.launch, w, (step, epochs), &mut tr) {
+                        for race in exec::warp_races(self.launch, w, (step, &state), &mut tr) {
                             self.col.race(race, &self.choices);
                         }
                     }
-                    // After a barrier of a one-group launch no earlier access can race.
-                    if self.barriers(&mut next, &mut tr) && self.launch.groups == 1 {
+                    // After a barrier of a one-group launch no earlier access can race
+                    // (unless a barrier leaves a space unordered for some thread).
+                    if self.barriers(&mut next, &mut tr)
+                        && self.launch.groups == 1
+                        && self.launch.kernel.barriers_order_both()
+                    {
                         m = Accesses::new();
                     }
                     self.dfs(next, tr, m);
