@@ -166,7 +166,7 @@ fn as_t_of_another_size_is_opencls_error() {
         assert!(e.contains(want), "{call}: {e}");
     }
     let src = "kernel void k(__global uint *o) { uint2 u = as_uint2(1.0); o[0] = u.x; }";
-    let e = compile(src).err().expect("a view that splits a double");
+    let e = compile(src).expect_err("a view that splits a double");
     assert!(
         e.contains("not supported yet") && e.contains("splits or joins components"),
         "{e}"
