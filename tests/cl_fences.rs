@@ -345,3 +345,37 @@ fn ksim_kernels_take_a_variable_as_barrier_flags() {
         err[0].message
     );
 }
+
+/// The race message does not say "no barrier" where a barrier stands between the two
+/// accesses: it names the work-item whose own flags left its earlier access unordered.
+#[test]
+fn the_race_message_names_whose_fence_left_the_access_unordered() {
+    let dir = tmp("fences-message");
+    let path = dir.join("k.cl");
+    std::fs::write(&path, BAD_READ_THEN_WRITE).expect("write");
+    let p = path.to_str().expect("utf-8");
+    let reports = dir.join("r");
+    let r = reports.to_str().expect("utf-8");
+    let o = ksim(&[
+        "races",
+        p,
+        "--local",
+        "4",
+        "--global",
+        "4",
+        "--input",
+        "p=zeros:2",
+        "--report-dir",
+        r,
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains(
+            "with no barrier ordering local memory in between for thread 2's earlier access \
+             (a barrier orders a thread's earlier accesses only where its own fence flags name \
+             the space)"
+        ),
+        "{t}"
+    );
+}

@@ -134,6 +134,24 @@ impl SourceText<'_> {
         } else {
             format!("data race on {elem}")
         };
+        let space = match launch.kernel.arrays[race.array].space {
+            lang::ast::Space::Local => "local",
+            lang::ast::Space::Global => "global",
+        };
+        let between = if a.thread.group != b.thread.group {
+            "in another work-group (a barrier orders only the threads of its own group)".to_string()
+        } else if launch.kernel.has_item_fences() {
+            format!(
+                "with no barrier ordering {space} memory in between for {}'s earlier access \
+                 (a barrier orders a thread's earlier accesses only where its own fence flags \
+                 name the space)",
+                thread_name(launch, a.thread)
+            )
+        } else if !launch.kernel.barriers_order_both() {
+            format!("with no barrier ordering {space} memory in between")
+        } else {
+            "with no barrier in between".to_string()
+        };
         let mut d = Diagnostic::new(message, b.span.clone())
             .with_label(
                 b.span.clone(),
@@ -150,20 +168,7 @@ impl SourceText<'_> {
                 thread_name(launch, b.thread),
                 verb(b.kind),
                 self.location(b.span.start),
-                if a.thread.group == b.thread.group && !launch.kernel.barriers_order_both() {
-                    match launch.kernel.arrays[race.array].space {
-                        lang::ast::Space::Local => {
-                            "with no barrier ordering local memory in between"
-                        }
-                        lang::ast::Space::Global => {
-                            "with no barrier ordering global memory in between"
-                        }
-                    }
-                } else if a.thread.group == b.thread.group {
-                    "with no barrier in between"
-                } else {
-                    "in another work-group (a barrier orders only the threads of its own group)"
-                }
+                between
             ));
         if a.span != b.span {
             d = d.with_label(
