@@ -171,13 +171,15 @@ impl Inner {
 }
 
 /// What the threads share.
+/// The workers' cancel flag, never set: each segment's search runs to its end (or the
+/// deadline).
+static NEVER_CANCELLED: AtomicBool = AtomicBool::new(false);
+
 struct Pool<'w> {
     launch: &'w Launch,
     /// The workers' configuration: no bound.
     cfg: &'w Config<'w>,
     deadline: Deadline,
-    /// Never set: each segment's search runs to its end (or the deadline).
-    cancel: &'w AtomicBool,
     hasher: std::hash::RandomState,
     inner: Mutex<Inner>,
     changed: Condvar,
@@ -246,7 +248,7 @@ impl Pool<'_> {
             self.launch,
             self.cfg,
             self.deadline,
-            self.cancel,
+            &NEVER_CANCELLED,
             state,
             steps,
         );
@@ -349,12 +351,10 @@ pub(super) fn search<'a, 'p>(
         return Ok(col.finish(Verdict::Exhaustive));
     };
     let worker_cfg = Config::default();
-    let cancel = AtomicBool::new(false);
     let pool = Pool {
         launch,
         cfg: &worker_cfg,
         deadline: col.deadline,
-        cancel: &cancel,
         hasher: std::hash::RandomState::new(),
         inner: Mutex::new(Inner::default()),
         changed: Condvar::new(),
