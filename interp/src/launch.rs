@@ -565,22 +565,7 @@ pub fn parse_input(spec: &str, len: usize, ty: Ty, monoid: Monoid) -> Result<Vec
             let items: Vec<String> = if let Some(path) = spec.strip_prefix('@') {
                 let text = files::read_to_string(path.as_ref(), input_file_limit(len))
                     .map_err(|e| e.to_string())?;
-                if text.trim_start().starts_with('[') {
-                    let json: Vec<serde_json::Value> = serde_json::from_str(&text)
-                        .map_err(|e| format!("`{path}` is not a JSON array: {e}"))?;
-                    json.into_iter()
-                        .map(|v| match v {
-                            serde_json::Value::String(s) => s,
-                            other => other.to_string(),
-                        })
-                        .collect()
-                } else {
-                    text.lines()
-                        .map(str::trim)
-                        .filter(|l| !l.is_empty())
-                        .map(String::from)
-                        .collect()
-                }
+                file_items(path, &text)?
             } else {
                 split_list(spec)
             };
@@ -592,6 +577,28 @@ pub fn parse_input(spec: &str, len: usize, ty: Ty, monoid: Monoid) -> Result<Vec
             }
             items.iter().map(|s| parse_elem(s, ty, monoid)).collect()
         }
+    }
+}
+
+/// The values of an `@FILE` input's text: a JSON array, else one value per line.
+pub fn file_items(path: &str, text: &str) -> Result<Vec<String>, String> {
+    if text.trim_start().starts_with('[') {
+        let json: Vec<serde_json::Value> =
+            serde_json::from_str(text).map_err(|e| format!("`{path}` is not a JSON array: {e}"))?;
+        Ok(json
+            .into_iter()
+            .map(|v| match v {
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            })
+            .collect())
+    } else {
+        Ok(text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(String::from)
+            .collect())
     }
 }
 

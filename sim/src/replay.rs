@@ -1,71 +1,180 @@
-//! `ksim replay`: finding a race report's kernel, deciding whether it may be replayed,
-//! re-running the recorded schedule and deciding whether the race was reproduced.
+//! `ksim replay`: the files a report's launch reads (from disk, else from the report's
+//! copies, and whether they changed), re-running the recorded schedule and deciding whether
+//! the race was reproduced, and if not, why.
 
 use crate::report::{self, RaceReport};
 use crate::schedule::{self, Infeasible, Scheduler};
 use interp::exec::{Observer, Outcome};
 use interp::race::Race;
 use interp::Launch;
-use std::path::Path;
+use std::cell::RefCell;
+use std::path::{Component, Path, PathBuf};
 
-/// The kernel source a replay uses.
-#[derive(Clone, Debug)]
-pub struct KernelSource {
-    /// The file read, or the report itself when the kernel file was not found.
-    pub path: String,
-    pub text: String,
-    /// No kernel file was found: the source is the copy stored in the report.
-    pub from_report: bool,
-    /// The file differs from the source the report was written from: its unified diff
-    /// (or a note when the report, of format 1, holds no copy to compare with).
-    pub changed: Option<String>,
+/// Where the loaders of kernel files read files: the disk for every command, a race
+/// report's saved copies for `ksim replay` ([`ReportFiles`]). Replay rebuilds a launch
+/// with the very code that built it, only reading through another `Files`.
+pub trait Files {
+    /// The text of the file at `path`, or why it cannot be read.
+    fn read(&self, path: &Path) -> Result<String, String>;
 }
 
-/// Finds the kernel of `rep` (read from `report`): relative to the report's folder, by its
-/// absolute path, as given; else the copy of the source kept in the report. Errors when no
-/// file is found and the report holds no source.
-pub fn kernel_source(rep: &RaceReport, report: &Path) -> Result<KernelSource, String> {
-    let found = rep
-        .kernel_candidates(report)
-        .into_iter()
-        .find(|p| p.is_file())
-        .map(|p| {
-            // Shown in diagnostics: without the `..` of a path relative to the report.
-            let shown = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
-            files::read_to_string(&p, files::TEXT_LIMIT)
-                .map(|t| (shown.display().to_string(), t))
-                .map_err(|e| e.to_string())
-        })
-        .transpose()?;
-    match (found, &rep.source) {
-        (Some((path, text)), stored) => {
-            let changed = (report::source_hash(&text) != rep.source_hash).then(|| match stored {
-                Some(old) => report::source_diff(old, &text, "source in the report", &path),
+/// The files on disk.
+pub struct Disk;
+
+impl Files for Disk {
+    fn read(&self, path: &Path) -> Result<String, String> {
+        files::read_to_string(path, files::TEXT_LIMIT).map_err(|e| e.to_string())
+    }
+}
+
+/// `path` made absolute, with `.` and `..` taken out by its text (the same on recording
+/// and on replay, where the files may be gone): how reports name files.
+pub fn normal_path(path: &Path) -> PathBuf {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// What a replay read differently from the files the report was written from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Difference {
+    /// The file is gone: the report's copy was read.
+    FromReport(PathBuf),
+    /// The file differs from the report's copy: its unified diff (or a note, for a
+    /// report of format 1, which keeps no copy to compare with).
+    Changed { path: PathBuf, diff: String },
+}
+
+/// A file a report keeps: its path (as [`normal_path`] names it), hash and text (format 1
+/// reports keep no text).
+struct Kept {
+    path: PathBuf,
+    hash: String,
+    text: Option<String>,
+}
+
+/// The files of a race report: a file on disk is read from there (and compared with the
+/// report's copy), a file that is gone from the report's copy. A kernel file that moved
+/// with the report (found relative to it) takes the files of its folder along.
+pub struct ReportFiles {
+    kept: Vec<Kept>,
+    /// The kernel file's folder when the report was written, and where it is now.
+    recorded_dir: PathBuf,
+    found_dir: PathBuf,
+    /// The kernel file to load: where it was found, else its recorded path.
+    pub kernel: PathBuf,
+    differences: RefCell<Vec<Difference>>,
+}
+
+impl ReportFiles {
+    /// The files of `rep`, read from `report`: the kernel file is looked for relative to
+    /// the report's folder, by its absolute path, as given.
+    pub fn new(rep: &RaceReport, report: &Path) -> ReportFiles {
+        let recorded = normal_path(Path::new(
+            rep.kernel_path_absolute
+                .as_deref()
+                .unwrap_or(&rep.kernel_path),
+        ));
+        let found = rep
+            .kernel_candidates(report)
+            .into_iter()
+            .find(|p| p.is_file())
+            .map(|p| normal_path(&p));
+        let dir = |p: &Path| p.parent().map(Path::to_path_buf).unwrap_or_default();
+        let mut kept = vec![Kept {
+            path: recorded.clone(),
+            hash: rep.source_hash.clone(),
+            text: rep.source.clone(),
+        }];
+        kept.extend(rep.files.iter().map(|f| Kept {
+            path: normal_path(Path::new(&f.path)),
+            hash: f.hash.clone(),
+            text: Some(f.text.clone()),
+        }));
+        ReportFiles {
+            kept,
+            recorded_dir: dir(&recorded),
+            found_dir: dir(found.as_ref().unwrap_or(&recorded)),
+            kernel: found.unwrap_or(recorded),
+            differences: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Where a path recorded in the report is now: moved along with the kernel file if it
+    /// was in the kernel file's folder.
+    pub fn locate(&self, recorded: &Path) -> PathBuf {
+        let p = normal_path(recorded);
+        match p.strip_prefix(&self.recorded_dir) {
+            Ok(rel) => self.found_dir.join(rel),
+            Err(_) => p,
+        }
+    }
+
+    /// The files read that are gone or differ from the report's copies, in the order read.
+    pub fn differences(&self) -> Vec<Difference> {
+        self.differences.borrow().clone()
+    }
+
+    /// Whether a file read differs from the report's copy.
+    pub fn changed(&self) -> bool {
+        (self.differences.borrow().iter()).any(|d| matches!(d, Difference::Changed { .. }))
+    }
+
+    fn note(&self, d: Difference) {
+        let mut ds = self.differences.borrow_mut();
+        if !ds.contains(&d) {
+            ds.push(d);
+        }
+    }
+}
+
+impl Files for ReportFiles {
+    fn read(&self, path: &Path) -> Result<String, String> {
+        let here = normal_path(path);
+        let key = match here.strip_prefix(&self.found_dir) {
+            Ok(rel) => self.recorded_dir.join(rel),
+            Err(_) => here.clone(),
+        };
+        let kept = self.kept.iter().find(|k| k.path == key);
+        if !path.is_file() {
+            return match kept.and_then(|k| k.text.clone()) {
+                Some(text) => {
+                    self.note(Difference::FromReport(here));
+                    Ok(text)
+                }
+                None => Err(format!(
+                    "`{}` is not found and the report keeps no copy of it",
+                    path.display()
+                )),
+            };
+        }
+        let text = Disk.read(path)?;
+        if let Some(k) = kept.filter(|k| report::source_hash(&text) != k.hash) {
+            let diff = match &k.text {
+                Some(old) => {
+                    let shown = std::fs::canonicalize(path).unwrap_or(here.clone());
+                    report::source_diff(
+                        old,
+                        &text,
+                        "source in the report",
+                        &shown.display().to_string(),
+                    )
+                }
                 None => "(the report, of format 1, keeps no copy of the source to compare with)\n"
                     .to_string(),
-            });
-            Ok(KernelSource {
-                path,
-                text,
-                from_report: false,
-                changed,
-            })
+            };
+            self.note(Difference::Changed { path: here, diff });
         }
-        (None, Some(text)) => Ok(KernelSource {
-            path: report.display().to_string(),
-            text: text.clone(),
-            from_report: true,
-            changed: None,
-        }),
-        (None, None) => Err(format!(
-            "the kernel file `{}` is not found (tried {}) and the report keeps no copy of it",
-            rep.kernel_path,
-            rep.kernel_candidates(report)
-                .iter()
-                .map(|p| format!("`{}`", p.display()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
+        Ok(text)
     }
 }
 
@@ -159,21 +268,21 @@ impl Replay {
             },
             launch.race_policy.name()
         );
-        if let Some(i) = &self.infeasible {
-            o += &format!(
-                "the schedule stops being feasible at step {}: {}\n",
-                i.step, i.reason
-            );
-        }
         match &self.reproduced {
             Some(r) => {
+                if let Some(i) = &self.infeasible {
+                    o += &format!(
+                        "the schedule stops being feasible at step {}: {}\n",
+                        i.step, i.reason
+                    );
+                }
                 o += &format!(
                     "race reproduced: {} at step {}\n",
                     elem(launch, r),
                     r.second.step
                 );
             }
-            None => o += "the recorded race was NOT reproduced\n",
+            None => o += &format!("the recorded race was NOT reproduced: {}\n", self.why_not()),
         }
         if self.continued {
             o += "final arrays:\n";
@@ -181,6 +290,29 @@ impl Replay {
             o += &arrays.text(launch, &[]);
         }
         o
+    }
+}
+
+impl Replay {
+    /// Why the recorded race did not occur: where the schedule stopped being feasible, a
+    /// fault that ended the run, or a schedule that ran through without it.
+    pub fn why_not(&self) -> String {
+        if let Some(i) = &self.infeasible {
+            format!(
+                "the schedule stops being feasible at step {}: {}",
+                i.step, i.reason
+            )
+        } else if self.outcome.fault.is_some() {
+            format!(
+                "the run stops at a runtime fault after {} steps",
+                self.outcome.steps
+            )
+        } else {
+            format!(
+                "the schedule runs through its {} steps without the race",
+                self.recorded
+            )
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! ```json
 //! {
 //!   "format": "ksim-race-report",
-//!   "format_version": 2,
+//!   "format_version": 3,
 //!   "ksim_version": "0.1.0",
 //!   "source_hash": "fnv1a64:5f1c2d3e4a5b6c7d",   // FNV-1a 64 of the kernel file's bytes
 //!   "kernel": "kogge_stone_racy",
@@ -31,8 +31,21 @@
 //! across platforms and ksim versions, no dependency. The launch hash is the same hash of
 //! the resolved launch and the initial contents of every array (so `-D n=4` and `-D n=8`,
 //! or two `--input` files, give different file names). Format 1 reports (no paths other
-//! than `kernel_path`, no source, no launch hash) are still read. Reports are written
-//! atomically (a temporary file, then a rename) by the command line.
+//! than `kernel_path`, no source, no launch hash) and format 2 reports (no `flags`, no
+//! `files`) are still read. Reports are written atomically (a temporary file, then a
+//! rename) by the command line.
+//!
+//! Format 3 adds what rebuilding a `.cl` or `.sim` launch needs: `flags`, the launch
+//! options as given (`-D`, `-I`, `--kernel`, sizes, `--arg`, `--input`; paths made
+//! absolute), and `files`, every other file the launch read (the `.sim` file's program,
+//! `#include`d headers, `@FILE` inputs) with its absolute path, hash and text:
+//!
+//! ```json
+//!   "flags": { "defines": [["RACY", null]], "include": ["/home/me/inc"], "kernel": null,
+//!              "global": "8", "local": "8", "groups": null, "local_size": null,
+//!              "args": [], "inputs": [["in", "iota:8"], ["out", "zeros:8"]] },
+//!   "files": [ { "path": "/home/me/inc/h.h", "hash": "fnv1a64:...", "text": "..." } ]
+//! ```
 
 use crate::explore::model::{LaunchModel, RaceModel};
 use crate::explore::FoundRace;
@@ -44,7 +57,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 pub const FORMAT: &str = "ksim-race-report";
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// FNV-1a, 64 bits.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
@@ -194,6 +207,58 @@ impl LaunchSpec {
     }
 }
 
+/// The launch options as given on the command line (format 3): with the kernel file and
+/// [`LaunchSpec`]'s monoid, step bound and `--uninit`, they rebuild the launch of any kind
+/// of kernel file. Paths (`-I`, `@FILE` inputs) are absolute.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LaunchFlags {
+    /// `-D NAME` (value `null`) and `-D NAME=VALUE`.
+    pub defines: Vec<(String, Option<String>)>,
+    /// `-I DIR`.
+    pub include: Vec<String>,
+    /// `--kernel NAME`.
+    pub kernel: Option<String>,
+    pub global: Option<String>,
+    pub local: Option<String>,
+    pub groups: Option<String>,
+    pub local_size: Option<String>,
+    /// `--arg NAME=VALUE`.
+    pub args: Vec<(String, String)>,
+    /// `--input NAME=SPEC`.
+    pub inputs: Vec<(String, String)>,
+}
+
+/// A file a launch read besides the kernel file, kept in the report (format 3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SavedFile {
+    /// The absolute path it was read from.
+    pub path: String,
+    /// [`source_hash`] of its text.
+    pub hash: String,
+    pub text: String,
+}
+
+impl SavedFile {
+    pub fn new(path: &Path, text: &str) -> SavedFile {
+        SavedFile {
+            path: path.display().to_string(),
+            hash: source_hash(text),
+            text: text.to_string(),
+        }
+    }
+}
+
+/// What a report records of the files and options of a launch.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    /// The kernel file (`.ksim`, `.cl` or `.sim`) as given on the command line, and its text.
+    pub path: String,
+    pub text: String,
+    pub flags: LaunchFlags,
+    /// Every other file the launch read.
+    pub files: Vec<SavedFile>,
+}
+
 /// One side of a race key.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KeySide {
@@ -304,6 +369,12 @@ pub struct RaceReport {
     pub race: serde_json::Value,
     pub schedule: Schedule,
     pub found_by: String,
+    /// The launch options as given (format 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flags: Option<LaunchFlags>,
+    /// Every file the launch read besides the kernel file (format 3).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<SavedFile>,
 }
 
 impl RaceReport {
@@ -313,10 +384,12 @@ impl RaceReport {
         Some(k.to_key())
     }
 
-    /// A report of race `found` of `launch` (from `src`, launched with `spec`), to be
+    /// A report of race `found` of `launch` (from the files and options of `recorded`,
+    /// launched with `spec`; `src` is the kernel source its spans point into), to be
     /// written into the folder `dir`.
     pub fn new(
         src: SourceText,
+        recorded: Recorded,
         launch: &Launch,
         spec: LaunchSpec,
         found: &FoundRace,
@@ -326,7 +399,7 @@ impl RaceReport {
         let mut race =
             serde_json::to_value(RaceModel::new(src, launch, &found.race)).expect("JSON");
         race["key"] = serde_json::to_value(KeySpec::from_key(&found.race.key())).expect("JSON");
-        let absolute = std::path::absolute(src.path).ok();
+        let absolute = std::path::absolute(&recorded.path).ok();
         let from_report = absolute.as_ref().and_then(|k| {
             let d = std::path::absolute(dir).ok()?;
             pathdiff::diff_paths(k, d)
@@ -335,18 +408,20 @@ impl RaceReport {
             format: FORMAT.into(),
             format_version: FORMAT_VERSION,
             ksim_version: env!("CARGO_PKG_VERSION").into(),
-            source_hash: source_hash(src.text),
+            source_hash: source_hash(&recorded.text),
             kernel: launch.kernel.name.clone(),
-            kernel_path: src.path.to_string(),
+            kernel_path: recorded.path,
             kernel_path_absolute: absolute.map(|p| p.display().to_string()),
             kernel_path_from_report: from_report.map(|p| p.display().to_string()),
-            source: Some(src.text.to_string()),
+            source: Some(recorded.text),
             launch_hash: Some(launch_hash(launch)),
             launch: spec,
             resolved: serde_json::to_value(LaunchModel::new(launch)).expect("JSON"),
             race,
             schedule: found.schedule.clone(),
             found_by: found_by.into(),
+            flags: Some(recorded.flags),
+            files: recorded.files,
         }
     }
 
@@ -465,6 +540,8 @@ mod tests {
             race: serde_json::Value::Null,
             schedule: Schedule::default(),
             found_by: String::new(),
+            flags: None,
+            files: Vec::new(),
         }
     }
 

@@ -5,6 +5,8 @@ use clap::Args;
 use interp::launch::{Launch, LaunchOptions};
 use interp::{Fault, Monoid, Race};
 use lang::diag::Diagnostic;
+use sim::replay::{Disk, Files};
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -172,7 +174,7 @@ impl std::fmt::Display for Dims {
     }
 }
 
-fn parse_dims(s: &str) -> Result<Dims, String> {
+pub fn parse_dims(s: &str) -> Result<Dims, String> {
     let dims = s
         .split(',')
         .map(|p| {
@@ -208,16 +210,24 @@ pub struct Source {
     pub text: String,
     /// Files a `.cl` kernel included: path, text, and base offset of its spans.
     pub includes: Vec<(String, String, usize)>,
+    /// Every file read to build the launch ([`LaunchArgs::load_with`]), by
+    /// [`sim::replay::normal_path`], the kernel file first: what a race report keeps.
+    pub files: Vec<(PathBuf, String)>,
 }
 
 impl Source {
     pub fn read(path: &Path) -> Result<Source, Failure> {
-        let text = files::read_to_string(path, files::TEXT_LIMIT)
-            .map_err(|e| Failure::usage(e.to_string()))?;
+        Source::read_with(path, &Disk)
+    }
+
+    /// Reads `path` through `files`.
+    pub fn read_with(path: &Path, files: &dyn Files) -> Result<Source, Failure> {
+        let text = files.read(path).map_err(Failure::usage)?;
         Ok(Source {
             path: path.display().to_string(),
             text,
             includes: Vec::new(),
+            files: Vec::new(),
         })
     }
 
@@ -251,11 +261,38 @@ pub fn use_color() -> bool {
 /// Parses and checks a kernel; invalid kernels are a usage error (exit 2) with rendered
 /// diagnostics. A `.cl` file is compiled with no macros and its only kernel.
 pub fn load(path: &Path) -> Result<(Source, Arc<lang::core::Kernel>), Failure> {
+    load_with(path, &Disk)
+}
+
+/// [`load`], reading through `files`.
+pub fn load_with(
+    path: &Path,
+    files: &dyn Files,
+) -> Result<(Source, Arc<lang::core::Kernel>), Failure> {
     if super::opencl::is_cl(path) {
-        let (src, c) = super::opencl::load_cl(path, &[], &[], None)?;
+        let (src, c, _) = super::opencl::load_cl_unit(path, &[], &[], &mut |_| Ok(None), files)?;
         return Ok((src, Arc::new(c.kernel)));
     }
-    check_source(Source::read(path)?)
+    check_source(Source::read_with(path, files)?)
+}
+
+/// Reads through another [`Files`] and keeps what it read (once per file), for race
+/// reports.
+struct Recorder<'a> {
+    files: &'a dyn Files,
+    read: RefCell<Vec<(PathBuf, String)>>,
+}
+
+impl Files for Recorder<'_> {
+    fn read(&self, path: &Path) -> Result<String, String> {
+        let text = self.files.read(path)?;
+        let path = sim::replay::normal_path(path);
+        let mut read = self.read.borrow_mut();
+        if !read.iter().any(|(p, _)| *p == path) {
+            read.push((path, text.clone()));
+        }
+        Ok(text)
+    }
 }
 
 /// Parses and checks a kernel source already read (a race report keeps one).
@@ -331,24 +368,90 @@ impl LaunchArgs {
     pub fn load(
         &self,
     ) -> Result<(Source, Arc<lang::core::Kernel>, LaunchOptions, String), Failure> {
-        if super::simfile::is_sim(&self.file) {
-            let l = super::simfile::load(self)?;
-            return Ok((l.src, l.kernel, l.opts, l.notes));
-        }
-        if super::opencl::is_cl(&self.file) {
-            let (src, c) = super::opencl::load_cl(
+        self.load_with(&Disk)
+    }
+
+    /// [`LaunchArgs::load`], reading every file through `files`; the source keeps what
+    /// was read (`Source::files`), `@FILE` inputs included.
+    #[allow(clippy::type_complexity)]
+    pub fn load_with(
+        &self,
+        files: &dyn Files,
+    ) -> Result<(Source, Arc<lang::core::Kernel>, LaunchOptions, String), Failure> {
+        let rec = Recorder {
+            files,
+            read: RefCell::new(Vec::new()),
+        };
+        let (mut src, kernel, opts, notes) = if super::simfile::is_sim(&self.file) {
+            let l = super::simfile::load(self, &rec)?;
+            (l.src, l.kernel, l.opts, l.notes)
+        } else if super::opencl::is_cl(&self.file) {
+            let kernel = self.cl.kernel.clone();
+            let (src, c, _) = super::opencl::load_cl_unit(
                 &self.file,
                 &self.define,
                 &self.cl.include,
-                self.cl.kernel.as_deref(),
+                &mut |_| Ok(kernel.clone()),
+                &rec,
             )?;
             let opts = super::opencl::launch_options(self, &c.info)?;
             let notes = super::opencl::notes(&src, &c.info);
-            return Ok((src, Arc::new(c.kernel), opts, notes));
+            (src, Arc::new(c.kernel), opts, notes)
+        } else {
+            let opts = self.ksim_options()?;
+            let (src, kernel) = load_with(&self.file, &rec)?;
+            (src, kernel, opts, String::new())
+        };
+        // The inputs are read when the launch is bound; read here too, for the record (an
+        // error is the launch's to report).
+        for (_, spec) in &self.input {
+            if let Some(path) = spec.trim().strip_prefix('@') {
+                let _ = rec.read(Path::new(path));
+            }
         }
-        let opts = self.ksim_options()?;
-        let (src, kernel) = load(&self.file)?;
-        Ok((src, kernel, opts, String::new()))
+        src.files = rec.read.into_inner();
+        Ok((src, kernel, opts, notes))
+    }
+
+    /// The launch options as given, with absolute paths: what a race report keeps to
+    /// rebuild the launch from any directory.
+    pub fn flags(&self) -> sim::report::LaunchFlags {
+        let abs = |p: &Path| sim::replay::normal_path(p).display().to_string();
+        sim::report::LaunchFlags {
+            defines: self.define.clone(),
+            include: self.cl.include.iter().map(|d| abs(d)).collect(),
+            kernel: self.cl.kernel.clone(),
+            global: self.global.clone(),
+            local: self.local.clone(),
+            groups: self.groups.as_ref().map(Dims::to_string),
+            local_size: self.local_size.as_ref().map(Dims::to_string),
+            args: self.arg.clone(),
+            inputs: (self.input.iter())
+                .map(|(name, spec)| match spec.trim().strip_prefix('@') {
+                    Some(path) => (name.clone(), format!("@{}", abs(Path::new(path)))),
+                    None => (name.clone(), spec.clone()),
+                })
+                .collect(),
+        }
+    }
+
+    /// What a race report of this launch records: the kernel file, the options as given
+    /// and every other file read (`src` from [`LaunchArgs::load`]).
+    pub fn recorded(&self, src: &Source) -> sim::report::Recorded {
+        let main = sim::replay::normal_path(&self.file);
+        let text = (src.files.iter())
+            .find(|(p, _)| *p == main)
+            .map(|(_, t)| t.clone())
+            .unwrap_or_else(|| src.text.clone());
+        sim::report::Recorded {
+            path: self.file.display().to_string(),
+            text,
+            flags: self.flags(),
+            files: (src.files.iter())
+                .filter(|(p, _)| *p != main)
+                .map(|(p, t)| sim::report::SavedFile::new(p, t))
+                .collect(),
+        }
     }
 
     /// The launch options (for a `.cl` kernel, after compiling it: the options bind the

@@ -15,9 +15,10 @@
 //! Exit codes: 0 nothing found; 1 a race, fault, barrier divergence or non-termination;
 //! 2 usage error. A report that cannot be written is a warning: the summary is printed
 //! and the exit code is still the one of what was found. `ksim replay`: 1 when the race is
-//! reproduced and also when it is not (like `ksim run --schedule` with a schedule that does
-//! not fit), 2 for a report or schedule that is invalid (empty, naming threads the launch
-//! does not have, more than 2^64 - 1 steps) or a kernel that changed (without `--force`).
+//! reproduced; 0 when, with `--force` after a file changed, it no longer occurs; 2 for a
+//! report or schedule that is invalid (empty, naming threads the launch does not have,
+//! more than 2^64 - 1 steps), a file that changed (without `--force`), or a race that the
+//! unchanged files and launch do not reproduce (a bug in ksim, said so).
 //! `--jobs` parallelises random, PCT and the exhaustive search (the summary does not depend
 //! on it: see `sim::explore::dpor`, "Several jobs"); `--preemption-bound`, kernels without
 //! state caching, and several work-groups with a bound that stops the search run on one
@@ -27,12 +28,15 @@ use super::common::*;
 use super::run::{TraceFormat, Tracer};
 use clap::{ArgGroup, Args};
 use interp::exec::Quiet;
+use interp::launch::LaunchOptions;
 use interp::Launch;
 use sim::explore::model::{self, ExplorationModel};
 use sim::explore::{self, Config, Mode, Progress};
+use sim::replay::{Difference, Files, ReportFiles};
 use sim::report::{LaunchSpec, RaceReport};
 use std::collections::HashSet;
 use std::io::IsTerminal;
+use std::path::Path;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -290,6 +294,8 @@ struct Reports<'a> {
     launch: &'a Launch,
     /// The launch options as a report records them (for `.cl`: of the lowered kernel).
     options: interp::launch::LaunchOptions,
+    /// The files and options as given, to rebuild the launch.
+    recorded: sim::report::Recorded,
     found_by: String,
     warned: Mutex<HashSet<PathBuf>>,
 }
@@ -307,6 +313,7 @@ impl<'a> Reports<'a> {
             src,
             launch,
             options,
+            recorded: args.launch.recorded(src),
             found_by: model::found_by(mode),
             warned: Mutex::new(HashSet::new()),
         }
@@ -316,6 +323,7 @@ impl<'a> Reports<'a> {
     fn write(&self, r: &explore::FoundRace) -> Option<String> {
         write_report(
             self.src,
+            &self.recorded,
             self.launch,
             &self.options,
             r,
@@ -328,8 +336,10 @@ impl<'a> Reports<'a> {
 
 /// Writes the race report of `r` into `dir`; its path, or `None` after a warning (once per
 /// file in `warned`).
+#[allow(clippy::too_many_arguments)]
 pub fn write_report(
     src: &Source,
+    recorded: &sim::report::Recorded,
     launch: &Launch,
     options: &interp::launch::LaunchOptions,
     r: &explore::FoundRace,
@@ -340,7 +350,7 @@ pub fn write_report(
     let mut spec = LaunchSpec::from_options(options, launch.max_steps, launch.race_policy);
     spec.atomicity = launch.atomicity;
     spec.warp_size = launch.warp_size;
-    let rep = RaceReport::new(src.view(), launch, spec, r, found_by, dir);
+    let rep = RaceReport::new(src.view(), recorded.clone(), launch, spec, r, found_by, dir);
     let path = dir.join(rep.file_name_for(src.view()));
     match files::write_atomic(&path, rep.to_json().as_bytes()) {
         Ok(()) => Some(path.display().to_string()),
@@ -359,6 +369,14 @@ pub fn write_report(
     }
 }
 
+/// `ksim replay REPORT`: rebuilds the report's launch (its kernel file, `-D`/`-I`, sizes,
+/// arguments and inputs, read from the report when the files are gone) and re-runs the
+/// recorded schedule.
+///
+/// Exit codes: 1 the recorded race is reproduced; 0 (with `--force`, after a change to a
+/// file) the race no longer occurs, and why; 2 an invalid report, a file that changed
+/// (without `--force`), or a race that an unchanged kernel and launch do not reproduce
+/// (a bug in ksim).
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
     /// A race report written by `ksim explore` or `ksim races`.
@@ -366,7 +384,9 @@ pub struct ReplayArgs {
     /// Print every step up to the race (as `ksim trace`).
     #[arg(long)]
     pub trace: bool,
-    /// Replay even if the kernel source no longer matches the report's hash.
+    /// Replay even if a file of the launch (the kernel file, a header, the `.sim` file's
+    /// program, an `@FILE` input) differs from the report's copy: the file on disk is
+    /// used, with a warning and the difference. Exit 0 when the race no longer occurs.
     #[arg(long)]
     pub force: bool,
     /// After the recorded schedule, finish the run with the canonical schedule and print
@@ -378,47 +398,102 @@ pub struct ReplayArgs {
     pub timeline: Option<PathBuf>,
 }
 
+/// The launch of a format 3 report, as the command line that found the race gave it
+/// (paths where they are now, `@FILE` inputs as the values read through `files`).
+fn launch_args(
+    rep: &RaceReport,
+    flags: &sim::report::LaunchFlags,
+    files: &ReportFiles,
+) -> Result<LaunchArgs, Failure> {
+    let bad = |e: String| Failure::usage(format!("invalid launch in the report: {e}"));
+    let dims = |d: &Option<String>| d.as_deref().map(parse_dims).transpose().map_err(bad);
+    let input = |(name, spec): &(String, String)| -> Result<(String, String), Failure> {
+        let Some(path) = spec.trim().strip_prefix('@') else {
+            return Ok((name.clone(), spec.clone()));
+        };
+        let text = files
+            .read(&files.locate(Path::new(path)))
+            .map_err(|e| Failure::usage(format!("--input {name}={spec}: {e}")))?;
+        let items = interp::launch::file_items(path, &text).map_err(Failure::usage)?;
+        Ok((name.clone(), items.join(",")))
+    };
+    Ok(LaunchArgs {
+        file: files.kernel.clone(),
+        define: flags.defines.clone(),
+        cl: ClArgs {
+            kernel: flags.kernel.clone(),
+            include: (flags.include.iter())
+                .map(|d| files.locate(Path::new(d)))
+                .collect(),
+        },
+        groups: dims(&flags.groups)?,
+        local_size: dims(&flags.local_size)?,
+        global: flags.global.clone(),
+        local: flags.local.clone(),
+        arg: flags.args.clone(),
+        input: flags.inputs.iter().map(input).collect::<Result<_, _>>()?,
+        monoid: rep.launch.monoid.parse().map_err(bad)?,
+        max_steps: Some(rep.launch.max_steps),
+        uninit: Some(rep.launch.uninit),
+    })
+}
+
+/// The kernel and launch options of `rep`: a format 3 report's launch rebuilt through
+/// `files`; an older report's recorded options (a `.cl` kernel then compiled without the
+/// `-D`/`-I` it does not keep).
+#[allow(clippy::type_complexity)]
+fn rebuild(
+    rep: &RaceReport,
+    files: &ReportFiles,
+) -> Result<(Source, std::sync::Arc<lang::core::Kernel>, LaunchOptions), Failure> {
+    match &rep.flags {
+        Some(flags) => {
+            let (src, kernel, opts, notes) = launch_args(rep, flags, files)?.load_with(files)?;
+            eprint!("{notes}");
+            Ok((src, kernel, opts))
+        }
+        None => {
+            let (src, kernel) = load_with(&files.kernel, files)?;
+            let opts = (rep.launch.options())
+                .map_err(|e| Failure::usage(format!("invalid launch in the report: {e}")))?;
+            Ok((src, kernel, opts))
+        }
+    }
+}
+
 pub fn replay(args: &ReplayArgs) -> CmdResult {
+    let shown = args.report.display();
     let text = files::read_to_string(&args.report, files::TEXT_LIMIT)
         .map_err(|e| Failure::usage(format!("report: {e}")))?;
-    let rep = RaceReport::parse(&text)
-        .map_err(|e| Failure::usage(format!("{}: {e}", args.report.display())))?;
-    let found = sim::replay::kernel_source(&rep, &args.report)
-        .map_err(|e| Failure::usage(format!("{}: {e}", args.report.display())))?;
-    if let Some(diff) = &found.changed {
-        if !args.force {
-            return Err(Failure::usage(format!(
-                "the kernel source `{}` has changed since the report was written: refusing to \
-                 replay; pass --force to try anyway. What changed:\n{diff}",
-                found.path
-            )));
+    let rep = RaceReport::parse(&text).map_err(|e| Failure::usage(format!("{shown}: {e}")))?;
+    let files = ReportFiles::new(&rep, &args.report);
+    let built = rebuild(&rep, &files);
+    // A changed file is refused before anything it may have broken is reported.
+    for d in files.differences() {
+        match d {
+            Difference::Changed { path, diff } if !args.force => {
+                return Err(Failure::usage(format!(
+                    "`{}` has changed since the report was written: refusing to replay; pass \
+                     --force to try anyway. What changed:\n{diff}",
+                    path.display()
+                )))
+            }
+            Difference::Changed { path, diff } => eprintln!(
+                "warning: `{}` has changed since the report was written; replaying with it \
+                 (--force). What changed:\n{diff}",
+                path.display()
+            ),
+            Difference::FromReport(path) => eprintln!(
+                "note: the file `{}` is not found; replaying the copy of its source kept in \
+                 the report",
+                path.display()
+            ),
         }
-        eprintln!(
-            "warning: the kernel source `{}` has changed since the report was written; replaying anyway (--force). What changed:\n{diff}",
-            found.path
-        );
     }
-    if found.from_report {
-        eprintln!(
-            "note: the kernel file `{}` is not found; replaying the copy of its source kept in the report",
-            rep.kernel_path
-        );
-    }
-    // An OpenCL C kernel is compiled from its file (without the `-D`/`-I` of the run:
-    // reports do not keep them yet); a `.ksim` kernel from the report's copy if need be.
-    let (src, kernel) = if super::opencl::is_cl(std::path::Path::new(&found.path)) {
-        load(std::path::Path::new(&found.path))?
-    } else {
-        check_source(Source {
-            path: found.path.clone(),
-            text: found.text.clone(),
-            includes: Vec::new(),
-        })?
-    };
-    let opts = rep
-        .launch
-        .options()
-        .map_err(|e| Failure::usage(format!("{}: bad launch: {e}", args.report.display())))?;
+    let (src, kernel, opts) = built.map_err(|f| Failure {
+        message: format!("{shown}: {}", f.message),
+        code: f.code,
+    })?;
     let mut launch =
         Launch::new(kernel, &opts).map_err(|e| Failure::usage(format!("launch: {}", e.0)))?;
     launch.race_policy = rep.launch.race_policy;
@@ -426,7 +501,7 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
     launch.warp_size = rep.launch.warp_size;
     rep.schedule
         .check(&launch)
-        .map_err(|e| Failure::usage(format!("{}: invalid schedule: {e}", args.report.display())))?;
+        .map_err(|e| Failure::usage(format!("{shown}: invalid schedule: {e}")))?;
     let result = if args.trace {
         let mut tracer = Tracer::new(
             &src,
@@ -449,11 +524,29 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
         result.reproduced.as_ref().map(|r| (r, &rep.schedule)),
     )?;
     eprint!("{}", result.diagnostics(src.view(), &launch));
-    print!(
-        "{}",
-        result.text(&args.report.display().to_string(), &launch)
-    );
-    // Reproduced or not (like `ksim run --schedule` with a schedule that does not fit),
-    // not a clean run.
-    Ok(EXIT_FOUND)
+    print!("{}", result.text(&shown.to_string(), &launch));
+    if result.reproduced.is_some() {
+        return Ok(EXIT_FOUND);
+    }
+    if files.changed() {
+        // After a fix: the race no longer occurs, and the summary said why.
+        return Ok(EXIT_OK);
+    }
+    let hash = sim::report::launch_hash(&launch);
+    let launch_note = match &rep.launch_hash {
+        Some(h) if *h != hash => format!(
+            " (the rebuilt launch's hash is {hash}, the report's {h}: the launch was not \
+             rebuilt exactly)"
+        ),
+        _ => String::new(),
+    };
+    Err(Failure {
+        message: format!(
+            "{shown}: the recorded race was not reproduced although the kernel's files and \
+             launch are those of the report: {}{launch_note}. This is a bug in ksim: please \
+             report it, with the report",
+            result.why_not()
+        ),
+        code: EXIT_USAGE,
+    })
 }

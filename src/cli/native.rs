@@ -26,14 +26,17 @@ pub fn applies(path: &Path) -> bool {
 /// Loads the program and binds the launch, as `ksim run` does for the file.
 pub fn load(args: &LaunchArgs) -> Result<(Source, Launch, Program), Failure> {
     let (src, kernel, opts, notes, program, params, info) = if super::simfile::is_sim(&args.file) {
-        let l = super::simfile::load(args)?;
+        let l = super::simfile::load(args, &sim::replay::Disk)?;
         (
             l.src, l.kernel, l.opts, l.notes, l.program, l.params, l.info,
         )
     } else {
         let mut params = Vec::new();
-        let (src, c, _) =
-            super::opencl::load_cl_unit(&args.file, &args.define, &args.cl.include, &mut |unit| {
+        let (src, c, _) = super::opencl::load_cl_unit(
+            &args.file,
+            &args.define,
+            &args.cl.include,
+            &mut |unit| {
                 let names: Vec<String> = lang::cl::lower::kernels(unit)
                     .iter()
                     .map(|f| f.name.name.clone())
@@ -46,7 +49,9 @@ pub fn load(args: &LaunchArgs) -> Result<(Source, Launch, Program), Failure> {
                     params = lang::cl::simfile::kernel_args(unit, name).unwrap_or_default();
                 }
                 Ok(chosen)
-            })?;
+            },
+            &sim::replay::Disk,
+        )?;
         let opts = super::opencl::launch_options(args, &c.info)?;
         let notes = super::opencl::notes(&src, &c.info);
         let kernel = std::sync::Arc::new(c.kernel);

@@ -27,6 +27,7 @@ pub fn load_cl(
         defines,
         include,
         &mut |_| Ok(kernel.map(String::from)),
+        &sim::replay::Disk,
     )
     .map(|(src, c, _)| (src, c))
 }
@@ -35,14 +36,16 @@ pub fn load_cl(
 /// file naming a kernel the unit lacks); `None`: the unit's only kernel.
 pub type ChooseKernel<'a> = dyn FnMut(&lang::cl::ast::Unit) -> Result<Option<String>, Failure> + 'a;
 
-/// [`load_cl`] with a look at the parsed unit before lowering, through `choose`.
+/// [`load_cl`] with a look at the parsed unit before lowering, through `choose`, reading
+/// the file and the files it includes through `files`.
 pub fn load_cl_unit(
     path: &Path,
     defines: &[(String, Option<String>)],
     include: &[PathBuf],
     choose: &mut ChooseKernel<'_>,
+    files: &dyn sim::replay::Files,
 ) -> Result<(Source, lang::cl::Compiled, lang::cl::ast::Unit), Failure> {
-    let mut src = Source::read(path)?;
+    let mut src = Source::read_with(path, files)?;
     let mut map = SourceMap::new(path, src.text.clone());
     let opts = ClOptions {
         pp: lang::cl::pp::PpOptions {
@@ -51,9 +54,7 @@ pub fn load_cl_unit(
         },
         kernel: None,
     };
-    let unit = lang::cl::parse_unit(&mut map, &opts, &mut |p: &Path| {
-        files::read_to_string(p, files::TEXT_LIMIT).map_err(|e| e.to_string())
-    });
+    let unit = lang::cl::parse_unit(&mut map, &opts, &mut |p: &Path| files.read(p));
     src.includes = map.files[1..]
         .iter()
         .map(|f| (f.path.display().to_string(), f.text.clone(), f.base))

@@ -72,11 +72,13 @@ fn write_reports(
     let keys: Vec<_> = races.iter().map(|r| r.key()).collect();
     let found = sim::report::canonical_race_schedules(launch, &keys);
     let warned = Mutex::new(HashSet::new());
+    let recorded = args.launch.recorded(src);
     keys.iter()
         .map(|k| {
             let f = found.iter().find(|f| f.race.key() == *k)?;
             super::explore::write_report(
                 src,
+                &recorded,
                 launch,
                 &options,
                 f,

@@ -142,7 +142,7 @@ pub struct RunArgs {
 pub fn run(args: &RunArgs) -> CmdResult {
     // A `.sim` file's `dump` arguments are printed after the run, as Oclgrind prints them.
     let (src, launch, dumps) = if super::simfile::is_sim(&args.launch.file) {
-        let l = super::simfile::load(&args.launch)?;
+        let l = super::simfile::load(&args.launch, &sim::replay::Disk)?;
         eprint!("{}", l.notes);
         let mut launch = Launch::new(l.kernel, &l.opts).map_err(|e| Failure::usage(e.0))?;
         args.policy.apply(&mut launch);

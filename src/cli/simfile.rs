@@ -37,10 +37,10 @@ pub struct Loaded {
     pub info: lang::cl::lower::KernelInfo,
 }
 
-/// Reads the `.sim` file of `args`, compiles its program and binds its launch. The file
-/// gives the kernel and the whole launch, so the launch flags are refused with it; `-D`
-/// and `-I` go to the program's build.
-pub fn load(args: &LaunchArgs) -> Result<Loaded, Failure> {
+/// Reads the `.sim` file of `args` (and its program, through `files`), compiles its program
+/// and binds its launch. The file gives the kernel and the whole launch, so the launch
+/// flags are refused with it; `-D` and `-I` go to the program's build.
+pub fn load(args: &LaunchArgs, files: &dyn sim::replay::Files) -> Result<Loaded, Failure> {
     let flags = [
         (args.cl.kernel.is_some(), "--kernel"),
         (args.global.is_some(), "--global"),
@@ -57,7 +57,7 @@ pub fn load(args: &LaunchArgs) -> Result<Loaded, Failure> {
             args.file.display()
         )));
     }
-    let sim = Source::read(&args.file)?;
+    let sim = Source::read_with(&args.file, files)?;
     let fail = |d| Failure::usage(sim.render(&[d]));
     let mut parser = SimParser::new(&sim.text);
     let header = parser.header().map_err(fail)?;
@@ -71,9 +71,9 @@ pub fn load(args: &LaunchArgs) -> Result<Loaded, Failure> {
             header.program.span.clone(),
         ))
     };
-    let head = files::read_to_string(&program, files::TEXT_LIMIT);
+    let head = files.read(&program);
     match head {
-        Err(e) => return Err(cant(e.to_string())),
+        Err(e) => return Err(cant(e)),
         Ok(t) if t.starts_with("BC") => {
             return Err(cant(
                 "LLVM bitcode is not supported, give the OpenCL C source".into(),
@@ -82,8 +82,11 @@ pub fn load(args: &LaunchArgs) -> Result<Loaded, Failure> {
         Ok(_) => {}
     }
     let mut params = Vec::new();
-    let (src, c, _) =
-        super::opencl::load_cl_unit(&program, &args.define, &args.cl.include, &mut |unit| {
+    let (src, c, _) = super::opencl::load_cl_unit(
+        &program,
+        &args.define,
+        &args.cl.include,
+        &mut |unit| {
             let name = &header.kernel.text;
             params = simfile::kernel_args(unit, name).ok_or_else(|| {
                 let names: Vec<_> = lang::cl::lower::kernels(unit)
@@ -104,7 +107,9 @@ pub fn load(args: &LaunchArgs) -> Result<Loaded, Failure> {
                 ))
             })?;
             Ok(Some(name.clone()))
-        })?;
+        },
+        files,
+    )?;
     let args_of_file = parser.arguments(&params).map_err(fail)?;
     let flags = simfile::to_flags(&header, &args_of_file, &params, &c.info).map_err(fail)?;
     let dims = |d: &[usize]| d.iter().map(usize::to_string).collect::<Vec<_>>().join(",");

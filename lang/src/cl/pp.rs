@@ -292,14 +292,17 @@ impl Pp<'_, '_> {
             .map(|d| d.join(&name))
             .collect();
         let mut why = Vec::new();
+        // Every candidate is asked of the loader, which may know files the disk lacks (a
+        // race report's saved copies); its error means "not found" unless the file is there.
         for path in candidates {
-            if !path.is_file() {
-                why.push(path.display().to_string());
-                continue;
+            match (self.load)(&path) {
+                Ok(text) => {
+                    let f = self.map.add(path, text);
+                    return self.file(f, depth + 1, out);
+                }
+                Err(e) if path.is_file() => return Err(Diagnostic::new(e, span.clone())),
+                Err(_) => why.push(path.display().to_string()),
             }
-            let text = (self.load)(&path).map_err(|e| Diagnostic::new(e, span.clone()))?;
-            let f = self.map.add(path, text);
-            return self.file(f, depth + 1, out);
         }
         err(
             format!(
