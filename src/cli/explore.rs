@@ -543,7 +543,7 @@ pub fn replay(args: &ReplayArgs) -> CmdResult {
     Err(Failure {
         message: format!(
             "{shown}: the recorded race was not reproduced although the kernel's files and \
-             launch are those of the report: {}{launch_note}. This is a bug in ksim: please \
+             launch are those of the report: {}{launch_note}; this is a bug in ksim: please \
              report it, with the report",
             result.why_not()
         ),
