@@ -66,7 +66,7 @@ fn kogge_stone_racy_reports_the_race_and_replay_reproduces_it() {
     let rep: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&reports[0]).unwrap()).unwrap();
     assert_eq!(rep["format"], "ksim-race-report");
-    assert_eq!(rep["format_version"], 2);
+    assert_eq!(rep["format_version"], 3);
     assert!(rep["source"]
         .as_str()
         .unwrap()

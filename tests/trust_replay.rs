@@ -152,7 +152,9 @@ fn a_cl_report_keeps_its_defines() {
     std::fs::remove_file(work.join("kogge_stone.cl")).unwrap();
     assert_reproduced(&replay_elsewhere("rp-cl", &[r]));
     // Fixed by hand: the barrier no longer depends on RACY.
-    let fixed = src.replace("#ifndef RACY\n", "").replace("#endif\n        if", "        if");
+    let fixed = src
+        .replace("#ifndef RACY\n", "")
+        .replace("#endif\n        if", "        if");
     assert_ne!(fixed, src);
     std::fs::write(work.join("kogge_stone.cl"), &fixed).unwrap();
     assert_fixed(&replay_elsewhere("rp-cl", &["--force", r]));
@@ -203,7 +205,10 @@ fn a_cl_report_keeps_its_headers() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let t = text(&o);
     assert!(t.contains("sync.h` has changed"), "{t}");
-    assert!(t.contains("-#define SYNC()\n+#define SYNC() /* edited */"), "{t}");
+    assert!(
+        t.contains("-#define SYNC()\n+#define SYNC() /* edited */"),
+        "{t}"
+    );
     // Kernel and header gone: both come from the report.
     std::fs::remove_dir_all(work.join("src")).unwrap();
     std::fs::remove_dir_all(work.join("inc")).unwrap();
