@@ -41,6 +41,8 @@ fn replay_elsewhere(name: &str, args: &[&str]) -> Output {
 
 fn assert_reproduced(o: &Output) {
     assert_eq!(o.status.code(), Some(1), "{}", text(o));
+    // The launch rebuilt is the one recorded (by its hash).
+    assert!(!text(o).contains("bug in ksim"), "{}", text(o));
     assert!(stdout(o).contains("race reproduced"), "{}", text(o));
     assert!(
         text(o).contains("copy of its source kept in the report"),
