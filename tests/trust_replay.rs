@@ -181,6 +181,7 @@ fn a_cl_report_keeps_its_headers() {
     std::fs::write(work.join("src/k.cl"), CL_WITH_HEADER).unwrap();
     let racy_header = "#define SYNC()\n";
     std::fs::write(work.join("inc/sync.h"), racy_header).unwrap();
+    std::fs::write(work.join("a.json"), "[1, 2, 3, 4]").unwrap();
     let args = [
         "explore",
         "--exhaustive",
@@ -192,7 +193,7 @@ fn a_cl_report_keeps_its_headers() {
         "--local",
         "4",
         "--input",
-        "a=iota:4",
+        "a=@a.json",
         "--input",
         "b=zeros:4",
         "--report-dir",
@@ -211,9 +212,10 @@ fn a_cl_report_keeps_its_headers() {
         t.contains("-#define SYNC()\n+#define SYNC() /* edited */"),
         "{t}"
     );
-    // Kernel and header gone: both come from the report.
+    // Kernel, header and input gone: they come from the report.
     std::fs::remove_dir_all(work.join("src")).unwrap();
     std::fs::remove_dir_all(work.join("inc")).unwrap();
+    std::fs::remove_file(work.join("a.json")).unwrap();
     assert_reproduced(&replay_elsewhere("rp-inc", &[r]));
     // The header fixed by hand (the kernel still gone).
     std::fs::create_dir_all(work.join("inc")).unwrap();
@@ -304,4 +306,52 @@ fn invalid_and_unreproducible_reports_exit_2() {
     let o = ksim_in(&work, &["replay", rep.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("this is a bug in ksim"), "{}", text(&o));
+}
+
+/// A folder moved whole (kernel, header and report): the kernel is found next to the
+/// report, and its header moves with it; nothing is read from the report's copies.
+#[test]
+fn a_kernel_folder_moved_with_its_report_replays_from_its_files() {
+    let work = tmp("rp-folder");
+    let proj = work.join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    std::fs::write(proj.join("k.cl"), CL_WITH_HEADER).unwrap();
+    std::fs::write(proj.join("sync.h"), "#define SYNC()\n").unwrap();
+    let args = [
+        "races",
+        "k.cl",
+        "--global",
+        "4",
+        "--local",
+        "4",
+        "--input",
+        "a=iota:4",
+        "--input",
+        "b=zeros:4",
+        "--report-dir",
+        "r",
+    ];
+    let o = ksim_in(&proj, &args);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let moved = work.join("moved");
+    std::fs::rename(&proj, &moved).unwrap();
+    let rep = report_in(&moved.join("r"));
+    // A changed header in the moved folder is noticed.
+    std::fs::write(
+        moved.join("sync.h"),
+        "#define SYNC() barrier(CLK_LOCAL_MEM_FENCE)\n",
+    )
+    .unwrap();
+    let o = replay_elsewhere("rp-folder", &[rep.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("moved/sync.h` has changed"),
+        "{}",
+        text(&o)
+    );
+    std::fs::write(moved.join("sync.h"), "#define SYNC()\n").unwrap();
+    let o = replay_elsewhere("rp-folder", &[rep.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(!text(&o).contains("copy of its source"), "{}", text(&o));
+    assert!(!text(&o).contains("bug in ksim"), "{}", text(&o));
 }
