@@ -40,6 +40,13 @@ enum Command {
     /// reduction), at random, or with PCT; every race is written as a replayable report.
     Explore(cli::explore::ExploreArgs),
     /// Re-run the schedule of a race report and stop at the race.
+    ///
+    /// The launch is rebuilt as the report recorded it (kernel file, -D, -I, sizes,
+    /// arguments, inputs), from any directory; a file that is gone is read from the
+    /// report's copy, one that changed is refused with its difference unless --force.
+    /// Exit codes: 1 the race is reproduced; 0 (--force, after a fix) the race no longer
+    /// occurs, and why; 2 an invalid report, a changed file without --force, or a race that
+    /// unchanged files and launch do not reproduce (a bug in ksim, said so).
     Replay(cli::explore::ReplayArgs),
     /// Decide race-freedom for one input with the fast executor (one canonical execution
     /// decides it for every schedule; README, "Races at real sizes"); every race is written as a

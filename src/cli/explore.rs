@@ -369,14 +369,7 @@ pub fn write_report(
     }
 }
 
-/// `ksim replay REPORT`: rebuilds the report's launch (its kernel file, `-D`/`-I`, sizes,
-/// arguments and inputs, read from the report when the files are gone) and re-runs the
-/// recorded schedule.
-///
-/// Exit codes: 1 the recorded race is reproduced; 0 (with `--force`, after a change to a
-/// file) the race no longer occurs, and why; 2 an invalid report, a file that changed
-/// (without `--force`), or a race that an unchanged kernel and launch do not reproduce
-/// (a bug in ksim).
+/// The options of `ksim replay` (its help and exit codes: `Command::Replay` in main.rs).
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
     /// A race report written by `ksim explore` or `ksim races`.

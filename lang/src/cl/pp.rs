@@ -44,7 +44,8 @@ pub struct Preprocessed {
     pub pragmas: Vec<Pragma>,
 }
 
-/// Reads an included file: its text, or a message saying why not.
+/// Reads an included file: its text, or a message saying why not (for a path that is no
+/// file on disk, taken as "not found": the next candidate is tried).
 pub type Loader<'a> = dyn FnMut(&Path) -> Result<String, String> + 'a;
 
 #[derive(Clone, Debug)]
