@@ -372,7 +372,7 @@ impl LaunchArgs {
     }
 
     /// [`LaunchArgs::load`], reading every file through `files`; the source keeps what
-    /// was read (`Source::files`), `@FILE` inputs included.
+    /// was read (`Source::files`).
     #[allow(clippy::type_complexity)]
     pub fn load_with(
         &self,
@@ -402,13 +402,6 @@ impl LaunchArgs {
             let (src, kernel) = load_with(&self.file, &rec)?;
             (src, kernel, opts, String::new())
         };
-        // The inputs are read when the launch is bound; read here too, for the record (an
-        // error is the launch's to report).
-        for (_, spec) in &self.input {
-            if let Some(path) = spec.trim().strip_prefix('@') {
-                let _ = rec.read(Path::new(path));
-            }
-        }
         src.files = rec.read.into_inner();
         Ok((src, kernel, opts, notes))
     }
@@ -436,21 +429,32 @@ impl LaunchArgs {
     }
 
     /// What a race report of this launch records: the kernel file, the options as given
-    /// and every other file read (`src` from [`LaunchArgs::load`]).
+    /// and every other file read (`src` from [`LaunchArgs::load`]), `@FILE` inputs
+    /// included (read again here: the launch read them when it was bound).
     pub fn recorded(&self, src: &Source) -> sim::report::Recorded {
         let main = sim::replay::normal_path(&self.file);
         let text = (src.files.iter())
             .find(|(p, _)| *p == main)
             .map(|(_, t)| t.clone())
             .unwrap_or_else(|| src.text.clone());
+        let inputs = (self.input.iter())
+            .filter_map(|(_, spec)| spec.trim().strip_prefix('@'))
+            .filter_map(|path| {
+                let text = Disk.read(Path::new(path)).ok()?;
+                Some((sim::replay::normal_path(Path::new(path)), text))
+            });
+        let mut files: Vec<sim::report::SavedFile> = Vec::new();
+        for (p, t) in src.files.iter().cloned().chain(inputs) {
+            let saved = sim::report::SavedFile::new(&p, &t);
+            if p != main && !files.iter().any(|f| f.path == saved.path) {
+                files.push(saved);
+            }
+        }
         sim::report::Recorded {
             path: self.file.display().to_string(),
             text,
             flags: self.flags(),
-            files: (src.files.iter())
-                .filter(|(p, _)| *p != main)
-                .map(|(p, t)| sim::report::SavedFile::new(p, t))
-                .collect(),
+            files,
         }
     }
 
