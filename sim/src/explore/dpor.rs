@@ -1381,10 +1381,14 @@ impl Dpor<'_, '_> {
     ///
     /// A solo run cannot pass a barrier: the barrier needs the thread's group-mates. When a
     /// thread waits at a barrier (at the cut or after its solo run) and no thread of its
-    /// group spins (runs all [`SOLO_STEPS`] steps), the barrier may fire in a continuation
-    /// and what follows it is unseen: the verdict is then INCOMPLETE (step bound), never a
-    /// false EXHAUSTIVE. With a spinning group-mate the barrier never fires, and nothing is
-    /// unseen.
+    /// group spins (its solo run comes back to a state it was in: it can run forever), the
+    /// barrier may fire in a continuation and what follows it is unseen: the verdict is then
+    /// INCOMPLETE (step bound), never a false EXHAUSTIVE. With a spinning group-mate the
+    /// barrier never fires, and nothing is unseen. Likewise a thread whose solo run does not
+    /// repeat a state (it terminates, faults, waits, or runs [`SOLO_STEPS`] steps without a
+    /// repetition: a long but finite loop) has a future the search did not explore as an
+    /// execution (its accesses, faults and races): INCOMPLETE (step bound) too. Only a cut
+    /// where every enabled thread provably spins is non-termination.
     fn bound_leaf(&mut self, i: usize) {
         let state = self.here(i).0.clone();
         // Per element: the threads whose solo run touched it, and whether one wrote it.
@@ -1401,6 +1405,8 @@ impl Dpor<'_, '_> {
         for t in self.open(i).enabled.clone() {
             let mut s = state.clone();
             let mut ran_out = true;
+            // Brent's cycle detection: the state at the last power-of-two step.
+            let (mut mark, mut lap, mut since, mut cycles) = (s.clone(), 1usize, 0usize, false);
             for n in 0..SOLO_STEPS {
                 if (n as u64).is_multiple_of(super::CHECK_EVERY) && self.stop_reason().is_some() {
                     break; // `run` records the stop at its next look
@@ -1428,6 +1434,14 @@ impl Dpor<'_, '_> {
                         }
                         self.analyse(i, t, &acc);
                         s = next;
+                        if s == mark {
+                            cycles = true;
+                            break;
+                        }
+                        since += 1;
+                        if since == lap {
+                            (mark, lap, since) = (s.clone(), lap * 2, 0);
+                        }
                     }
                     Err(_) => {
                         self.note(t, &Acc::Fault);
@@ -1438,7 +1452,12 @@ impl Dpor<'_, '_> {
                     }
                 }
             }
-            spins[group(t)] |= ran_out;
+            spins[group(t)] |= ran_out && cycles;
+            if !(ran_out && cycles) {
+                // The thread would go on to terminate, wait, fault or run on without
+                // repeating a state: what it does after the cut was not explored.
+                self.cut_unseen = true;
+            }
         }
         if (0..groups).any(|g| at_barrier[g] && !spins[g]) {
             self.cut_unseen = true;

@@ -34,6 +34,7 @@ pub mod voigtlaender;
 pub use interp::canonical::Engine;
 
 use interp::launch::Launch;
+use interp::fault::FaultKind;
 use interp::{Fault, Interval, Monoid, Race, Value};
 use lang::core::{ArrayId, Ty};
 use serde::Serialize;
@@ -250,6 +251,9 @@ pub enum Verdict {
     Fault(Fault),
     /// A wrong output: the kernel is not a generic prefix sum.
     Wrong(Counterexample),
+    /// The test passed, but what the theorem needs was not shown (the reason): the kernel
+    /// uses atomics and not every order of them could be explored.
+    Undecided(String),
 }
 
 impl Verdict {
@@ -264,6 +268,7 @@ impl Verdict {
             Verdict::Racy(_) => "race",
             Verdict::Fault(_) => "fault",
             Verdict::Wrong(_) => "counterexample",
+            Verdict::Undecided(_) => "undecided",
         }
     }
 }
@@ -283,7 +288,24 @@ pub struct IntervalReport {
     pub engine: Engine,
     /// Preparing the launch, the run (with race detection) and the comparison.
     pub time: Duration,
+    /// The kernel uses atomics: what the exploration of every order of them found
+    /// ([`every_atomic_order`]); `None` without atomics, or when the one run already failed.
+    pub atomic_orders: Option<AtomicOrders>,
 }
+
+/// What exploring every order of a kernel's atomics on the singleton input found.
+#[derive(Clone, Debug)]
+pub struct AtomicOrders {
+    /// Executions explored (every schedule up to equivalence when `complete`).
+    pub executions: u64,
+    pub complete: bool,
+    /// The explorer's verdict (`EXHAUSTIVE`, `INCOMPLETE (...)`).
+    pub verdict: String,
+    /// A schedule whose output is wrong, and that output, when the verdict is a
+    /// counterexample found by it.
+    pub schedule: Option<(String, Vec<Value>)>,
+}
+
 
 /// The first index where `output` differs from `expected(k)`.
 pub fn first_mismatch(
@@ -311,7 +333,7 @@ pub fn interval_test(base: &Launch, arrays: &ScanArrays, kind: ScanKind) -> Inte
     let engine = run.engine;
     let run = run.execution;
     let output = run.array(arrays.output)[..arrays.n].to_vec();
-    let verdict = if !interp::race::all_benign(&run.races) {
+    let mut verdict = if !interp::race::all_benign(&run.races) {
         Verdict::Racy(run.races)
     } else if let Some(f) = run.fault {
         Verdict::Fault(f)
@@ -323,6 +345,21 @@ pub fn interval_test(base: &Launch, arrays: &ScanArrays, kind: ScanKind) -> Inte
             None => Verdict::Verified,
         }
     };
+    if verdict.is_verified() {
+        if let Some(f) = generic_read_before_write(&launch) {
+            verdict = Verdict::Fault(f);
+        }
+    }
+    let mut atomic_orders = None;
+    let mut output = output;
+    if verdict.is_verified() && launch.kernel.has_atomics() {
+        let (v, orders) = every_atomic_order(&launch, arrays, kind);
+        verdict = v;
+        if let Some((_, wrong)) = &orders.schedule {
+            output = wrong.clone();
+        }
+        atomic_orders = Some(orders);
+    }
     IntervalReport {
         kind,
         n: arrays.n,
@@ -332,7 +369,87 @@ pub fn interval_test(base: &Launch, arrays: &ScanArrays, kind: ScanKind) -> Inte
         steps: run.steps,
         engine,
         time: start.elapsed(),
+        atomic_orders,
     }
+}
+
+/// A read of a `T` variable before its first assignment, in the singleton run: ksim starts
+/// `T` variables at the identity (`--uninit zero`, `.ksim`'s start), Definition 5.1 at `⊤`
+/// (and a device at garbage), so the one test passes only because of ksim's choice. Found
+/// by running the test again with variables tracked (`--uninit check`, every array
+/// defined); a read of an undefined variable of another type is not the theorem's concern.
+pub fn generic_read_before_write(launch: &Launch) -> Option<Fault> {
+    let k = &launch.kernel;
+    let generic = |name: &str| k.vars.iter().any(|v| v.name == name && v.ty == Ty::Generic);
+    if launch.checks_uninit() || !k.vars.iter().any(|v| v.ty == Ty::Generic) {
+        return None;
+    }
+    let mut check = launch.clone();
+    check.uninit = interp::undef::Uninit::Check;
+    check.given = vec![true; k.arrays.len()];
+    let run = interp::canonical::run_preferred(&check, &Default::default()).execution;
+    run.fault.filter(|f| {
+        matches!(&f.kind, FaultKind::Uninitialised { name, index } if index.is_empty() && generic(name))
+    })
+}
+
+/// Lemma 5.4 (one race-free run decides every run) needs a deterministic kernel, and
+/// atomics make the result depend on their order. So a kernel with atomics whose one
+/// interval test passed is decided over every schedule: the exhaustive explorer runs the
+/// singleton launch (within the budget of [`crate::explore::orders`]), and every
+/// execution must be race-free, fault-free and end with the expected output. T values
+/// cannot steer control flow or indices (Definition 4.2), so the orders explored are those
+/// of every monoid, and Theorem 4.5 applies to each of them. When the exploration is cut,
+/// the verdict is [`Verdict::Undecided`].
+pub fn every_atomic_order(
+    launch: &Launch,
+    arrays: &ScanArrays,
+    kind: ScanKind,
+) -> (Verdict, AtomicOrders) {
+    let s = crate::explore::orders::every_order(launch);
+    let complete = crate::explore::orders::covers_every_schedule(&s);
+    let mut orders = AtomicOrders {
+        executions: s.executions(),
+        complete,
+        verdict: s.verdict.to_string(),
+        schedule: None,
+    };
+    let races: Vec<Race> = (s.races.iter())
+        .filter(|r| !r.race.benign())
+        .map(|r| r.race.clone())
+        .collect();
+    if !races.is_empty() {
+        return (Verdict::Racy(races), orders);
+    }
+    if let Some(f) = s.faults.first() {
+        return (Verdict::Fault(f.fault.clone()), orders);
+    }
+    for f in &s.finals {
+        let output = &f.memory.arrays[arrays.output][0][..arrays.n];
+        let wrong = first_mismatch(output, arrays.n, |k| {
+            Value::Interval(kind.expected_interval(k))
+        });
+        if let Some(ce) = wrong {
+            let schedule = crate::explore::model::short_schedule(&f.schedule, 12);
+            orders.schedule = Some((schedule, output.to_vec()));
+            return (Verdict::Wrong(ce), orders);
+        }
+    }
+    if !complete {
+        let why = format!(
+            "the kernel uses atomics, so one race-free run does not show determinism \
+             (Lemma 5.4), and the exploration of every order of its atomics did not finish \
+             ({}{})",
+            s.verdict,
+            if s.non_terminating > 0 {
+                ", executions cut at the step bound"
+            } else {
+                ""
+            }
+        );
+        return (Verdict::Undecided(why), orders);
+    }
+    (Verdict::Verified, orders)
 }
 
 /// `in[a] ⊕ ... ⊕ in[b]`, `in[a]` or nothing.
