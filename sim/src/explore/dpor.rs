@@ -1384,11 +1384,12 @@ impl Dpor<'_, '_> {
     /// group spins (its solo run comes back to a state it was in: it can run forever), the
     /// barrier may fire in a continuation and what follows it is unseen: the verdict is then
     /// INCOMPLETE (step bound), never a false EXHAUSTIVE. With a spinning group-mate the
-    /// barrier never fires, and nothing is unseen. Likewise a thread whose solo run does not
-    /// repeat a state (it terminates, faults, waits, or runs [`SOLO_STEPS`] steps without a
-    /// repetition: a long but finite loop) has a future the search did not explore as an
-    /// execution (its accesses, faults and races): INCOMPLETE (step bound) too. Only a cut
-    /// where every enabled thread provably spins is non-termination.
+    /// barrier never fires, and nothing is unseen. Likewise a thread whose solo run accesses
+    /// memory, faults, or runs [`SOLO_STEPS`] steps without repeating a state (a long but
+    /// finite loop) has a future the search did not explore as an execution (its accesses,
+    /// faults and races): INCOMPLETE (step bound) too. A cut is non-termination only where
+    /// some thread provably spins and every other enabled one only computes privately up to
+    /// its end or a barrier.
     fn bound_leaf(&mut self, i: usize) {
         let state = self.here(i).0.clone();
         // Per element: the threads whose solo run touched it, and whether one wrote it.
@@ -1402,11 +1403,15 @@ impl Dpor<'_, '_> {
                 at_barrier[group(t)] = true;
             }
         }
+        // Some thread provably spins: the execution can go on forever.
+        let mut spinning = false;
         for t in self.open(i).enabled.clone() {
             let mut s = state.clone();
             let mut ran_out = true;
             // Brent's cycle detection: the state at the last power-of-two step.
             let (mut mark, mut lap, mut since, mut cycles) = (s.clone(), 1usize, 0usize, false);
+            // The solo run accessed memory or faulted: the cut hides what that does.
+            let mut hides = false;
             for n in 0..SOLO_STEPS {
                 if (n as u64).is_multiple_of(super::CHECK_EVERY) && self.stop_reason().is_some() {
                     break; // `run` records the stop at its next look
@@ -1426,6 +1431,7 @@ impl Dpor<'_, '_> {
                         let acc = Acc::of(info);
                         self.note(t, &acc);
                         for (e, writes) in acc.elems() {
+                            hides = true;
                             let (threads, written) = touched.entry(key(e)).or_default();
                             if !threads.contains(&t) {
                                 threads.push(t);
@@ -1448,18 +1454,20 @@ impl Dpor<'_, '_> {
                         self.analyse(i, t, &Acc::Fault);
                         waiting.push(t);
                         ran_out = false;
+                        hides = true;
                         break;
                     }
                 }
             }
             spins[group(t)] |= ran_out && cycles;
-            if !(ran_out && cycles) {
-                // The thread would go on to terminate, wait, fault or run on without
-                // repeating a state: what it does after the cut was not explored.
+            spinning |= ran_out && cycles;
+            if hides || (ran_out && !cycles) {
+                // After the cut the thread would access memory, fault, or run on without
+                // repeating a state: what it does there was not explored.
                 self.cut_unseen = true;
             }
         }
-        if (0..groups).any(|g| at_barrier[g] && !spins[g]) {
+        if !spinning || (0..groups).any(|g| at_barrier[g] && !spins[g]) {
             self.cut_unseen = true;
         }
         for (threads, written) in touched.into_values() {
