@@ -511,7 +511,7 @@ fn uninit_note(base: &Launch, f: &Fault) -> String {
         return String::new();
     }
     "  ksim starts T variables at the identity (--uninit zero), so this read sees 1; \
-     Definition 5.1 starts them at ⊤ and a device at garbage: the one test does not cover \
+     Definition 5.1 starts them at ⊤ and a device at garbage: a passing test does not cover \
      it (write the variable first)\n"
         .into()
 }
