@@ -227,11 +227,13 @@ fn explore_calls_a_cut_of_a_terminating_kernel_incomplete_not_non_terminating() 
     let longloop = kernel("longloop");
     let cut1 = kernel("cut1");
     let cutx = kernel("cutx");
-    let cases: [&[&str]; 4] = [
+    let private = kernel("private_loop");
+    let cases: [&[&str]; 5] = [
         &[&longloop, "-D", "N=1000", "--max-steps", "3000"],
         &[&longloop, "-D", "N=1000", "--max-steps", "3000", "--jobs", "2"],
         &[&cut1, "-D", "N=1000", "--max-steps", "1500"],
         &[&cutx, "-D", "N=1000", "--max-steps", "1500"],
+        &[&private, "-D", "N=100", "--max-steps", "150"],
     ];
     for args in cases {
         let o = explore(args);

@@ -1384,12 +1384,14 @@ impl Dpor<'_, '_> {
     /// group spins (its solo run comes back to a state it was in: it can run forever), the
     /// barrier may fire in a continuation and what follows it is unseen: the verdict is then
     /// INCOMPLETE (step bound), never a false EXHAUSTIVE. With a spinning group-mate the
-    /// barrier never fires, and nothing is unseen. Likewise a thread whose solo run accesses
-    /// memory, faults, or runs [`SOLO_STEPS`] steps without repeating a state (a long but
-    /// finite loop) has a future the search did not explore as an execution (its accesses,
-    /// faults and races): INCOMPLETE (step bound) too. A cut is non-termination only where
-    /// some thread provably spins and every other enabled one only computes privately up to
-    /// its end or a barrier.
+    /// barrier never fires, and nothing is unseen. Likewise a thread whose solo run faults,
+    /// or runs [`SOLO_STEPS`] steps without repeating a state (a long but finite loop), has
+    /// a future the search did not explore (its accesses, faults and races); and where no
+    /// thread provably spins, the execution may well terminate after the cut, with accesses
+    /// the search never paired: INCOMPLETE (step bound) in both cases. A cut is
+    /// non-termination only where some thread provably spins and every other enabled one
+    /// runs to its end or a barrier without a fault (its accesses are analysed above, and
+    /// conflicting ones rescheduled).
     fn bound_leaf(&mut self, i: usize) {
         let state = self.here(i).0.clone();
         // Per element: the threads whose solo run touched it, and whether one wrote it.
@@ -1410,7 +1412,7 @@ impl Dpor<'_, '_> {
             let mut ran_out = true;
             // Brent's cycle detection: the state at the last power-of-two step.
             let (mut mark, mut lap, mut since, mut cycles) = (s.clone(), 1usize, 0usize, false);
-            // The solo run accessed memory or faulted: the cut hides what that does.
+            // The solo run faulted: the cut hides a fault.
             let mut hides = false;
             for n in 0..SOLO_STEPS {
                 if (n as u64).is_multiple_of(super::CHECK_EVERY) && self.stop_reason().is_some() {
@@ -1431,7 +1433,6 @@ impl Dpor<'_, '_> {
                         let acc = Acc::of(info);
                         self.note(t, &acc);
                         for (e, writes) in acc.elems() {
-                            hides = true;
                             let (threads, written) = touched.entry(key(e)).or_default();
                             if !threads.contains(&t) {
                                 threads.push(t);
@@ -1462,8 +1463,8 @@ impl Dpor<'_, '_> {
             spins[group(t)] |= ran_out && cycles;
             spinning |= ran_out && cycles;
             if hides || (ran_out && !cycles) {
-                // After the cut the thread would access memory, fault, or run on without
-                // repeating a state: what it does there was not explored.
+                // After the cut the thread would fault, or run on without repeating a
+                // state: what it does there was not explored.
                 self.cut_unseen = true;
             }
         }

@@ -16,16 +16,35 @@ use std::time::Duration;
 /// The budget of one exploration: distinct barrier states.
 pub const MAX_STATES: u64 = 100_000;
 /// The budget of one exploration: wall-clock time.
-pub const TIMEOUT: Duration = Duration::from_secs(20);
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+/// The largest launch explored: with more threads the orders of a few conflicting pairs
+/// are already too many to explore, and the budget would be spent for nothing.
+pub const MAX_THREADS: usize = 64;
 
-/// Every schedule of `launch` up to equivalence, within the budget.
-pub fn every_order(launch: &Launch) -> Summary {
+/// Every schedule of `launch` up to equivalence, within the budget; or why it was not
+/// explored (the launch is too large).
+pub fn every_order(launch: &Launch) -> Result<Summary, String> {
+    if launch.threads() > MAX_THREADS {
+        return Err(format!(
+            "the launch has {} threads, too many to explore every order (at most {MAX_THREADS})",
+            launch.threads()
+        ));
+    }
     let cfg = Config {
         max_states: Some(MAX_STATES),
         timeout: Some(TIMEOUT),
         ..Default::default()
     };
-    super::exhaustive(launch, &cfg, None)
+    Ok(super::exhaustive(launch, &cfg, None))
+}
+
+/// Why an exploration does not decide every schedule (see [`covers_every_schedule`]).
+pub fn why_not_covered(s: &Summary) -> String {
+    if s.verdict != Verdict::Exhaustive {
+        format!("exploring every order did not finish: {}", s.verdict)
+    } else {
+        "exploring every order met executions cut at the step bound".into()
+    }
 }
 
 /// Whether the exploration saw every execution to its end: EXHAUSTIVE, and no execution

@@ -406,7 +406,18 @@ pub fn every_atomic_order(
     arrays: &ScanArrays,
     kind: ScanKind,
 ) -> (Verdict, AtomicOrders) {
-    let s = crate::explore::orders::every_order(launch);
+    let s = match crate::explore::orders::every_order(launch) {
+        Ok(s) => s,
+        Err(why) => {
+            let orders = AtomicOrders {
+                executions: 0,
+                complete: false,
+                verdict: why.clone(),
+                schedule: None,
+            };
+            return (Verdict::Undecided(undecided(&why)), orders);
+        }
+    };
     let complete = crate::explore::orders::covers_every_schedule(&s);
     let mut orders = AtomicOrders {
         executions: s.executions(),
@@ -436,20 +447,18 @@ pub fn every_atomic_order(
         }
     }
     if !complete {
-        let why = format!(
-            "the kernel uses atomics, so one race-free run does not show determinism \
-             (Lemma 5.4), and the exploration of every order of its atomics did not finish \
-             ({}{})",
-            s.verdict,
-            if s.non_terminating > 0 {
-                ", executions cut at the step bound"
-            } else {
-                ""
-            }
-        );
-        return (Verdict::Undecided(why), orders);
+        let why = crate::explore::orders::why_not_covered(&s);
+        return (Verdict::Undecided(undecided(&why)), orders);
     }
     (Verdict::Verified, orders)
+}
+
+/// The reason of [`Verdict::Undecided`] for a kernel with atomics.
+fn undecided(why: &str) -> String {
+    format!(
+        "the kernel uses atomics, so one race-free run does not show determinism (Lemma \
+         5.4), and {why}"
+    )
 }
 
 /// `in[a] ⊕ ... ⊕ in[b]`, `in[a]` or nothing.
