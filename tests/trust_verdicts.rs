@@ -52,7 +52,10 @@ fn verify_scan_does_not_verify_a_kernel_that_reads_a_t_variable_before_writing_i
         let out = stdout(&o);
         assert!(out.contains("not verified"), "{method}: {out}");
         assert!(!out.contains("correct for every monoid"), "{method}: {out}");
-        assert!(out.contains("T variables at the identity"), "{method}: {out}");
+        assert!(
+            out.contains("T variables at the identity"),
+            "{method}: {out}"
+        );
     }
     // A kernel that writes its T variables first is still verified, saying so.
     let o = ksim(&["verify-scan", "examples/sequential_scan.ksim", "-D", "n=4"]);
@@ -94,12 +97,20 @@ fn races_same_value_says_no_harmful_race_only_when_every_order_was_explored() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let out = stdout(&o);
     assert!(out.starts_with("no harmful race for this input"), "{out}");
-    assert!(out.contains("every order of the benign pairs explored"), "{out}");
+    assert!(
+        out.contains("every order of the benign pairs explored"),
+        "{out}"
+    );
 }
 
 #[test]
 fn run_same_value_says_benign_holds_for_its_execution_only() {
-    let o = ksim(&["run", "--race-policy", "same-value", &kernel("benign_order")]);
+    let o = ksim(&[
+        "run",
+        "--race-policy",
+        "same-value",
+        &kernel("benign_order"),
+    ]);
     assert!(
         text(&o).contains("benign in this execution only"),
         "{}",
@@ -118,7 +129,11 @@ fn explore_does_not_call_a_canonical_run_with_benign_races_race_free() {
         &kernel("benign_order"),
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(!stdout(&o).contains("which meets no race"), "{}", stdout(&o));
+    assert!(
+        !stdout(&o).contains("which meets no race"),
+        "{}",
+        stdout(&o)
+    );
     let j = json(&ksim(&[
         "explore",
         "--exhaustive",
@@ -199,7 +214,11 @@ fn graph_refuses_a_huge_max_states_and_a_large_launch() {
         "1000000",
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("--max-states 1000000: at most"), "{}", text(&o));
+    assert!(
+        text(&o).contains("--max-states 1000000: at most"),
+        "{}",
+        text(&o)
+    );
     let start = std::time::Instant::now();
     let o = ksim(&[
         "graph",
@@ -230,7 +249,15 @@ fn explore_calls_a_cut_of_a_terminating_kernel_incomplete_not_non_terminating() 
     let private = kernel("private_loop");
     let cases: [&[&str]; 5] = [
         &[&longloop, "-D", "N=1000", "--max-steps", "3000"],
-        &[&longloop, "-D", "N=1000", "--max-steps", "3000", "--jobs", "2"],
+        &[
+            &longloop,
+            "-D",
+            "N=1000",
+            "--max-steps",
+            "3000",
+            "--jobs",
+            "2",
+        ],
         &[&cut1, "-D", "N=1000", "--max-steps", "1500"],
         &[&cutx, "-D", "N=1000", "--max-steps", "1500"],
         &[&private, "-D", "N=100", "--max-steps", "150"],
@@ -238,7 +265,12 @@ fn explore_calls_a_cut_of_a_terminating_kernel_incomplete_not_non_terminating() 
     for args in cases {
         let o = explore(args);
         assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
-        assert_eq!(last_line(&o), "INCOMPLETE (step bound)", "{args:?}: {}", text(&o));
+        assert_eq!(
+            last_line(&o),
+            "INCOMPLETE (step bound)",
+            "{args:?}: {}",
+            text(&o)
+        );
         let out = stdout(&o);
         assert!(!out.contains("non-terminating executions: 1"), "{out}");
         assert!(!out.contains("non-terminating executions: 2"), "{out}");

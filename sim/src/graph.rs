@@ -142,6 +142,10 @@ fn accesses_of(launch: &Launch, state: &State, t: usize, info: &StepInfo) -> Acc
         .collect()
 }
 
+/// A step as an edge: the configuration it leads to, its rule, the groups whose K-BARRIER
+/// it fired, the message of a divergent one, and its accesses.
+type StepEdge = (State, Rule, Vec<usize>, Option<String>, Accesses);
+
 /// The edge for thread `t`'s step among `steps` (an [`Expansion`] of `state`), with the
 /// configuration it leads to and the step's accesses (its raciness is decided once the
 /// graph is built: [`mark_races`]).
@@ -150,7 +154,7 @@ fn edge_of(
     state: &State,
     steps: &[(usize, State, StepInfo)],
     t: usize,
-) -> Option<(State, Rule, Vec<usize>, Option<String>, Accesses)> {
+) -> Option<StepEdge> {
     let (_, to, info) = steps.iter().find(|(u, _, _)| *u == t)?;
     let mut to = to.clone();
     let (barriers, divergence) = fire(launch, &mut to);
@@ -186,7 +190,8 @@ fn mark_races(launch: &Launch, graph: &mut Graph, states: &[State], acc: &[Acces
             let space = launch.kernel.arrays[el.array].space;
             state.thread_epochs(launch, t).of(space) == x.epoch
         };
-        let first: Vec<(&Elem, Access)> = past[e.from].iter().map(|(el, x)| (el, x.clone())).collect();
+        let first: Vec<(&Elem, Access)> =
+            past[e.from].iter().map(|(el, x)| (el, x.clone())).collect();
         let second: Vec<(&Elem, Access)> = a.iter().map(|(el, x)| (el, x.clone())).collect();
         e.racy = interp::race::step_races_live(&first, &second, live)
             .iter()

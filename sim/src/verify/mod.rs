@@ -33,8 +33,8 @@ pub mod voigtlaender;
 
 pub use interp::canonical::Engine;
 
-use interp::launch::Launch;
 use interp::fault::FaultKind;
+use interp::launch::Launch;
 use interp::{Fault, Interval, Monoid, Race, Value};
 use lang::core::{ArrayId, Ty};
 use serde::Serialize;
@@ -305,7 +305,6 @@ pub struct AtomicOrders {
     /// counterexample found by it.
     pub schedule: Option<(String, Vec<Value>)>,
 }
-
 
 /// The first index where `output` differs from `expected(k)`.
 pub fn first_mismatch(
