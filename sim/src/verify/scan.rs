@@ -311,13 +311,6 @@ impl ScanReport {
                         r.engine.name()
                     )),
                 }
-                let generic_vars = self.base.kernel.vars.iter().any(|v| v.ty == Ty::Generic);
-                if generic_vars && !self.base.checks_uninit() {
-                    t.out.push_str(
-                        "  (the kernel reads no T variable before writing it, so ksim's start \
-                         at the identity does not matter)\n",
-                    );
-                }
             }
             Verdict::Undecided(why) => {
                 t.out.push_str(&format!("not verified: {why}\n"));
