@@ -311,6 +311,13 @@ impl ScanReport {
                         r.engine.name()
                     )),
                 }
+                if r.uninit_assumed {
+                    t.out.push_str(
+                        "  assuming no T variable is read before it is written (ksim starts \
+                         them at the identity, Definition 5.1 at ⊤; too long a run to check \
+                         again: `--uninit check` checks it)\n",
+                    );
+                }
             }
             Verdict::Undecided(why) => {
                 t.out.push_str(&format!("not verified: {why}\n"));
