@@ -16,7 +16,7 @@ use std::time::Duration;
 /// The budget of one exploration: distinct barrier states.
 pub const MAX_STATES: u64 = 100_000;
 /// The budget of one exploration: wall-clock time.
-pub const TIMEOUT: Duration = Duration::from_secs(10);
+pub const TIMEOUT: Duration = Duration::from_secs(5);
 /// The largest launch explored: with more threads the orders of a few conflicting pairs
 /// are already too many to explore, and the budget would be spent for nothing.
 pub const MAX_THREADS: usize = 64;
