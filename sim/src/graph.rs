@@ -11,15 +11,23 @@
 //! explorer visits, so that students see what state caching and partial-order reduction
 //! save.
 //!
-//! An edge is *racy* when, at its source, another thread's enabled step accesses an element
-//! the edge's step accesses, and the two accesses conflict (one writes; two atomic
-//! accesses never race): both orders are executions with the two accesses adjacent and no
-//! barrier between them — a race of Definition 5.2.
+//! An edge is *racy* when its step completes a harmful race of Definition 5.2 in some
+//! execution through it: an access of another thread made earlier on some path from the
+//! root to the edge's source conflicts with one of the step's accesses and no barrier that
+//! orders the element's memory space came between them, judged exactly as the exhaustive
+//! explorer judges its races ([`interp::race::step_races_live`], with the thread's epochs
+//! that the state records; a barrier that fences only the other space does not order the
+//! pair). A race is marked where its second access happens, as race reports do.
+//!
+//! A K-BARRIER that fires with the threads of a group at different barriers, or some of
+//! them terminated, is barrier divergence (undefined on a device): the edge that fires it
+//! records the message, and the configuration it leads to lists it with its faults.
 
-use interp::reference::{Rule, State, StepInfo, ThreadStatus};
+use interp::race::Access;
+use interp::reference::{Elem, Rule, State, StepInfo, ThreadStatus};
 use interp::{Fault, Launch, Memory};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Where one thread stands in a configuration.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -42,6 +50,9 @@ pub struct Node {
     pub is_final: bool,
     /// A fault some thread's step raises here (that step has no edge).
     pub faults: Vec<Fault>,
+    /// Barrier divergence: the message of each divergent K-BARRIER that fired on a step
+    /// into this configuration.
+    pub divergences: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -54,6 +65,8 @@ pub struct Edge {
     /// Work-groups whose K-BARRIER fired after the step.
     pub barriers: Vec<usize>,
     pub racy: bool,
+    /// The K-BARRIER the step fired was divergent: why.
+    pub divergence: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -101,33 +114,89 @@ fn expand(launch: &Launch, state: &State) -> Expansion {
     (steps, faults)
 }
 
-/// Fires the K-BARRIERs a step enabled; the groups whose barrier fired.
-fn fire(launch: &Launch, to: &mut State) -> Vec<usize> {
-    let mut barriers = Vec::new();
+/// Fires the K-BARRIERs a step enabled; the groups whose barrier fired, and the message of
+/// a divergent one.
+fn fire(launch: &Launch, to: &mut State) -> (Vec<usize>, Option<String>) {
+    let (mut barriers, mut divergence) = (Vec::new(), None);
     loop {
         let fired = to.fire_ready_barriers(launch);
         if fired.is_empty() {
-            return barriers;
+            return (barriers, divergence);
         }
-        barriers.extend(fired.iter().map(|b| b.group));
+        for b in fired {
+            barriers.push(b.group);
+            divergence = divergence.or(b.divergence);
+        }
     }
 }
 
+/// One step's accesses as the explorer sees them (the thread's epochs in `state`), owned
+/// and with the step position cleared, so that equal accesses along different paths are
+/// one.
+type Accesses = Vec<(Elem, Access)>;
+
+fn accesses_of(launch: &Launch, state: &State, t: usize, info: &StepInfo) -> Accesses {
+    let epochs = state.thread_epochs(launch, t);
+    info.accesses(launch, 0, epochs)
+        .map(|(e, a)| (e.clone(), a))
+        .collect()
+}
+
+/// A step as an edge: the configuration it leads to, its rule, the groups whose K-BARRIER
+/// it fired, the message of a divergent one, and its accesses.
+type StepEdge = (State, Rule, Vec<usize>, Option<String>, Accesses);
+
 /// The edge for thread `t`'s step among `steps` (an [`Expansion`] of `state`), with the
-/// configuration it leads to; racy as the module documentation says.
+/// configuration it leads to and the step's accesses (its raciness is decided once the
+/// graph is built: [`mark_races`]).
 fn edge_of(
     launch: &Launch,
     state: &State,
     steps: &[(usize, State, StepInfo)],
     t: usize,
-) -> Option<(State, Rule, Vec<usize>, bool)> {
+) -> Option<StepEdge> {
     let (_, to, info) = steps.iter().find(|(u, _, _)| *u == t)?;
     let mut to = to.clone();
-    let barriers = fire(launch, &mut to);
-    let racy = steps
-        .iter()
-        .any(|(u, _, other)| *u != t && conflict(launch, state, (t, info), (*u, other)));
-    Some((to, info.rule, barriers, racy))
+    let (barriers, divergence) = fire(launch, &mut to);
+    let acc = accesses_of(launch, state, t, info);
+    Some((to, info.rule, barriers, divergence, acc))
+}
+
+/// Marks the racy edges (see the module documentation): per configuration, every access
+/// made on some path from the root to it (a fixpoint over the edges, the graph may have
+/// cycles); an edge is racy when one of its accesses forms a harmful race with one of its
+/// source's, as the exhaustive explorer decides it.
+fn mark_races(launch: &Launch, graph: &mut Graph, states: &[State], acc: &[Accesses]) {
+    let mut past: Vec<HashSet<(Elem, Access)>> = vec![HashSet::new(); graph.nodes.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (e, a) in graph.edges.iter().zip(acc) {
+            if e.from == e.to {
+                continue;
+            }
+            let add: Vec<(Elem, Access)> = (past[e.from].iter().chain(a))
+                .filter(|x| !past[e.to].contains(*x))
+                .cloned()
+                .collect();
+            changed |= !add.is_empty();
+            past[e.to].extend(add);
+        }
+    }
+    for (e, a) in graph.edges.iter_mut().zip(acc) {
+        let state = &states[e.from];
+        let live = |el: &Elem, x: &Access, _: &Access| {
+            let t = x.thread.group * launch.local_size + x.thread.local;
+            let space = launch.kernel.arrays[el.array].space;
+            state.thread_epochs(launch, t).of(space) == x.epoch
+        };
+        let first: Vec<(&Elem, Access)> =
+            past[e.from].iter().map(|(el, x)| (el, x.clone())).collect();
+        let second: Vec<(&Elem, Access)> = a.iter().map(|(el, x)| (el, x.clone())).collect();
+        e.racy = interp::race::step_races_live(&first, &second, live)
+            .iter()
+            .any(|r| !r.benign());
+    }
 }
 
 /// Numbers configurations as they are found, up to `max` of them.
@@ -164,32 +233,40 @@ impl Ids {
 
 /// Every configuration reachable from the initial one, up to `max_states` of them.
 pub fn reachable(launch: &Launch, max_states: usize) -> Graph {
+    reachable_states(launch, max_states).0
+}
+
+/// [`reachable`], with the state of each node.
+fn reachable_states(launch: &Launch, max_states: usize) -> (Graph, Vec<State>) {
     breadth_first(launch, initial(launch), max_states, false, |_, steps| {
         steps.iter().map(|&(t, _, _)| t).collect()
     })
 }
 
 /// The graph from `initial`, numbered breadth-first, with an edge for each thread that
-/// `threads` picks among a configuration's enabled steps (a faulting step has no edge).
+/// `threads` picks among a configuration's enabled steps (a faulting step has no edge),
+/// racy edges marked ([`mark_races`]); with the state of each node.
 fn breadth_first(
     launch: &Launch,
     initial: State,
     max_states: usize,
     truncated: bool,
     threads: impl Fn(&State, &[(usize, State, StepInfo)]) -> Vec<usize>,
-) -> Graph {
+) -> (Graph, Vec<State>) {
     let mut ids = Ids::new(initial, max_states);
     let mut graph = Graph {
         nodes: Vec::new(),
         edges: Vec::new(),
         truncated,
     };
+    let mut acc = Vec::new();
     let mut next = 0;
     while next < ids.states.len() {
         let state = ids.states[next].clone();
         let (steps, faults) = expand(launch, &state);
         for t in threads(&state, &steps) {
-            let Some((to, rule, barriers, racy)) = edge_of(launch, &state, &steps, t) else {
+            let Some((to, rule, barriers, divergence, a)) = edge_of(launch, &state, &steps, t)
+            else {
                 continue;
             };
             let Some(id) = ids.get(to) else {
@@ -202,13 +279,23 @@ fn breadth_first(
                 thread: t,
                 rule,
                 barriers,
-                racy,
+                racy: false,
+                divergence,
             });
+            acc.push(a);
         }
         graph.nodes.push(node(launch, &state, faults));
         next += 1;
     }
-    graph
+    for e in &graph.edges {
+        if let Some(d) = &e.divergence {
+            if !graph.nodes[e.to].divergences.contains(d) {
+                graph.nodes[e.to].divergences.push(d.clone());
+            }
+        }
+    }
+    mark_races(launch, &mut graph, &ids.states, &acc);
+    (graph, ids.states)
 }
 
 /// The part of the state space that ksim's exhaustive explorer ([`crate::explore::exhaustive`],
@@ -250,7 +337,7 @@ pub fn explored(launch: &Launch, max_states: usize) -> (Graph, crate::Summary) {
     });
     // The edges, and the configurations they reach, numbered breadth-first from the
     // initial one as in `reachable` (the search found them depth-first).
-    let graph = breadth_first(
+    let (mut graph, states) = breadth_first(
         launch,
         ids.states[0].clone(),
         max_states,
@@ -261,6 +348,18 @@ pub fn explored(launch: &Launch, max_states: usize) -> (Graph, crate::Summary) {
                 .unwrap_or_default()
         },
     );
+    // Raciness is a property of the semantics, not of the part explored: a step is racy
+    // when it completes a race in some execution, explored or not. So it is taken from the
+    // full graph, where that has the step (within `max_states`).
+    let (full, full_states) = reachable_states(launch, max_states);
+    let racy: HashMap<(&State, usize), bool> = (full.edges.iter())
+        .map(|e| ((&full_states[e.from], e.thread), e.racy))
+        .collect();
+    for e in &mut graph.edges {
+        if let Some(&r) = racy.get(&(&states[e.from], e.thread)) {
+            e.racy = r;
+        }
+    }
     (graph, summary)
 }
 
@@ -282,24 +381,6 @@ fn node(launch: &Launch, state: &State, faults: Vec<Fault>) -> Node {
         epochs: (0..launch.groups).map(|g| state.epoch(g)).collect(),
         is_final: state.is_final(),
         faults,
+        divergences: Vec::new(),
     }
-}
-
-/// Whether two steps enabled in `state` race: an element both access with a pair of
-/// accesses that Definition 5.2 calls conflicting ([`interp::race::step_races`]: one
-/// writes, and two atomic accesses never conflict).
-fn conflict(
-    launch: &Launch,
-    state: &State,
-    (t, a): (usize, &StepInfo),
-    (u, b): (usize, &StepInfo),
-) -> bool {
-    // Both steps would be the next one: the step number does not matter here.
-    let (ea, eb) = (
-        state.epochs(t / launch.local_size),
-        state.epochs(u / launch.local_size),
-    );
-    let xs: Vec<_> = a.accesses(launch, 0, ea).collect();
-    let ys: Vec<_> = b.accesses(launch, 0, eb).collect();
-    !interp::race::step_races(&xs, &ys).is_empty()
 }

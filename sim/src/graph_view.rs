@@ -12,13 +12,20 @@ use std::fmt::Write as _;
 /// What the graph holds, in one line: its size, and for the explored part
 /// ([`crate::graph::explored`], with the explorer's `summary`) what the reductions saved.
 pub fn legend(g: &Graph, summary: Option<&Summary>) -> String {
-    let size = format!(
+    let mut size = format!(
         "{} configurations ({} final), {} steps ({} racy)",
         g.nodes.len(),
         g.nodes.iter().filter(|n| n.is_final).count(),
         g.edges.len(),
         g.edges.iter().filter(|e| e.racy).count()
     );
+    let divergent = g.edges.iter().filter(|e| e.divergence.is_some()).count();
+    if divergent > 0 {
+        let _ = write!(
+            size,
+            ", {divergent} firing a divergent barrier (barrier divergence: undefined on a device)"
+        );
+    }
     let Some(s) = summary else {
         return format!("--reduce none: every interleaving; {size}");
     };
@@ -52,6 +59,7 @@ pub fn json(
         .map(|(id, (n, l))| {
             json!({"id": id, "label": l, "final": n.is_final,
             "points": n.points, "epochs": n.epochs, "faults": n.faults,
+            "divergences": n.divergences,
             "arrays": arrays_json(launch, n)})
         })
         .collect();
@@ -105,6 +113,9 @@ pub fn label(src: SourceText<'_>, launch: &Launch, n: &Node) -> String {
     for f in &n.faults {
         lines.push(format!("fault: {}", f.kind));
     }
+    for d in &n.divergences {
+        lines.push(format!("fault: barrier divergence: {d}"));
+    }
     lines.join("\n")
 }
 
@@ -117,8 +128,9 @@ fn quote(s: &str) -> String {
     )
 }
 
-/// The graph in Graphviz's DOT: final configurations are double-bordered, racy steps
-/// red, steps that fired a K-BARRIER bold with the rule in their label.
+/// The graph in Graphviz's DOT: final configurations are double-bordered, racy steps and
+/// steps that fired a divergent barrier red, steps that fired a K-BARRIER bold with the
+/// rule in their label.
 pub fn dot(launch: &Launch, g: &Graph, labels: &[String], legend: &str) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "digraph {} {{", quote(&launch.kernel.name));
@@ -135,8 +147,13 @@ pub fn dot(launch: &Launch, g: &Graph, labels: &[String], legend: &str) -> Strin
             label.push_str(" + K-BARRIER");
             attrs.push_str(", style=bold");
         }
+        if e.divergence.is_some() {
+            label.push_str(" (divergent)");
+        }
         if e.racy {
             label.push_str(" (race)");
+        }
+        if e.racy || e.divergence.is_some() {
             attrs.push_str(", color=red, fontcolor=red");
         }
         let _ = writeln!(
@@ -217,11 +234,18 @@ pub fn svg(g: &Graph, labels: &[String], legend: &str) -> String {
         let (fx, fy) = pos[e.from];
         let (tx, ty) = pos[e.to];
         let (x1, y1, x2, y2) = (fx + box_w / 2.0, fy + box_h, tx + box_w / 2.0, ty);
-        let color = if e.racy { "red" } else { "black" };
+        let color = if e.racy || e.divergence.is_some() {
+            "red"
+        } else {
+            "black"
+        };
         let stroke = if e.barriers.is_empty() { 1.2 } else { 3.0 };
         let mut label = format!("t{} {}", e.thread, e.rule);
         if !e.barriers.is_empty() {
             label.push_str(" + K-BARRIER");
+        }
+        if e.divergence.is_some() {
+            label.push_str(" (divergent)");
         }
         if e.racy {
             label.push_str(" (race)");

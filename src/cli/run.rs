@@ -167,7 +167,15 @@ pub fn run(args: &RunArgs) -> CmdResult {
         args.jobs,
     )
     .map_err(Failure::usage)?;
-    let text = report.text(&launch, src.view(), &args.show);
+    let mut text = report.text(&launch, src.view(), &args.show);
+    if report.clean && report.races.iter().any(|r| r.race.benign()) {
+        // One execution's benign pairs say nothing of other orders (`ksim races` decides).
+        text.err.push_str(
+            "note: the benign races are benign in this execution only: in another order the \
+             same pair can be harmful; `ksim races --race-policy same-value` decides every \
+             order of this input\n",
+        );
+    }
     match dumps {
         _ if args.json => println!("{}", sim::outcome::to_json(&report)),
         // Standard output is Oclgrind's (the dumps alone), to compare line by line; the

@@ -1381,10 +1381,17 @@ impl Dpor<'_, '_> {
     ///
     /// A solo run cannot pass a barrier: the barrier needs the thread's group-mates. When a
     /// thread waits at a barrier (at the cut or after its solo run) and no thread of its
-    /// group spins (runs all [`SOLO_STEPS`] steps), the barrier may fire in a continuation
-    /// and what follows it is unseen: the verdict is then INCOMPLETE (step bound), never a
-    /// false EXHAUSTIVE. With a spinning group-mate the barrier never fires, and nothing is
-    /// unseen.
+    /// group spins (its solo run comes back to a state it was in: it can run forever), the
+    /// barrier may fire in a continuation and what follows it is unseen: the verdict is then
+    /// INCOMPLETE (step bound), never a false EXHAUSTIVE. With a spinning group-mate the
+    /// barrier never fires, and nothing is unseen. Likewise a thread whose solo run faults,
+    /// or runs [`SOLO_STEPS`] steps without repeating a state (a long but finite loop), has
+    /// a future the search did not explore (its accesses, faults and races); and where no
+    /// thread provably spins, the execution may well terminate after the cut, with accesses
+    /// the search never paired: INCOMPLETE (step bound) in both cases. A cut is
+    /// non-termination only where some thread provably spins and every other enabled one
+    /// runs to its end or a barrier without a fault (its accesses are analysed above, and
+    /// conflicting ones rescheduled).
     fn bound_leaf(&mut self, i: usize) {
         let state = self.here(i).0.clone();
         // Per element: the threads whose solo run touched it, and whether one wrote it.
@@ -1398,9 +1405,15 @@ impl Dpor<'_, '_> {
                 at_barrier[group(t)] = true;
             }
         }
+        // Some thread provably spins: the execution can go on forever.
+        let mut spinning = false;
         for t in self.open(i).enabled.clone() {
             let mut s = state.clone();
             let mut ran_out = true;
+            // Brent's cycle detection: the state at the last power-of-two step.
+            let (mut mark, mut lap, mut since, mut cycles) = (s.clone(), 1usize, 0usize, false);
+            // The solo run faulted: the cut hides a fault.
+            let mut hides = false;
             for n in 0..SOLO_STEPS {
                 if (n as u64).is_multiple_of(super::CHECK_EVERY) && self.stop_reason().is_some() {
                     break; // `run` records the stop at its next look
@@ -1428,19 +1441,34 @@ impl Dpor<'_, '_> {
                         }
                         self.analyse(i, t, &acc);
                         s = next;
+                        if s == mark {
+                            cycles = true;
+                            break;
+                        }
+                        since += 1;
+                        if since == lap {
+                            (mark, lap, since) = (s.clone(), lap * 2, 0);
+                        }
                     }
                     Err(_) => {
                         self.note(t, &Acc::Fault);
                         self.analyse(i, t, &Acc::Fault);
                         waiting.push(t);
                         ran_out = false;
+                        hides = true;
                         break;
                     }
                 }
             }
-            spins[group(t)] |= ran_out;
+            spins[group(t)] |= ran_out && cycles;
+            spinning |= ran_out && cycles;
+            if hides || (ran_out && !cycles) {
+                // After the cut the thread would fault, or run on without repeating a
+                // state: what it does there was not explored.
+                self.cut_unseen = true;
+            }
         }
-        if (0..groups).any(|g| at_barrier[g] && !spins[g]) {
+        if !spinning || (0..groups).any(|g| at_barrier[g] && !spins[g]) {
             self.cut_unseen = true;
         }
         for (threads, written) in touched.into_values() {

@@ -43,6 +43,7 @@ pub mod bounded;
 pub mod dpor;
 pub mod model;
 pub mod naive;
+pub mod orders;
 pub mod sample;
 pub mod shrink;
 pub mod stores;

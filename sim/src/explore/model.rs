@@ -199,12 +199,13 @@ impl Summary {
         }
     }
 
-    /// POPL 2014 Lemma 5.4 on this input: an exhaustive search found no race, fault or
-    /// non-termination, and one final store.
+    /// POPL 2014 Lemma 5.4 on this input: an exhaustive search found no race, fault,
+    /// barrier divergence or non-termination, and one final store.
     pub fn lemma_confirmed(&self) -> bool {
         self.verdict == Verdict::Exhaustive
             && self.races.is_empty()
             && self.faults.is_empty()
+            && self.divergences.is_empty()
             && self.non_terminating == 0
             && self.finals.len() == 1
     }
@@ -587,10 +588,23 @@ pub fn summary_text(
         None => {
             let _ = writeln!(w, "non-terminating executions: 0");
         }
+        // Cut executions are non-terminating only where a repeating state proves it (an
+        // exhaustive search ends EXHAUSTIVE only then; otherwise its verdict is INCOMPLETE
+        // (step bound), see `dpor::Dpor::bound_leaf`).
+        Some(sch) if s.verdict != Verdict::Exhaustive => {
+            let _ = writeln!(
+                w,
+                "executions cut at the step bound: {} (--max-steps {}, or a repeating barrier state; what follows a step-bound cut was not explored: its accesses, races and faults are unknown, and it may terminate; shortest schedule {} steps: {})",
+                s.non_terminating,
+                launch.max_steps,
+                sch.len(),
+                short_schedule(sch, 12)
+            );
+        }
         Some(sch) => {
             let _ = writeln!(
                 w,
-                "non-terminating executions: {} (step bound {} or a repeating barrier state; shortest schedule {} steps: {})",
+                "non-terminating executions: {} (a repeating state: a thread that spins at the step bound {}, or a barrier state that recurs; shortest schedule {} steps: {})",
                 s.non_terminating,
                 launch.max_steps,
                 sch.len(),

@@ -30,9 +30,18 @@ pub struct CanonicalStore {
 /// Runs the canonical execution of `launch` and finds its store among `finals`.
 pub fn canonical_store(launch: &Launch, finals: &[FinalStore]) -> CanonicalStore {
     let (out, _) = crate::run(launch, &crate::Scheduler::Canonical, &mut Quiet);
+    // A benign race (`--race-policy same-value`) still makes the run not race-free: in
+    // another order the same pair can be harmful.
     let why = if let Some(r) = out.races.iter().find(|r| !r.benign()) {
         Some(format!(
             "the canonical execution races (on {} at step {})",
+            elem_name(launch, r.array, r.instance, &r.index),
+            r.second.step
+        ))
+    } else if let Some(r) = out.races.first() {
+        Some(format!(
+            "the canonical execution meets a benign race (on {} at step {}), so it is not a \
+             race-free run",
             elem_name(launch, r.array, r.instance, &r.index),
             r.second.step
         ))

@@ -1,0 +1,308 @@
+//! Issue 25 item 4, the untrue verdicts (findings #1, #2, #5, #8, #20, #32): no verdict
+//! claims more than ksim established. Kernels in `tests/kernels/trust/`.
+
+mod common;
+use common::{json, ksim, last_line, stdout, text};
+
+const DIR: &str = "tests/kernels/trust";
+
+fn kernel(name: &str) -> String {
+    format!("{DIR}/{name}.ksim")
+}
+
+// --- #1 verify-scan and atomics ---------------------------------------------------------
+
+#[test]
+fn verify_scan_does_not_verify_a_kernel_whose_result_depends_on_an_atomics_order() {
+    // The canonical run (thread 0 takes ticket 0) is right and race-free; the schedule
+    // where thread 1 takes ticket 0 swaps the operands of ⊕.
+    let f = kernel("atomic_scan");
+    let o = ksim(&["verify-scan", &f, "-D", "n=4"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("not verified"), "{out}");
+    assert!(!out.contains("correct for every monoid"), "{out}");
+    assert!(out.contains("uses atomics"), "{out}");
+    let j = json(&ksim(&["verify-scan", &f, "-D", "n=4", "--json"]));
+    assert_eq!(j["verdict"], "counterexample", "{j:#}");
+    // The Voigtländer tests run one schedule each: not a verdict for atomics either.
+    let o = ksim(&["verify-scan", &f, "-D", "n=4", "--method", "voigtlaender"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(stdout(&o).starts_with("not verified"), "{}", text(&o));
+}
+
+#[test]
+fn verify_scan_decides_a_kernel_with_atomics_over_every_order() {
+    let o = ksim(&["verify-scan", &kernel("atomic_scan_ok"), "-D", "n=4"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("verified"), "{out}");
+    assert!(out.contains("every order of them was explored"), "{out}");
+}
+
+// --- verify-scan and T variables read before written ---------------------------------------
+
+#[test]
+fn verify_scan_does_not_verify_a_kernel_that_reads_a_t_variable_before_writing_it() {
+    // `acc` starts at the identity in ksim: the one test passes only because of that.
+    let f = kernel("uninit_t");
+    for method in ["interval", "voigtlaender", "both"] {
+        let o = ksim(&["verify-scan", &f, "-D", "n=4", "--method", method]);
+        assert_eq!(o.status.code(), Some(1), "{method}: {}", text(&o));
+        let out = stdout(&o);
+        assert!(out.contains("not verified"), "{method}: {out}");
+        assert!(!out.contains("correct for every monoid"), "{method}: {out}");
+        assert!(
+            out.contains("T variables at the identity"),
+            "{method}: {out}"
+        );
+    }
+    // A kernel that writes its T variables first is still verified, saying so.
+    let o = ksim(&["verify-scan", "examples/sequential_scan.ksim", "-D", "n=4"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}
+
+// --- #2 --race-policy same-value ---------------------------------------------------------
+
+#[test]
+fn races_same_value_finds_a_benign_pair_that_is_harmful_in_another_order() {
+    let f = kernel("benign_order");
+    let o = ksim(&["races", "--no-reports", "--race-policy", "same-value", &f]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = stdout(&o);
+    assert!(!out.contains("no harmful race for this input"), "{out}");
+    assert!(out.contains("harmful race(s) in other schedules"), "{out}");
+    let j = json(&ksim(&[
+        "races",
+        "--no-reports",
+        "--race-policy",
+        "same-value",
+        "--json",
+        &f,
+    ]));
+    assert_eq!(j["race_free"], false, "{j:#}");
+    let races = j["races"].as_array().unwrap();
+    assert!(races.iter().any(|r| r["benign"] == false), "{j:#}");
+}
+
+#[test]
+fn races_same_value_says_no_harmful_race_only_when_every_order_was_explored() {
+    let o = ksim(&[
+        "races",
+        "--no-reports",
+        "--race-policy",
+        "same-value",
+        &kernel("benign_always"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("no harmful race for this input"), "{out}");
+    assert!(
+        out.contains("every order of the benign pairs explored"),
+        "{out}"
+    );
+}
+
+#[test]
+fn run_same_value_says_benign_holds_for_its_execution_only() {
+    let o = ksim(&[
+        "run",
+        "--race-policy",
+        "same-value",
+        &kernel("benign_order"),
+    ]);
+    assert!(
+        text(&o).contains("benign in this execution only"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn explore_does_not_call_a_canonical_run_with_benign_races_race_free() {
+    let o = ksim(&[
+        "explore",
+        "--exhaustive",
+        "--no-reports",
+        "--race-policy",
+        "same-value",
+        &kernel("benign_order"),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        !stdout(&o).contains("which meets no race"),
+        "{}",
+        stdout(&o)
+    );
+    let j = json(&ksim(&[
+        "explore",
+        "--exhaustive",
+        "--no-reports",
+        "--race-policy",
+        "same-value",
+        "--json",
+        &kernel("benign_order"),
+    ]));
+    assert_eq!(j["canonical_store"]["race_free"], false, "{j:#}");
+}
+
+// --- #5 graph: races across a barrier that does not fence, and divergence ------------------
+
+fn graph_json(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["graph"];
+    all.extend_from_slice(args);
+    all.extend(["--format", "json"]);
+    let o = ksim(&all);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    json(&o)
+}
+
+fn racy_edges(g: &serde_json::Value) -> usize {
+    (g["edges"].as_array().unwrap().iter())
+        .filter(|e| e["racy"] == true)
+        .count()
+}
+
+#[test]
+fn graph_marks_a_race_across_a_barrier_that_does_not_fence_the_space() {
+    // Thread 0 writes l[0], barrier(global) (orders global memory only), thread 1 reads it.
+    let f = kernel("graph_fence");
+    for reduce in ["none", "por"] {
+        let g = graph_json(&[&f, "--reduce", reduce]);
+        assert!(racy_edges(&g) > 0, "{reduce}: {g:#}");
+        assert!(!g["legend"].as_str().unwrap().contains("(0 racy)"), "{g:#}");
+    }
+    // The same kernel with barrier() has no race.
+    let g = graph_json(&["tests/kernels/swap_halves.ksim"]);
+    assert_eq!(racy_edges(&g), 0);
+}
+
+#[test]
+fn graph_shows_barrier_divergence_in_every_format() {
+    let f = kernel("graph_div");
+    let g = graph_json(&[&f]);
+    let nodes = g["nodes"].as_array().unwrap();
+    assert!(
+        nodes
+            .iter()
+            .any(|n| !n["divergences"].as_array().unwrap().is_empty()),
+        "{g:#}"
+    );
+    assert!(
+        (g["edges"].as_array().unwrap().iter()).any(|e| e["divergence"].is_string()),
+        "{g:#}"
+    );
+    for format in ["dot", "svg"] {
+        let o = ksim(&["graph", &f, "--format", format]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        let s = stdout(&o);
+        assert!(s.contains("barrier divergence"), "{format}: {s}");
+        assert!(s.contains("(divergent)"), "{format}: {s}");
+    }
+}
+
+// --- #20 graph limits ----------------------------------------------------------------------
+
+#[test]
+fn graph_refuses_a_huge_max_states_and_a_large_launch() {
+    let o = ksim(&[
+        "graph",
+        "examples/kogge_stone_racy.ksim",
+        "-D",
+        "n=6",
+        "--max-states",
+        "1000000",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("--max-states 1000000: at most"),
+        "{}",
+        text(&o)
+    );
+    let start = std::time::Instant::now();
+    let o = ksim(&[
+        "graph",
+        "examples/kogge_stone.ksim",
+        "-D",
+        "n=16384",
+        "--max-states",
+        "10",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("16384 threads"), "{}", text(&o));
+    assert!(start.elapsed().as_secs() < 20, "refused quickly");
+}
+
+// --- #8 explore: a step-bound cut is not an all-clear ---------------------------------------
+
+fn explore(args: &[&str]) -> std::process::Output {
+    let mut all = vec!["explore", "--exhaustive", "--no-reports"];
+    all.extend_from_slice(args);
+    ksim(&all)
+}
+
+#[test]
+fn explore_calls_a_cut_of_a_terminating_kernel_incomplete_not_non_terminating() {
+    let longloop = kernel("longloop");
+    let cut1 = kernel("cut1");
+    let cutx = kernel("cutx");
+    let private = kernel("private_loop");
+    let cases: [&[&str]; 5] = [
+        &[&longloop, "-D", "N=1000", "--max-steps", "3000"],
+        &[
+            &longloop,
+            "-D",
+            "N=1000",
+            "--max-steps",
+            "3000",
+            "--jobs",
+            "2",
+        ],
+        &[&cut1, "-D", "N=1000", "--max-steps", "1500"],
+        &[&cutx, "-D", "N=1000", "--max-steps", "1500"],
+        &[&private, "-D", "N=100", "--max-steps", "150"],
+    ];
+    for args in cases {
+        let o = explore(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+        assert_eq!(
+            last_line(&o),
+            "INCOMPLETE (step bound)",
+            "{args:?}: {}",
+            text(&o)
+        );
+        let out = stdout(&o);
+        assert!(!out.contains("non-terminating executions: 1"), "{out}");
+        assert!(!out.contains("non-terminating executions: 2"), "{out}");
+        assert!(out.contains("executions cut at the step bound"), "{out}");
+    }
+    // With a bound that lets it end, the race is found and the search is exhaustive.
+    let o = explore(&[&longloop, "-D", "N=1000", "--max-steps", "4100"]);
+    assert_eq!(last_line(&o), "EXHAUSTIVE", "{}", text(&o));
+    assert!(stdout(&o).contains("races: 1 distinct"), "{}", text(&o));
+}
+
+#[test]
+fn explore_still_calls_a_provably_spinning_kernel_non_terminating() {
+    let o = explore(&[&kernel("spin"), "--max-steps", "20000"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(last_line(&o), "EXHAUSTIVE", "{}", text(&o));
+    assert!(
+        stdout(&o).contains("non-terminating executions: 1 (a repeating state"),
+        "{}",
+        text(&o)
+    );
+}
+
+// --- #32 Lemma 5.4 next to a divergence -------------------------------------------------------
+
+#[test]
+fn explore_does_not_confirm_lemma_5_4_for_a_divergent_kernel() {
+    let f = kernel("graph_div");
+    let o = explore(&[&f]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(stdout(&o).contains("barrier divergence"), "{}", text(&o));
+    assert!(!stdout(&o).contains("Lemma 5.4 confirmed"), "{}", text(&o));
+    let j = json(&explore(&[&f, "--json"]));
+    assert_eq!(j["lemma_5_4_confirmed"], false, "{j:#}");
+}
