@@ -69,7 +69,10 @@ mod patch;
 mod write;
 
 pub use patch::{patch_file, PatchError};
-pub use write::{check_writable, ensure_writable_dir, resolve_links, write_atomic, write_atomic_via};
+pub use write::{
+    check_writable, ensure_writable_dir, resolve_links, write_atomic, write_atomic_via,
+    writes_in_place,
+};
 
 #[cfg(test)]
 mod tests {

@@ -55,7 +55,13 @@ pub fn resolve_links(path: &Path) -> io::Result<PathBuf> {
             return Ok(p);
         }
         match fs::symlink_metadata(&p) {
-            Ok(m) if m.file_type().is_symlink() => p = parent(&p).join(fs::read_link(&p)?),
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = fs::read_link(&p)?;
+                p = match p.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    Some(dir) => dir.join(to),
+                    None => to,
+                };
+            }
             _ => return Ok(p),
         }
     }
@@ -154,6 +160,12 @@ fn replace<E: From<io::Error>>(
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// Whether a write to `path` goes in place (a FIFO, a device, `/dev/stdout`) rather than
+/// to a regular file: such a path has no directory to put companion files in.
+pub fn writes_in_place(path: &Path) -> bool {
+    matches!(target(path), Ok(Target::InPlace(_)))
 }
 
 /// Checks up front, creating nothing, that [`write_atomic`] can write `path`, so that a

@@ -232,12 +232,22 @@ pub fn meta_path(csv: &Path) -> PathBuf {
     csv.with_extension("meta.json")
 }
 
-/// Writes the series' points to `path` and its metadata to [`meta_path`], atomically.
-pub fn write_csv(series: &BenchSeries, path: &Path) -> Result<(), CsvError> {
-    let io = |e: std::io::Error| CsvError(format!("cannot write `{}`: {e}", path.display()));
-    files::write_atomic(path, to_csv(&series.points)?.as_bytes()).map_err(io)?;
+/// Writes the series' points to `path` and its metadata to [`meta_path`], atomically;
+/// returns the sidecar's path. A CSV written in place (a FIFO, `/dev/stdout`) has no
+/// sidecar: there is no file to put it beside.
+pub fn write_csv(series: &BenchSeries, path: &Path) -> Result<Option<PathBuf>, CsvError> {
+    let io = |p: &Path| {
+        let p = p.display().to_string();
+        move |e: std::io::Error| CsvError(format!("cannot write `{p}`: {e}"))
+    };
+    files::write_atomic(path, to_csv(&series.points)?.as_bytes()).map_err(io(path))?;
+    if files::writes_in_place(path) {
+        return Ok(None);
+    }
     let meta = serde_json::to_string_pretty(&series.meta).map_err(|e| CsvError(e.to_string()))?;
-    files::write_atomic(&meta_path(path), format!("{meta}\n").as_bytes()).map_err(io)
+    let mp = meta_path(path);
+    files::write_atomic(&mp, format!("{meta}\n").as_bytes()).map_err(io(&mp))?;
+    Ok(Some(mp))
 }
 
 /// Reads a CSV written by [`write_csv`], with its sidecar when there is one (a CSV
