@@ -888,8 +888,8 @@ fn draw(
 ) -> Result<(), Failure> {
     if args.sim_vs_real {
         match gpu::plot::simreal::fit(series, fig) {
-            Some(f) => println!("{f}"),
-            None => println!("no fit: fewer than two points with simulated measures"),
+            Ok(f) => println!("{f}"),
+            Err(why) => println!("{why}"),
         }
     }
     for out in outs {

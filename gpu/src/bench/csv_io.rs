@@ -131,6 +131,28 @@ impl From<&BenchPoint> for Row {
 
 impl Row {
     fn into_point(self, line: u64) -> Result<BenchPoint, CsvError> {
+        let times = [
+            ("kernel_median_ns", self.kernel_median_ns),
+            ("kernel_mean_ns", self.kernel_mean_ns),
+            ("kernel_min_ns", self.kernel_min_ns),
+            ("kernel_max_ns", self.kernel_max_ns),
+            ("kernel_q1_ns", self.kernel_q1_ns),
+            ("kernel_q3_ns", self.kernel_q3_ns),
+            ("total_median_ns", self.total_median_ns),
+            ("total_mean_ns", self.total_mean_ns),
+            ("total_min_ns", self.total_min_ns),
+            ("total_max_ns", self.total_max_ns),
+            ("total_q1_ns", self.total_q1_ns),
+            ("total_q3_ns", self.total_q3_ns),
+        ];
+        // `gpu bench` measures whole nanoseconds in a u64: anything beyond is not a time.
+        let max = u64::MAX as f64;
+        if let Some((column, v)) = times.iter().find(|(_, v)| !v.is_finite() || v.abs() > max) {
+            return Err(CsvError(format!(
+                "line {line}: {column} is {v:e}: a measured time must be a finite number of \
+                 nanoseconds, at most {max:e}"
+            )));
+        }
         Ok(BenchPoint {
             kernel_samples_ns: split(&self.kernel_samples_ns, "kernel_samples_ns", line)?,
             total_samples_ns: split(&self.total_samples_ns, "total_samples_ns", line)?,
