@@ -289,6 +289,7 @@ impl FigureArgs {
             .iter()
             .map(|l| {
                 l.split_once('=')
+                    .filter(|(f, n)| !f.trim().is_empty() && !n.trim().is_empty())
                     .map(|(f, n)| (label(Path::new(f)), n.to_string()))
                     .ok_or_else(|| Failure::usage(format!("--label {l}: expected FILE=NAME")))
             })
@@ -772,6 +773,7 @@ fn command_line() -> String {
 fn bench(args: &BenchArgs) -> CmdResult {
     check_outputs(args)?;
     let fig = args.figure.figure()?;
+    check_labels(&fig, &args.files.iter().map(|f| label(f)).collect::<Vec<_>>())?;
     if args.figure.cost == CostArg::WarpInstructions && args.warp_size.is_none() {
         return Err(Failure::usage(
             "--cost warp-instructions needs --warp-size W (the SIMT cost is simulated with warps)",
@@ -879,6 +881,23 @@ fn progress(total: u64, quiet: bool) -> indicatif::ProgressBar {
     bar
 }
 
+/// Refuses a `--label` for a kernel that is not among `kernels` (a misspelt name would
+/// silently leave the legend unchanged).
+fn check_labels(fig: &gpu::Figure, kernels: &[String]) -> Result<(), Failure> {
+    for (k, _) in &fig.labels {
+        if !kernels.contains(k) {
+            let mut known: Vec<&str> = kernels.iter().map(String::as_str).collect();
+            known.sort_unstable();
+            known.dedup();
+            return Err(Failure::usage(format!(
+                "--label {k}=...: there is no kernel `{k}` to name (the kernels: {})",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Draws the figures; with `--sim-vs-real`, the simulated-vs-real figure and its fit.
 fn draw(
     series: &gpu::BenchSeries,
@@ -886,6 +905,8 @@ fn draw(
     args: &FigureArgs,
     fig: &gpu::Figure,
 ) -> Result<(), Failure> {
+    let kernels: Vec<String> = series.points.iter().map(|p| p.kernel.clone()).collect();
+    check_labels(fig, &kernels)?;
     if args.sim_vs_real {
         match gpu::plot::simreal::fit(series, fig) {
             Ok(f) => println!("{f}"),
