@@ -141,7 +141,10 @@ const KERNEL: &str = "kernel k(global int A[2]) {\n  A[tid] = 1;\n}\n";
 fn step_save_writes_a_device_in_place_and_creates_no_directory() {
     let d = tmp("files-step");
     std::fs::write(d.join("k.ksim"), KERNEL).unwrap();
-    let o = step(&d, "save /dev/null\nsave nosuch/dir/s.json\nsave s.json\nquit\n");
+    let o = step(
+        &d,
+        "save /dev/null\nsave nosuch/dir/s.json\nsave s.json\nquit\n",
+    );
     let out = text(&o);
     assert!(
         std::fs::metadata("/dev/null")
@@ -223,7 +226,10 @@ fn fix_write_never_overwrites_an_earlier_original() {
     let o = ksim_in(&d, &["fix", "k.ksim", "-D", "n=8", "--write"]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("k.ksim.orig.1"), "{}", text(&o));
-    assert_eq!(std::fs::read_to_string(d.join("k.ksim.orig")).unwrap(), first);
+    assert_eq!(
+        std::fs::read_to_string(d.join("k.ksim.orig")).unwrap(),
+        first
+    );
     assert_eq!(
         std::fs::read_to_string(d.join("k.ksim.orig.1")).unwrap(),
         second
@@ -263,7 +269,17 @@ fn fix_and_bench_refuse_a_sim_file() {
 fn bench_bounds_its_run_counts() {
     let k = "examples/blelloch_tree1d.ksim";
     for (flag, value) in [("--warmup", "18446744073709551615"), ("--repeat", "0")] {
-        let o = ksim(&["gpu", "bench", k, "-D", "n=2..4", flag, value, "--csv", "/dev/null"]);
+        let o = ksim(&[
+            "gpu",
+            "bench",
+            k,
+            "-D",
+            "n=2..4",
+            flag,
+            value,
+            "--csv",
+            "/dev/null",
+        ]);
         assert_eq!(o.status.code(), Some(2), "{}", text(&o));
         assert!(text(&o).contains("number of runs"), "{}", text(&o));
     }
@@ -277,7 +293,12 @@ fn bench_refuses_an_input_array_the_kernel_lacks() {
     let d = tmp("bench-in");
     let k = common::root().join("examples/blelloch_tree1d.ksim");
     let k = k.to_str().unwrap();
-    let o = ksim_in(&d, &["gpu", "bench", k, "-D", "n=2..4", "--in", "nosuch", "--csv", "o.csv"]);
+    let o = ksim_in(
+        &d,
+        &[
+            "gpu", "bench", k, "-D", "n=2..4", "--in", "nosuch", "--csv", "o.csv",
+        ],
+    );
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("no array `nosuch`"), "{}", text(&o));
     assert!(!d.join("o.csv").exists());
@@ -305,7 +326,11 @@ fn plot_refuses_non_finite_times_with_their_line() {
         let c = csv(&d, "bad.csv", &rows);
         let o = ksim_in(&d, &["plot", &c, "--plot", "o.svg"]);
         assert_eq!(o.status.code(), Some(2), "{bad}: {}", text(&o));
-        assert!(text(&o).contains("line 3: kernel_median_ns"), "{}", text(&o));
+        assert!(
+            text(&o).contains("line 3: kernel_median_ns"),
+            "{}",
+            text(&o)
+        );
     }
 }
 

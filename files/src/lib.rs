@@ -181,21 +181,33 @@ mod tests {
         std::fs::write(&target, "old").unwrap();
         std::os::unix::fs::symlink("target.csv", &link).unwrap();
         write_atomic(&link, b"new").unwrap();
-        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
         // A dangling link: its target is created.
         let dangling = dir.path().join("dangling.svg");
         std::os::unix::fs::symlink("made.svg", &dangling).unwrap();
         write_atomic_via(&dangling, ".svg", |tmp| std::fs::write(tmp, "svg")).unwrap();
-        assert!(std::fs::symlink_metadata(&dangling).unwrap().file_type().is_symlink());
-        assert_eq!(std::fs::read_to_string(dir.path().join("made.svg")).unwrap(), "svg");
+        assert!(std::fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("made.svg")).unwrap(),
+            "svg"
+        );
     }
 
     #[test]
     fn a_fifo_is_written_in_place() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo.csv");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
         assert!(made.success());
         for via in [false, true] {
             let reader = {
@@ -216,9 +228,15 @@ mod tests {
     #[test]
     fn a_device_is_written_in_place() {
         write_atomic(Path::new("/dev/null"), b"x").unwrap();
-        assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+        assert!(std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device());
         let e = write_atomic(Path::new("/dev/full"), b"x").unwrap_err();
-        assert!(std::fs::metadata("/dev/full").unwrap().file_type().is_char_device());
+        assert!(std::fs::metadata("/dev/full")
+            .unwrap()
+            .file_type()
+            .is_char_device());
         assert!(e.to_string().contains("space"), "{e}");
     }
 
@@ -243,12 +261,18 @@ mod tests {
         std::fs::write(&p, "analysed\n// user edit\n").unwrap();
         let e = patch_file(&p, "analysed\n", "patched\n").unwrap_err();
         assert!(matches!(e, PatchError::Changed(_)), "{e}");
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "analysed\n// user edit\n");
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "analysed\n// user edit\n"
+        );
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         // The same file, unchanged since it was read, is patched.
         let orig = patch_file(&p, "analysed\n// user edit\n", "patched\n").unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "patched\n");
-        assert_eq!(std::fs::read_to_string(orig).unwrap(), "analysed\n// user edit\n");
+        assert_eq!(
+            std::fs::read_to_string(orig).unwrap(),
+            "analysed\n// user edit\n"
+        );
     }
 
     #[test]
@@ -257,10 +281,22 @@ mod tests {
         let p = dir.path().join("k.ksim");
         std::fs::write(&p, "one").unwrap();
         set_mode(&p, 0o664);
-        assert_eq!(patch_file(&p, "one", "two").unwrap(), dir.path().join("k.ksim.orig"));
-        assert_eq!(patch_file(&p, "two", "three").unwrap(), dir.path().join("k.ksim.orig.1"));
-        assert_eq!(std::fs::read_to_string(dir.path().join("k.ksim.orig")).unwrap(), "one");
-        assert_eq!(std::fs::read_to_string(dir.path().join("k.ksim.orig.1")).unwrap(), "two");
+        assert_eq!(
+            patch_file(&p, "one", "two").unwrap(),
+            dir.path().join("k.ksim.orig")
+        );
+        assert_eq!(
+            patch_file(&p, "two", "three").unwrap(),
+            dir.path().join("k.ksim.orig.1")
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("k.ksim.orig")).unwrap(),
+            "one"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("k.ksim.orig.1")).unwrap(),
+            "two"
+        );
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "three");
         for f in ["k.ksim", "k.ksim.orig", "k.ksim.orig.1"] {
             assert_eq!(mode(&dir.path().join(f)), 0o664, "{f}");
@@ -276,7 +312,10 @@ mod tests {
         std::os::unix::fs::symlink("real.ksim", &link).unwrap();
         let orig = patch_file(&link, "old", "new").unwrap();
         assert_eq!(orig, dir.path().join("real.ksim.orig"));
-        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
         assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
     }
 

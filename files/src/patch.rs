@@ -104,7 +104,9 @@ fn keep_original(target: &Path, text: &str, perm: Permissions) -> Result<PathBuf
             .prefix(".ksim-")
             .tempfile_in(parent(target))
             .map_err(io_err)?;
-        tmp.as_file().set_permissions(perm.clone()).map_err(io_err)?;
+        tmp.as_file()
+            .set_permissions(perm.clone())
+            .map_err(io_err)?;
         tmp.write_all(text.as_bytes()).map_err(io_err)?;
         tmp.as_file().sync_all().map_err(io_err)?;
         match tmp.persist_noclobber(&orig) {

@@ -698,8 +698,11 @@ fn bench_jobs(
                     let (_, kernel) = load(file)?;
                     if let Some(name) = args.in_array.as_deref() {
                         if kernel.array(name).is_none() {
-                            let names: Vec<_> =
-                                kernel.arrays.iter().map(|a| format!("`{}`", a.name)).collect();
+                            let names: Vec<_> = kernel
+                                .arrays
+                                .iter()
+                                .map(|a| format!("`{}`", a.name))
+                                .collect();
                             return Err(Failure::usage(format!(
                                 "--in {name}: {label} has no array `{name}` to use as the input \
                                  (its arrays: {})",
@@ -773,7 +776,10 @@ fn command_line() -> String {
 fn bench(args: &BenchArgs) -> CmdResult {
     check_outputs(args)?;
     let fig = args.figure.figure()?;
-    check_labels(&fig, &args.files.iter().map(|f| label(f)).collect::<Vec<_>>())?;
+    check_labels(
+        &fig,
+        &args.files.iter().map(|f| label(f)).collect::<Vec<_>>(),
+    )?;
     if args.figure.cost == CostArg::WarpInstructions && args.warp_size.is_none() {
         return Err(Failure::usage(
             "--cost warp-instructions needs --warp-size W (the SIMT cost is simulated with warps)",

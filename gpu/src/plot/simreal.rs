@@ -53,7 +53,11 @@ pub enum NoFit {
     TooFewPoints { cost: String },
     /// Every usable point has the same simulated cost: no line through them has a slope
     /// (least squares would fit rounding noise).
-    SameCost { cost: String, value: u64, points: usize },
+    SameCost {
+        cost: String,
+        value: u64,
+        points: usize,
+    },
 }
 
 impl std::fmt::Display for NoFit {
@@ -563,8 +567,15 @@ mod tests {
             e.to_string(),
             "no fit: all 100 points have the same simulated cost (123457 steps)"
         );
-        s.points = vec![p("a", 2, 50, 1000), p("b", 2, 50, 3000), p("a", 4, 50, 2000)];
-        assert!(matches!(fit(&s, &Figure::default()), Err(NoFit::SameCost { .. })));
+        s.points = vec![
+            p("a", 2, 50, 1000),
+            p("b", 2, 50, 3000),
+            p("a", 4, 50, 2000),
+        ];
+        assert!(matches!(
+            fit(&s, &Figure::default()),
+            Err(NoFit::SameCost { .. })
+        ));
         s.points = vec![p("a", 2, 50, 1000)];
         let e = fit(&s, &Figure::default()).unwrap_err();
         assert!(e.to_string().contains("fewer than two points"), "{e}");
