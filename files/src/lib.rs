@@ -3,13 +3,15 @@
 //! - **bounded reads**: a file a user names (a kernel, an `@file` input, a schedule, a
 //!   report, a CSV) is read with a size limit, so `/dev/zero` or a huge file gives a clear
 //!   error instead of exhausting memory;
-//! - **atomic writes**: what ksim produces (reports, CSVs, plots, patched kernels) is
-//!   written to a temporary file beside its destination and renamed over it, so a reader
-//!   never sees half a file, an existing file is never lost to a failed write, and a failed
-//!   write leaves no temporary behind (`tempfile` removes it).
+//! - **writes to the file the user named** ([`write_atomic`]): what ksim produces (reports,
+//!   CSVs, plots, patched kernels) goes to the file a path names, following symlinks; a
+//!   regular file is written to a temporary file beside it and renamed over it (a reader
+//!   never sees half a file, a failed write loses nothing and leaves no temporary behind),
+//!   keeping its mode, and a new file gets the mode the umask gives; a FIFO or a device
+//!   (`/dev/stdout`) is written in place, never replaced.
 
 use std::fmt;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The size limit for a kernel source, a schedule or a report (64 MiB).
@@ -63,61 +65,19 @@ pub fn read_to_string(path: &Path, limit: u64) -> Result<String, ReadError> {
     String::from_utf8(bytes).map_err(|_| ReadError::NotText(path.to_path_buf()))
 }
 
-/// The directory a file at `path` lives in (`.` for a bare file name).
-fn parent(path: &Path) -> &Path {
-    path.parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-}
+mod patch;
+mod write;
 
-/// Writes `bytes` to `path` atomically, creating the parent directory if needed. On any
-/// failure `path` keeps its old contents (if it had any) and no temporary file remains.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_atomic_in(path, "", |tmp| tmp.as_file_mut().write_all(bytes))
-}
-
-/// Like [`write_atomic`], for producers that write to a path themselves (a plotting
-/// backend): `produce` gets the temporary file's path, fills it, and on success the file is
-/// renamed over `path`. `suffix` keeps the extension a producer may look at (`.png`).
-pub fn write_atomic_via<E: From<std::io::Error>>(
-    path: &Path,
-    suffix: &str,
-    produce: impl FnOnce(&Path) -> Result<(), E>,
-) -> Result<(), E> {
-    write_atomic_in(path, suffix, |tmp| produce(tmp.path()))
-}
-
-/// The one atomic writer: a temporary file next to `path` (same file system, so the final
-/// rename is atomic), filled by `fill`, flushed to disk, renamed over `path`; dropped (and
-/// so deleted) on any failure.
-fn write_atomic_in<E: From<std::io::Error>>(
-    path: &Path,
-    suffix: &str,
-    fill: impl FnOnce(&mut tempfile::NamedTempFile) -> Result<(), E>,
-) -> Result<(), E> {
-    let dir = parent(path);
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".ksim-")
-        .suffix(suffix)
-        .tempfile_in(dir)?;
-    fill(&mut tmp)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
-/// Checks up front that files can be created in `dir` (creating it if needed), so that a
-/// long computation does not end in a result that cannot be saved.
-pub fn ensure_writable_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    tempfile::Builder::new().prefix(".ksim-").tempfile_in(dir)?;
-    Ok(())
-}
+pub use patch::{patch_file, PatchError};
+pub use write::{
+    check_writable, ensure_writable_dir, resolve_links, write_atomic, write_atomic_via,
+    writes_in_place,
+};
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 
     #[test]
     fn reads_within_the_limit_and_refuses_beyond() {
@@ -149,12 +109,11 @@ mod tests {
     #[test]
     fn atomic_write_replaces_and_leaves_no_temporary() {
         let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("sub/out.json");
+        let p = dir.path().join("out.json");
         write_atomic(&p, b"one").unwrap();
         write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
-        let names: Vec<_> = std::fs::read_dir(p.parent().unwrap()).unwrap().collect();
-        assert_eq!(names.len(), 1);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]
@@ -178,5 +137,199 @@ mod tests {
         std::fs::write(&file, "x").unwrap();
         assert!(ensure_writable_dir(&file).is_err());
         assert!(ensure_writable_dir(&dir.path().join("new")).is_ok());
+    }
+
+    fn mode(p: &Path) -> u32 {
+        std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
+    }
+
+    fn set_mode(p: &Path, mode: u32) {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn a_replaced_file_keeps_its_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("page.html");
+        std::fs::write(&p, "old").unwrap();
+        set_mode(&p, 0o640);
+        write_atomic(&p, b"new").unwrap();
+        assert_eq!(mode(&p), 0o640);
+        set_mode(&p, 0o604);
+        write_atomic_via(&p, ".png", |tmp| std::fs::write(tmp, "png")).unwrap();
+        assert_eq!(mode(&p), 0o604);
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "png");
+    }
+
+    #[test]
+    fn a_new_file_is_not_private_to_the_owner() {
+        // The umask of the test process is unknown here (tests/trust_files.rs sets one); a
+        // new file gets the group and other bits it leaves, where `tempfile` alone gives 0600.
+        let dir = tempfile::tempdir().unwrap();
+        let probe = dir.path().join("probe");
+        std::fs::write(&probe, "").unwrap();
+        let p = dir.path().join("new.csv");
+        write_atomic(&p, b"x").unwrap();
+        assert_eq!(mode(&p), mode(&probe));
+    }
+
+    #[test]
+    fn a_symlink_is_followed_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.csv");
+        let link = dir.path().join("link.csv");
+        std::fs::write(&target, "old").unwrap();
+        std::os::unix::fs::symlink("target.csv", &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        // A dangling link: its target is created.
+        let dangling = dir.path().join("dangling.svg");
+        std::os::unix::fs::symlink("made.svg", &dangling).unwrap();
+        write_atomic_via(&dangling, ".svg", |tmp| std::fs::write(tmp, "svg")).unwrap();
+        assert!(std::fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("made.svg")).unwrap(),
+            "svg"
+        );
+    }
+
+    #[test]
+    fn a_fifo_is_written_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo.csv");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        for via in [false, true] {
+            let reader = {
+                let fifo = fifo.clone();
+                std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+            };
+            if via {
+                write_atomic_via(&fifo, ".png", |tmp| std::fs::write(tmp, "drawn")).unwrap();
+            } else {
+                write_atomic(&fifo, b"a,b\n").unwrap();
+            }
+            assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+            let got = reader.join().unwrap();
+            assert_eq!(got, if via { "drawn" } else { "a,b\n" });
+        }
+    }
+
+    #[test]
+    fn a_device_is_written_in_place() {
+        write_atomic(Path::new("/dev/null"), b"x").unwrap();
+        assert!(std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device());
+        let e = write_atomic(Path::new("/dev/full"), b"x").unwrap_err();
+        assert!(std::fs::metadata("/dev/full")
+            .unwrap()
+            .file_type()
+            .is_char_device());
+        assert!(e.to_string().contains("space"), "{e}");
+    }
+
+    #[test]
+    fn a_directory_or_a_missing_directory_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = write_atomic(dir.path(), b"x").unwrap_err();
+        assert!(e.to_string().contains("is a directory"), "{e}");
+        let p = dir.path().join("nosuch/x.json");
+        let e = write_atomic(&p, b"x").unwrap_err();
+        assert!(e.to_string().contains("does not exist"), "{e}");
+        assert!(check_writable(&p).is_err());
+        assert!(!dir.path().join("nosuch").exists());
+        assert!(check_writable(&dir.path().join("x.json")).is_ok());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_file_changed_since_it_was_read_is_not_patched() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("k.ksim");
+        std::fs::write(&p, "analysed\n// user edit\n").unwrap();
+        let e = patch_file(&p, "analysed\n", "patched\n").unwrap_err();
+        assert!(matches!(e, PatchError::Changed(_)), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "analysed\n// user edit\n"
+        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // The same file, unchanged since it was read, is patched.
+        let orig = patch_file(&p, "analysed\n// user edit\n", "patched\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "patched\n");
+        assert_eq!(
+            std::fs::read_to_string(orig).unwrap(),
+            "analysed\n// user edit\n"
+        );
+    }
+
+    #[test]
+    fn patching_keeps_every_original_and_the_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("k.ksim");
+        std::fs::write(&p, "one").unwrap();
+        set_mode(&p, 0o664);
+        assert_eq!(
+            patch_file(&p, "one", "two").unwrap(),
+            dir.path().join("k.ksim.orig")
+        );
+        assert_eq!(
+            patch_file(&p, "two", "three").unwrap(),
+            dir.path().join("k.ksim.orig.1")
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("k.ksim.orig")).unwrap(),
+            "one"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("k.ksim.orig.1")).unwrap(),
+            "two"
+        );
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "three");
+        for f in ["k.ksim", "k.ksim.orig", "k.ksim.orig.1"] {
+            assert_eq!(mode(&dir.path().join(f)), 0o664, "{f}");
+        }
+    }
+
+    #[test]
+    fn patching_a_link_patches_its_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.ksim");
+        let link = dir.path().join("link.ksim");
+        std::fs::write(&real, "old").unwrap();
+        std::os::unix::fs::symlink("real.ksim", &link).unwrap();
+        let orig = patch_file(&link, "old", "new").unwrap();
+        assert_eq!(orig, dir.path().join("real.ksim.orig"));
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+    }
+
+    #[test]
+    fn a_read_only_file_is_not_patched() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("ro.ksim");
+        std::fs::write(&p, "old").unwrap();
+        set_mode(&p, 0o444);
+        let e = patch_file(&p, "old", "new").unwrap_err();
+        assert!(matches!(e, PatchError::ReadOnly(_)), "{e}");
+        assert!(e.to_string().contains("read-only"), "{e}");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "old");
+        assert_eq!(mode(&p), 0o444);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }

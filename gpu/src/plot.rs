@@ -363,6 +363,16 @@ pub fn lines(points: &[&BenchPoint], fig: &Figure) -> Vec<Line> {
     out
 }
 
+/// The most decades a logarithmic time axis spans: the axis' ticks are made decade by
+/// decade, and a span such as 1e-300 to 1e300 ns made them endless. Values further below
+/// the largest are drawn off the axis.
+const MAX_DECADES: i32 = 12;
+
+/// The lower end of a logarithmic axis from `min` to `max` (both positive and finite).
+pub(crate) fn log_axis_floor(min: f64, max: f64) -> f64 {
+    min.max(max / 10f64.powi(MAX_DECADES))
+}
+
 /// The log2 range of the sizes, widened to at least two ticks.
 pub(crate) fn size_range(points: &[&BenchPoint]) -> (i32, i32) {
     let k = |n: u64| (n.max(1) as f64).log2();
@@ -470,6 +480,7 @@ where
     let (ymin, ymax) = vals.fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
     let ymin = if ymin.is_finite() { ymin } else { 1.0 };
     let ymax = ymax.max(ymin * 1.01);
+    let ymin = log_axis_floor(ymin, ymax);
     let (uname, scale) = time_unit(ymax);
     let param = points.first().map_or("size", |p| p.param.as_str());
     let xlabel = fig.xlabel.clone().unwrap_or_else(|| param.to_string());

@@ -3,13 +3,14 @@
 
 use super::common::*;
 use clap::Args;
-use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct FixArgs {
     #[command(flatten)]
     pub launch: LaunchArgs,
-    /// Write the patched kernel over FILE (atomically), keeping the original as FILE.orig.
+    /// Write the patched kernel over FILE (atomically, keeping its mode; a symlink's target
+    /// is patched), keeping the original as FILE.orig (FILE.orig.1, .2, ... if that exists).
+    /// Refused if FILE is read-only or changed while fix ran.
     #[arg(long)]
     pub write: bool,
     /// Threads for the fast executor (0: all cores).
@@ -27,6 +28,13 @@ pub fn fix(args: &FixArgs) -> CmdResult {
             "`{}`: ksim fix patches .ksim kernels only; an OpenCL C kernel's statements are \
              known after preprocessing, not as places in the file (run `ksim races` on it and \
              add the barrier by hand)",
+            file.display()
+        )));
+    }
+    if super::simfile::is_sim(file) {
+        return Err(Failure::usage(format!(
+            "`{}`: ksim fix patches .ksim kernels only; a .sim file names an OpenCL C kernel \
+             (run `ksim races` on it and add the barrier to the .cl file by hand)",
             file.display()
         )));
     }
@@ -52,17 +60,20 @@ pub fn fix(args: &FixArgs) -> CmdResult {
     Ok(exit_code(report.is_fixed()))
 }
 
-/// Keeps the original as FILE.orig, then replaces FILE atomically.
+/// Patches FILE through [`files::patch_file`]: refused, with nothing written, when FILE
+/// changed since it was read or is read-only; the original is kept in a new FILE.orig (or
+/// FILE.orig.N) beside the file a symlink points to.
 fn write(file: &std::path::Path, original: &str, patched: &str) -> Result<(), Failure> {
-    let mut orig = file.as_os_str().to_owned();
-    orig.push(".orig");
-    let orig = PathBuf::from(orig);
-    let fail = |p: &std::path::Path, e: std::io::Error| Failure {
-        message: format!("cannot write `{}`: {e}", p.display()),
-        code: EXIT_FOUND,
-    };
-    files::write_atomic(&orig, original.as_bytes()).map_err(|e| fail(&orig, e))?;
-    files::write_atomic(file, patched.as_bytes()).map_err(|e| fail(file, e))?;
+    let orig = files::patch_file(file, original, patched).map_err(|e| {
+        let code = match e {
+            files::PatchError::Io(..) => EXIT_FOUND,
+            _ => EXIT_USAGE,
+        };
+        Failure {
+            message: e.to_string(),
+            code,
+        }
+    })?;
     eprintln!(
         "wrote {} (the original is in {})",
         file.display(),

@@ -70,20 +70,21 @@ pub struct BenchArgs {
     /// parameters are fixed values.
     #[arg(short = 'D', value_name = "NAME=RANGE")]
     pub define: Vec<String>,
-    /// Timed runs per kernel and size (the table, CSV and figures give their median,
-    /// mean, min, max and quartiles).
-    #[arg(long, default_value_t = 10)]
+    /// Timed runs per kernel and size, 1 to 100000 (the table, CSV and figures give their
+    /// median, mean, min, max and quartiles).
+    #[arg(long, default_value_t = 10, value_parser = parse_repeat)]
     pub repeat: usize,
-    /// Untimed runs before timing.
-    #[arg(long, default_value_t = 2)]
+    /// Untimed runs before timing, 0 to 100000.
+    #[arg(long, default_value_t = 2, value_parser = parse_warmup)]
     pub warmup: usize,
     /// `ARRAY=SPEC`: contents of an array (default `in=random:1`); a bare SPEC is for the
     /// `--in` array. Specs as for `ksim run --input`.
     #[arg(long, value_name = "[ARRAY=]SPEC")]
     pub input: Vec<String>,
-    /// The input array a bare `--input SPEC` (and the default `random:1`) fills.
-    #[arg(long = "in", value_name = "ARRAY", default_value = "in")]
-    pub in_array: String,
+    /// The input array a bare `--input SPEC` (and the default `random:1`) fills (default
+    /// `in`; a kernel without `in` gets no default input, a named array must exist).
+    #[arg(long = "in", value_name = "ARRAY")]
+    pub in_array: Option<String>,
     /// Arrays holding the result (repeatable): the only local arrays copied back in the
     /// timed kernel, and those compared after timing. Default: the non-const global
     /// arrays and a local array named `out`.
@@ -121,6 +122,25 @@ pub struct BenchArgs {
     pub device: DeviceArg,
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// The most warm-up or timed runs per point: bounds the run count (`--warmup` plus
+/// `--repeat` cannot overflow) and the samples kept.
+const MAX_RUNS: usize = 100_000;
+
+fn parse_repeat(s: &str) -> Result<usize, String> {
+    parse_runs(s, 1)
+}
+
+fn parse_warmup(s: &str) -> Result<usize, String> {
+    parse_runs(s, 0)
+}
+
+fn parse_runs(s: &str, min: usize) -> Result<usize, String> {
+    s.parse::<usize>()
+        .ok()
+        .filter(|n| (min..=MAX_RUNS).contains(n))
+        .ok_or_else(|| format!("expected a number of runs from {min} to {MAX_RUNS}"))
 }
 
 fn parse_monoid_arg(s: &str) -> Result<interp::Monoid, String> {
@@ -269,6 +289,7 @@ impl FigureArgs {
             .iter()
             .map(|l| {
                 l.split_once('=')
+                    .filter(|(f, n)| !f.trim().is_empty() && !n.trim().is_empty())
                     .map(|(f, n)| (label(Path::new(f)), n.to_string()))
                     .ok_or_else(|| Failure::usage(format!("--label {l}: expected FILE=NAME")))
             })
@@ -587,9 +608,17 @@ fn report(cmp: &gpu::Comparison, device: &Device, what: &str) -> i32 {
     }
 }
 
-/// Checks the output files of `bench` before anything runs: figures need a known
-/// extension, and every output needs a directory where files can be created.
+/// Checks the kernel files and the output files of `bench` before anything runs: no
+/// `.sim` file, figures need a known extension, and every output must be writable
+/// (its directory exists: none is created).
 fn check_outputs(args: &BenchArgs) -> Result<(), Failure> {
+    if let Some(sim) = args.files.iter().find(|f| super::simfile::is_sim(f)) {
+        return Err(Failure::usage(format!(
+            "`{}`: gpu bench takes .ksim and .cl kernels (swept with -D), not a .sim file, \
+             whose launch is fixed (bench the .cl file it names)",
+            sim.display()
+        )));
+    }
     if args.csv.is_none() && args.json.is_none() && args.plot.is_empty() {
         return Err(Failure::usage(
             "bench needs --csv FILE, --json FILE and/or --plot FILE",
@@ -603,11 +632,7 @@ fn check_outputs(args: &BenchArgs) -> Result<(), Failure> {
 
 fn writable<'a>(outs: impl Iterator<Item = &'a PathBuf>) -> Result<(), Failure> {
     for out in outs {
-        let dir = out
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        files::ensure_writable_dir(dir)
+        files::check_writable(out)
             .map_err(|e| Failure::usage(format!("cannot write `{}`: {e}", out.display())))?;
     }
     Ok(())
@@ -616,18 +641,25 @@ fn writable<'a>(outs: impl Iterator<Item = &'a PathBuf>) -> Result<(), Failure> 
 /// `--input` as `(array, spec)` pairs: a bare SPEC is for the `--in` array, which gets
 /// `random:1` when no spec names it.
 fn input_specs(args: &BenchArgs) -> Vec<(String, String)> {
+    let in_array = args.in_array();
     let mut specs: Vec<(String, String)> = args
         .input
         .iter()
         .map(|i| match i.split_once('=') {
             Some((a, s)) if is_name(a) => (a.trim().to_string(), s.to_string()),
-            _ => (args.in_array.clone(), i.clone()),
+            _ => (in_array.to_string(), i.clone()),
         })
         .collect();
-    if !specs.iter().any(|(a, _)| *a == args.in_array) {
-        specs.push((args.in_array.clone(), "random:1".into()));
+    if !specs.iter().any(|(a, _)| a == in_array) {
+        specs.push((in_array.to_string(), "random:1".into()));
     }
     specs
+}
+
+impl BenchArgs {
+    fn in_array(&self) -> &str {
+        self.in_array.as_deref().unwrap_or("in")
+    }
 }
 
 fn is_name(s: &str) -> bool {
@@ -657,13 +689,27 @@ fn bench_jobs(
                     let n = checked_scan_size(size)?;
                     let spec = inputs
                         .iter()
-                        .find(|(a, _)| *a == args.in_array)
+                        .find(|(a, _)| a == args.in_array())
                         .map_or("random:1", |(_, s)| s.as_str());
                     let p = scan_pipeline(storage, n, spec, args.monoid, device)?;
                     (gpu::BenchJob::Pipeline(p), vec![format!("data={spec}")])
                 }
                 None => {
                     let (_, kernel) = load(file)?;
+                    if let Some(name) = args.in_array.as_deref() {
+                        if kernel.array(name).is_none() {
+                            let names: Vec<_> = kernel
+                                .arrays
+                                .iter()
+                                .map(|a| format!("`{}`", a.name))
+                                .collect();
+                            return Err(Failure::usage(format!(
+                                "--in {name}: {label} has no array `{name}` to use as the input \
+                                 (its arrays: {})",
+                                names.join(", ")
+                            )));
+                        }
+                    }
                     // Only the specs of arrays this kernel has (`in` may be absent).
                     let mine: Vec<(String, String)> = inputs
                         .iter()
@@ -671,7 +717,7 @@ fn bench_jobs(
                         .cloned()
                         .collect();
                     for (a, _) in inputs {
-                        if kernel.array(a).is_none() && *a != args.in_array {
+                        if kernel.array(a).is_none() && a != args.in_array() {
                             return Err(Failure::usage(format!(
                                 "--input {a}=...: {label} has no array `{a}`"
                             )));
@@ -730,6 +776,10 @@ fn command_line() -> String {
 fn bench(args: &BenchArgs) -> CmdResult {
     check_outputs(args)?;
     let fig = args.figure.figure()?;
+    check_labels(
+        &fig,
+        &args.files.iter().map(|f| label(f)).collect::<Vec<_>>(),
+    )?;
     if args.figure.cost == CostArg::WarpInstructions && args.warp_size.is_none() {
         return Err(Failure::usage(
             "--cost warp-instructions needs --warp-size W (the SIMT cost is simulated with warps)",
@@ -742,7 +792,7 @@ fn bench(args: &BenchArgs) -> CmdResult {
     let jobs = bench_jobs(args, &sweep, &inputs, &device)?;
     let opts = gpu::BenchOptions {
         warmup: args.warmup,
-        repeat: args.repeat.max(1),
+        repeat: args.repeat,
         include_harness: args.include_harness,
         force: args.force,
         warp_size: args.warp_size,
@@ -798,12 +848,10 @@ fn write_series(
     json: Option<&Path>,
 ) -> Result<(), Failure> {
     if let Some(csv) = csv {
-        gpu::write_csv(series, csv).map_err(|e| Failure::usage(e.0))?;
-        println!(
-            "wrote {} and {}",
-            csv.display(),
-            gpu::bench::csv_io::meta_path(csv).display()
-        );
+        match gpu::write_csv(series, csv).map_err(|e| Failure::usage(e.0))? {
+            Some(meta) => println!("wrote {} and {}", csv.display(), meta.display()),
+            None => println!("wrote {}", csv.display()),
+        }
     }
     if let Some(json) = json {
         let text = serde_json::to_string_pretty(series)
@@ -839,6 +887,23 @@ fn progress(total: u64, quiet: bool) -> indicatif::ProgressBar {
     bar
 }
 
+/// Refuses a `--label` for a kernel that is not among `kernels` (a misspelt name would
+/// silently leave the legend unchanged).
+fn check_labels(fig: &gpu::Figure, kernels: &[String]) -> Result<(), Failure> {
+    for (k, _) in &fig.labels {
+        if !kernels.contains(k) {
+            let mut known: Vec<&str> = kernels.iter().map(String::as_str).collect();
+            known.sort_unstable();
+            known.dedup();
+            return Err(Failure::usage(format!(
+                "--label {k}=...: there is no kernel `{k}` to name (the kernels: {})",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Draws the figures; with `--sim-vs-real`, the simulated-vs-real figure and its fit.
 fn draw(
     series: &gpu::BenchSeries,
@@ -846,10 +911,12 @@ fn draw(
     args: &FigureArgs,
     fig: &gpu::Figure,
 ) -> Result<(), Failure> {
+    let kernels: Vec<String> = series.points.iter().map(|p| p.kernel.clone()).collect();
+    check_labels(fig, &kernels)?;
     if args.sim_vs_real {
         match gpu::plot::simreal::fit(series, fig) {
-            Some(f) => println!("{f}"),
-            None => println!("no fit: fewer than two points with simulated measures"),
+            Ok(f) => println!("{f}"),
+            Err(why) => println!("{why}"),
         }
     }
     for out in outs {

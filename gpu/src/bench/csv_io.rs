@@ -131,6 +131,28 @@ impl From<&BenchPoint> for Row {
 
 impl Row {
     fn into_point(self, line: u64) -> Result<BenchPoint, CsvError> {
+        let times = [
+            ("kernel_median_ns", self.kernel_median_ns),
+            ("kernel_mean_ns", self.kernel_mean_ns),
+            ("kernel_min_ns", self.kernel_min_ns),
+            ("kernel_max_ns", self.kernel_max_ns),
+            ("kernel_q1_ns", self.kernel_q1_ns),
+            ("kernel_q3_ns", self.kernel_q3_ns),
+            ("total_median_ns", self.total_median_ns),
+            ("total_mean_ns", self.total_mean_ns),
+            ("total_min_ns", self.total_min_ns),
+            ("total_max_ns", self.total_max_ns),
+            ("total_q1_ns", self.total_q1_ns),
+            ("total_q3_ns", self.total_q3_ns),
+        ];
+        // `gpu bench` measures whole nanoseconds in a u64: anything beyond is not a time.
+        let max = u64::MAX as f64;
+        if let Some((column, v)) = times.iter().find(|(_, v)| !v.is_finite() || v.abs() > max) {
+            return Err(CsvError(format!(
+                "line {line}: {column} is {v:e}: a measured time must be a finite number of \
+                 nanoseconds, at most {max:e}"
+            )));
+        }
         Ok(BenchPoint {
             kernel_samples_ns: split(&self.kernel_samples_ns, "kernel_samples_ns", line)?,
             total_samples_ns: split(&self.total_samples_ns, "total_samples_ns", line)?,
@@ -232,12 +254,22 @@ pub fn meta_path(csv: &Path) -> PathBuf {
     csv.with_extension("meta.json")
 }
 
-/// Writes the series' points to `path` and its metadata to [`meta_path`], atomically.
-pub fn write_csv(series: &BenchSeries, path: &Path) -> Result<(), CsvError> {
-    let io = |e: std::io::Error| CsvError(format!("cannot write `{}`: {e}", path.display()));
-    files::write_atomic(path, to_csv(&series.points)?.as_bytes()).map_err(io)?;
+/// Writes the series' points to `path` and its metadata to [`meta_path`], atomically;
+/// returns the sidecar's path. A CSV written in place (a FIFO, `/dev/stdout`) has no
+/// sidecar: there is no file to put it beside.
+pub fn write_csv(series: &BenchSeries, path: &Path) -> Result<Option<PathBuf>, CsvError> {
+    let io = |p: &Path| {
+        let p = p.display().to_string();
+        move |e: std::io::Error| CsvError(format!("cannot write `{p}`: {e}"))
+    };
+    files::write_atomic(path, to_csv(&series.points)?.as_bytes()).map_err(io(path))?;
+    if files::writes_in_place(path) {
+        return Ok(None);
+    }
     let meta = serde_json::to_string_pretty(&series.meta).map_err(|e| CsvError(e.to_string()))?;
-    files::write_atomic(&meta_path(path), format!("{meta}\n").as_bytes()).map_err(io)
+    let mp = meta_path(path);
+    files::write_atomic(&mp, format!("{meta}\n").as_bytes()).map_err(io(&mp))?;
+    Ok(Some(mp))
 }
 
 /// Reads a CSV written by [`write_csv`], with its sidecar when there is one (a CSV

@@ -46,27 +46,70 @@ fn time_of(p: &BenchPoint, fig: &Figure) -> f64 {
     p.metric(fig.metric).get(fig.stat)
 }
 
-/// The fit over `series` (see the module documentation); `None` with fewer than two
-/// usable points or no spread in cost.
-pub fn fit(series: &BenchSeries, fig: &Figure) -> Option<SimRealFit> {
-    let xy: Vec<(f64, f64)> = series
+/// Why there is no fit.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NoFit {
+    /// Fewer than two points have a positive simulated cost and time.
+    TooFewPoints { cost: String },
+    /// Every usable point has the same simulated cost: no line through them has a slope
+    /// (least squares would fit rounding noise).
+    SameCost {
+        cost: String,
+        value: u64,
+        points: usize,
+    },
+}
+
+impl std::fmt::Display for NoFit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoFit::TooFewPoints { cost } => write!(
+                f,
+                "no fit: fewer than two points with a simulated cost ({cost}) and a time above 0"
+            ),
+            NoFit::SameCost {
+                cost,
+                value,
+                points,
+            } => write!(
+                f,
+                "no fit: all {points} points have the same simulated cost ({value} {cost})"
+            ),
+        }
+    }
+}
+
+/// The fit over `series` (see the module documentation), or why there is none: fewer
+/// than two usable points, or no spread in cost.
+pub fn fit(series: &BenchSeries, fig: &Figure) -> Result<SimRealFit, NoFit> {
+    let cost_name = fig.cost.name().to_string();
+    let usable: Vec<&BenchPoint> = series
         .points
         .iter()
         .filter(|p| cost(p, fig) > 0 && time_of(p, fig) > 0.0)
+        .collect();
+    if usable.len() < 2 {
+        return Err(NoFit::TooFewPoints { cost: cost_name });
+    }
+    // Decided on the integer costs: their logarithms' spread may be rounding noise.
+    let first = cost(usable[0], fig);
+    if usable.iter().all(|p| cost(p, fig) == first) {
+        return Err(NoFit::SameCost {
+            cost: cost_name,
+            value: first,
+            points: usable.len(),
+        });
+    }
+    let xy: Vec<(f64, f64)> = usable
+        .iter()
         .map(|p| ((cost(p, fig) as f64).log10(), time_of(p, fig).log10()))
         .collect();
     let n = xy.len() as f64;
-    if xy.len() < 2 {
-        return None;
-    }
     let mx = xy.iter().map(|p| p.0).sum::<f64>() / n;
     let my = xy.iter().map(|p| p.1).sum::<f64>() / n;
     let sxx: f64 = xy.iter().map(|p| (p.0 - mx).powi(2)).sum();
     let sxy: f64 = xy.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
     let syy: f64 = xy.iter().map(|p| (p.1 - my).powi(2)).sum();
-    if sxx == 0.0 {
-        return None;
-    }
     let slope = sxy / sxx;
     let intercept = my - slope * mx;
     let sse: f64 = xy
@@ -93,8 +136,8 @@ pub fn fit(series: &BenchSeries, fig: &Figure) -> Option<SimRealFit> {
             alike += 1;
         }
     }
-    Some(SimRealFit {
-        cost: fig.cost.name().to_string(),
+    Ok(SimRealFit {
+        cost: cost_name,
         points: xy.len(),
         intercept,
         slope,
@@ -264,6 +307,7 @@ where
         .copied()
         .filter(|v| *v > 0.0)
         .fold(tmax, f64::min);
+    let tmin = super::log_axis_floor(tmin, tmax);
     let (uname, scale) = time_unit(tmax);
     let smax = pts.iter().map(|p| cost(p, fig)).max().unwrap_or(1).max(1) as f64;
     let smin = pts
@@ -365,7 +409,7 @@ fn scatter<DB: DrawingBackend>(
     cell: &DrawingArea<DB, Shift>,
     series: &BenchSeries,
     names: &[String],
-    fitted: Option<&SimRealFit>,
+    fitted: Result<&SimRealFit, &NoFit>,
     fig: &Figure,
 ) -> Result<(), PlotError>
 where
@@ -373,8 +417,9 @@ where
 {
     let font = fig.font(fig.font_pt);
     let caption = match fitted {
-        Some(f) => format!("fit: R² = {:.3}, slope {:.2}", f.r2, f.slope),
-        None => "no fit (too few points)".into(),
+        Ok(f) => format!("fit: R² = {:.3}, slope {:.2}", f.r2, f.slope),
+        Err(NoFit::TooFewPoints { .. }) => "no fit (too few points)".into(),
+        Err(NoFit::SameCost { .. }) => "no fit (all points have the same cost)".into(),
     };
     let cell = cell
         .titled(&caption, ("sans-serif", font))
@@ -386,6 +431,7 @@ where
         .map(|p| time_of(p, fig))
         .filter(|v| *v > 0.0)
         .fold(tmax, f64::min);
+    let tmin = super::log_axis_floor(tmin, tmax);
     let (uname, scale) = time_unit(tmax);
     let smax = pts.iter().map(|p| cost(p, fig)).max().unwrap_or(1) as f64;
     let smin = pts.iter().map(|p| cost(p, fig)).min().unwrap_or(1) as f64;
@@ -413,7 +459,7 @@ where
         .bold_line_style(BLACK.mix(0.1))
         .draw()
         .map_err(draw_err)?;
-    if let Some(f) = fitted {
+    if let Ok(f) = fitted {
         let line: Vec<(f64, f64)> = [smin / 1.5, smax * 1.5]
             .iter()
             .map(|&s| (s, 10f64.powf(f.intercept + f.slope * s.log10()) / scale))
@@ -502,7 +548,37 @@ mod tests {
         let f = fit(&s, &Figure::default()).unwrap();
         assert_eq!((f.sizes_compared, f.sizes_ranked_alike), (4, 3));
         assert!(f.r2 < 0.99, "{f:?}");
-        assert!(fit(&BenchSeries::default(), &Figure::default()).is_none());
+        assert!(matches!(
+            fit(&BenchSeries::default(), &Figure::default()),
+            Err(NoFit::TooFewPoints { .. })
+        ));
+    }
+
+    #[test]
+    fn identical_costs_have_no_fit() {
+        // One measured point copied 100 times, and points of two kernels with equal cost:
+        // least squares on the logarithms fitted rounding noise (finding #9).
+        let mut s = BenchSeries::default();
+        for _ in 0..100 {
+            s.points.push(p("a", 1024, 123_457, 98_765));
+        }
+        let e = fit(&s, &Figure::default()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "no fit: all 100 points have the same simulated cost (123457 steps)"
+        );
+        s.points = vec![
+            p("a", 2, 50, 1000),
+            p("b", 2, 50, 3000),
+            p("a", 4, 50, 2000),
+        ];
+        assert!(matches!(
+            fit(&s, &Figure::default()),
+            Err(NoFit::SameCost { .. })
+        ));
+        s.points = vec![p("a", 2, 50, 1000)];
+        let e = fit(&s, &Figure::default()).unwrap_err();
+        assert!(e.to_string().contains("fewer than two points"), "{e}");
     }
 
     #[test]
@@ -536,7 +612,7 @@ mod tests {
         for point in &mut s.points {
             point.sim.warp = None;
         }
-        assert!(fit(&s, &fig).is_none());
+        assert!(matches!(fit(&s, &fig), Err(NoFit::TooFewPoints { .. })));
         let dir = tempfile::tempdir().unwrap();
         let e = plot(&s, &dir.path().join("x.svg"), &fig).unwrap_err();
         assert!(e.0.contains("--warp-size"), "{}", e.0);
