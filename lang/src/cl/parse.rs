@@ -7,7 +7,7 @@
 //! deeper than [`MAX_DEPTH`] is an error rather than a stack overflow.
 
 use super::ast::*;
-use super::lex::{Tok, Token};
+use super::lex::{char_value, Tok, Token};
 use super::pp::parse_int;
 use crate::ast::{BinOp, Span, UnOp};
 use crate::diag::Diagnostic;
@@ -1039,8 +1039,12 @@ impl<'t> Parser<'t> {
                 _ => None,
             };
             if let Some(f) = prefix {
+                let deref = t.is("*");
                 self.pos += 1;
                 let e = self.unary()?;
+                if deref {
+                    return Ok(mk(self, deref_of(e)));
+                }
                 return Ok(mk(self, f(Box::new(e))));
             }
             if t.is("(") && self.starts_type_at(1) {
@@ -1186,7 +1190,9 @@ impl<'t> Parser<'t> {
             Tok::Number => number(&t.text).ok_or_else(|| {
                 Diagnostic::new(format!("`{}` is not a valid number", t.text), span.clone())
             })?,
-            Tok::Char => ExprKind::Char(char_value(&t.text)),
+            Tok::Char => {
+                ExprKind::Char(char_value(&t.text).map_err(|m| Diagnostic::new(m, span.clone()))?)
+            }
             Tok::Str => ExprKind::Str(t.text[1..t.text.len() - 1].to_string()),
             Tok::Punct if t.is("(") => {
                 self.pos += 1;
@@ -1204,19 +1210,29 @@ impl<'t> Parser<'t> {
     }
 }
 
-fn char_value(text: &str) -> u32 {
-    let inner = &text[1..text.len() - 1];
-    let mut cs = inner.chars();
-    match (cs.next(), cs.next()) {
-        (Some('\\'), Some(c)) => match c {
-            'n' => 10,
-            't' => 9,
-            'r' => 13,
-            '0' => 0,
-            c => c as u32,
-        },
-        (Some(c), _) => c as u32,
-        _ => 0,
+/// `*e`, with the address-of operators C defines it to cancel (C11 §6.5.3.2 and its
+/// footnote 102, §6.5.2.1) taken out, so that the lowering sees the element itself (a
+/// vector buffer's element is a vector, not its first component): `*&x` is `x`, and
+/// `*(&a[i] + j)` is `a[i + j]` (`- j`: `a[i - j]`).
+fn deref_of(e: Expr) -> ExprKind {
+    match e.kind {
+        ExprKind::AddrOf(x) => x.kind,
+        ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), p, j) if matches!(&p.kind, ExprKind::AddrOf(x) if matches!(x.kind, ExprKind::Index(..))) =>
+        {
+            let ExprKind::AddrOf(x) = p.kind else {
+                unreachable!("matched")
+            };
+            let ExprKind::Index(a, i) = x.kind else {
+                unreachable!("matched")
+            };
+            let span = i.span.start..j.span.end;
+            let i = Expr {
+                kind: ExprKind::Binary(op, i, j),
+                span,
+            };
+            ExprKind::Index(a, Box::new(i))
+        }
+        kind => ExprKind::Deref(Box::new(Expr { kind, span: e.span })),
     }
 }
 

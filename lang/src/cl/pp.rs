@@ -14,7 +14,7 @@
 //! types and GCC's include rules; ksim's parser needs its own tokens with source-map spans,
 //! and the subset OpenCL kernels use is small.
 
-use super::lex::{lex, Tok, Token};
+use super::lex::{char_value, lex, Tok, Token};
 use super::SourceMap;
 use crate::ast::Span;
 use crate::diag::Diagnostic;
@@ -818,7 +818,7 @@ impl CondExpr<'_> {
             Tok::Number => parse_int(&t.text)
                 .map(|v| v as i64)
                 .ok_or_else(|| Diagnostic::new(format!("`{}` is not an integer", t.text), t.span)),
-            Tok::Char => Ok(t.text.chars().nth(1).map_or(0, |c| c as i64)),
+            Tok::Char => char_value(&t.text).map_err(|m| Diagnostic::new(m, t.span)),
             _ => err(
                 format!("unexpected `{}` in #if expression", t.text),
                 &t.span,
