@@ -148,3 +148,161 @@ fn vector_comparisons_have_the_signed_type_of_their_operands_size() {
         [4, 4, -1, 0, 16, -1, 0, -1, 0, -1, 0, 1, 0, -1, 0, 16, 16, 16]
     );
 }
+
+#[test]
+fn if_computes_in_intmax_and_uintmax_and_short_circuits() {
+    let src = "
+        #if -1 > 0u
+        #define A 1
+        #endif
+        #if (0u - 1) > 0 && 0xFFFFFFFFFFFFFFFF > 0 && (-1 / 2u) > 1000
+        #define B 1
+        #endif
+        #if (1 ? -1 : 0u) > 0
+        #define C 1
+        #endif
+        #if defined(N) && (1024 % N == 0)
+        #error N divides 1024
+        #else
+        #define D 1
+        #endif
+        #if 0 && (1 / 0)
+        #error not taken
+        #endif
+        #if (1 ? 2 : (1 / 0)) && (2 || 1 / 0) && (-1 >> 1) < 0 && -1 < 0
+        #define E 1
+        #endif
+        kernel void k(global int *out) {
+            out[0] = A; out[1] = B; out[2] = C; out[3] = D; out[4] = E;
+        }";
+    assert_eq!(out("ppif", src, 5, &[]), [1, 1, 1, 1, 1]);
+    // With N defined, the second operand is evaluated.
+    let f = kernel(
+        "ppif0",
+        "#if defined(N) && (1024 % N == 0)\n#endif\nkernel void k(global int *out) { out[0] = 1; }",
+    );
+    let o = ksim(&["check", f.to_str().unwrap(), "-D", "N=0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("division by zero"), "{}", text(&o));
+}
+
+/// `(open)^n 1 (close)^n` in `#if`, or `op` repeated `n` times between `1`s in an expression.
+fn repeat(unit: &str, n: usize) -> String {
+    vec![unit; n].concat()
+}
+
+#[test]
+fn deep_and_long_expressions_are_accepted_or_refused_never_a_crash() {
+    // Flat chains of 3,000 terms, as real code has: accepted, with the right value.
+    for (name, expr, value) in [
+        ("sum", format!("1{}", repeat("+1", 2999)), 3000),
+        ("and", format!("1{}", repeat("&&1", 2999)), 1),
+        ("comma", format!("(1{})", repeat(",1", 2999)), 1),
+    ] {
+        let src = format!("kernel void k(global int *out) {{ out[0] = {expr}; }}");
+        assert_eq!(out(name, &src, 1, &[]), [value], "{name}");
+    }
+    // A 1,000-deep chain of helper calls.
+    let mut src = String::from("int f0(int x) { return x + 1; }\n");
+    for i in 1..1000 {
+        src += &format!("int f{i}(int x) {{ return f{}(x) + 1; }}\n", i - 1);
+    }
+    src += "kernel void k(global int *out) { out[0] = f999(0); }";
+    assert_eq!(out("helpers", &src, 1, &[]), [1000]);
+    // The same sum as a -D macro; 30,000 terms are refused with a message.
+    let src = "kernel void k(global int *out) { out[0] = V; }";
+    let v = format!("V=1{}", repeat("+1", 2999));
+    assert_eq!(out("dsum", src, 1, &["-D", &v]), [3000]);
+    let f = kernel("dsum30k", src);
+    let v = format!("V=1{}", repeat("+1", 29_999));
+    let o = ksim(&["check", f.to_str().unwrap(), "-D", &v]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("nested more than"), "{}", text(&o));
+    // `#if` with 100,000 `!`, accepted; 30,000 parentheses, refused with a message.
+    let src = format!(
+        "#if {}1\n#define X 1\n#endif\nkernel void k(global int *out) {{ out[0] = X; }}",
+        repeat("!!", 50_000)
+    );
+    assert_eq!(out("ifnot", &src, 1, &[]), [1]);
+    for (name, cond) in [
+        (
+            "ifparen",
+            format!("{}1{}", repeat("(", 30_000), repeat(")", 30_000)),
+        ),
+        (
+            "ifcond",
+            format!("{}1{}", repeat("1?", 100_000), repeat(":1", 100_000)),
+        ),
+    ] {
+        let f = kernel(
+            name,
+            &format!("#if {cond}\n#endif\nkernel void k(global int *out) {{ out[0] = 1; }}"),
+        );
+        let o = ksim(&["check", f.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", text(&o));
+        assert!(
+            text(&o).contains("#if expression nested more than"),
+            "{name}: {}",
+            text(&o)
+        );
+    }
+}
+
+#[test]
+fn a_macro_that_expands_to_millions_of_tokens_is_refused() {
+    let a0 = format!("1{}", repeat("+1", 20_000));
+    let a1 = repeat(" A0", 100);
+    let a2 = repeat(" A1", 100);
+    let src = format!(
+        "#define A0 {a0}\n#define A1 {a1}\n#define A2 {a2}\nkernel void k(global int *out) {{ out[0] = A2; }}"
+    );
+    let f = kernel("bomb", &src);
+    let o = ksim(&["check", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("the preprocessed program exceeds"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn include_of_a_macro_and_of_a_non_file_line_signbit_and_hex_floats() {
+    let dir = tmp("trust-cl-misc");
+    std::fs::write(dir.join("x.h"), "#define FROM_H 7\n").unwrap();
+    let src = "#define H \"x.h\"
+#include H
+kernel void k(global int *out, global float *f) {
+    out[0] = FROM_H;
+    out[1] = __LINE__;
+    out[2] = signbit(-0.0f) + 2 * signbit(1.5f) + 4 * signbit(-2.0);
+    f[0] = 0x1p-3f;
+    f[1] = 0x1.8p1;
+    f[2] = 0xAp0f;
+}
+";
+    let k = dir.join("misc.cl");
+    std::fs::write(&k, src).unwrap();
+    let o = ksim(&[
+        "run",
+        k.to_str().unwrap(),
+        "--local",
+        "1",
+        "--input",
+        "out=zeros:3",
+        "--input",
+        "f=zeros:3",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("out = 7 5 5"), "{}", text(&o));
+    assert!(text(&o).contains("f   = 0.125 3 10"), "{}", text(&o));
+    for target in ["/dev/zero", "/tmp"] {
+        let f = kernel(
+            "incdev",
+            &format!("#include \"{target}\"\nkernel void k(global int *out) {{ out[0] = 1; }}"),
+        );
+        let o = ksim(&["check", f.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(text(&o).contains("is not a regular file"), "{}", text(&o));
+    }
+}

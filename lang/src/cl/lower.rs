@@ -2399,6 +2399,9 @@ impl<'u> Lowerer<'u> {
         if let Some(e) = self.predicate(func, args, span, pre)? {
             return Ok(Some(e));
         }
+        if func.name == "signbit" {
+            return self.signbit(args, span, pre).map(Some);
+        }
         let Some(b) = builtins::lookup(&func.name) else {
             return Err(Diagnostic::new(
                 format!("unknown function `{}`", func.name),
