@@ -75,6 +75,28 @@ fn main() {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    // On this thread where a thread with a large stack cannot be made (a tight `ulimit -v`).
+    let code = std::thread::Builder::new()
+        .name("ksim".into())
+        .stack_size(STACK_BYTES)
+        .spawn(move || run(&cli))
+        .map_or_else(
+            |_| run(&Cli::parse()),
+            // A panic has been reported by the hook already: exit as a panic does.
+            |t| t.join().unwrap_or(101),
+        );
+    std::process::exit(code);
+}
+
+/// The stack of the thread that runs a command. The front ends, the checker, the executors
+/// and `Drop` recurse on expressions, and a flat C chain such as a 3,000-term `1+1+...`
+/// (which real code has) is a tree thousands of levels deep: the main thread's 8 MiB stack
+/// overflows on it. The OpenCL front end bounds nesting well below what this stack holds
+/// ([`lang::cl::parse::MAX_DEPTH`]); memory is only committed as the stack is used.
+const STACK_BYTES: usize = 1 << 30;
+
+/// Runs the command `cli` names; its exit code.
+fn run(cli: &Cli) -> i32 {
     let result = match &cli.command {
         Command::Check(a) => cli::run::check(a),
         Command::Run(a) => cli::run::run(a),
@@ -90,7 +112,7 @@ fn main() {
         Command::Plot(a) => cli::gpu::plot(a),
         Command::VerifyScan(a) => cli::verify::verify_scan(a),
     };
-    let code = match result {
+    match result {
         Ok(code) => code,
         Err(Failure { message, code }) => {
             let msg = message.trim_end();
@@ -101,6 +123,5 @@ fn main() {
             }
             code
         }
-    };
-    std::process::exit(code);
+    }
 }

@@ -263,7 +263,8 @@ pub enum ExprKind {
         value: f64,
         single: bool,
     },
-    Char(u32),
+    /// A character constant: an `int` holding a (signed) `char` value.
+    Char(i64),
     Str(String),
     Name(String),
     Index(Box<Expr>, Box<Expr>),

@@ -19,6 +19,48 @@ pub(super) fn scalar_type(word: &str) -> Option<TypeName> {
     .find(|&t| ty_of(t).name() == word)
 }
 
+impl Lowerer<'_> {
+    /// `signbit(x)` of a scalar `float` or `double` (§6.12.6): 1 when `x`'s sign bit is set
+    /// (also for `-0.0f` and a negative NaN), else 0: the bits read as a signed integer are
+    /// negative.
+    pub(super) fn signbit(
+        &mut self,
+        args: &[cl::Expr],
+        span: &Span,
+        pre: &mut Vec<k::Stmt>,
+    ) -> Res<k::Expr> {
+        let [a] = args else {
+            return Err(Diagnostic::new("`signbit` takes 1 argument", span.clone()));
+        };
+        if self.vec_shape(a).is_some() {
+            return unsupported("`signbit` of a vector", span);
+        }
+        let x = self.expr(a, pre)?;
+        let (from, to) = match self.type_of(&x) {
+            Some(TypeName::Double) => (TypeName::Double, TypeName::Long),
+            Some(TypeName::Float) => (TypeName::Float, TypeName::Int),
+            _ => {
+                return unsupported(
+                    "`signbit` of an argument that is not a `float` or `double`",
+                    span,
+                )
+            }
+        };
+        let zero = ex(
+            k::ExprKind::Int {
+                value: 0,
+                unsigned: false,
+            },
+            span,
+        );
+        let neg = ex(
+            k::ExprKind::Binary(BinOp::Lt, Box::new(bits(x, from, to, span)), Box::new(zero)),
+            span,
+        );
+        Ok(ex(k::ExprKind::Cast(TypeName::Int, Box::new(neg)), span))
+    }
+}
+
 /// `e` (of type `from`) as a `to` of the same size, the same bits.
 pub(super) fn bits(e: k::Expr, from: TypeName, to: TypeName, span: &Span) -> k::Expr {
     if from == to {

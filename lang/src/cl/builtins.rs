@@ -392,12 +392,67 @@ fn int_lit(v: i64, t: TypeName, span: &Span) -> Expr {
     )
 }
 
+/// The range of a `char`, `uchar`, `short` or `ushort`: the types whose values an `int`
+/// holds with room to spare (C's integer promotion computes them as `int`).
+fn small_range(t: TypeName) -> Option<(i64, i64)> {
+    match t {
+        TypeName::Char => Some((i8::MIN.into(), i8::MAX.into())),
+        TypeName::Uchar => Some((0, u8::MAX.into())),
+        TypeName::Short => Some((i16::MIN.into(), i16::MAX.into())),
+        TypeName::Ushort => Some((0, u16::MAX.into())),
+        _ => None,
+    }
+}
+
 /// Expands an exact built-in over arguments that are pure (evaluating one twice is
-/// harmless) and whose common type is `t`. Definitions from the OpenCL C 1.2 specification,
+/// harmless). `gen` is the arguments' type (OpenCL's `gentype`), `t` its promoted type, in
+/// which the expansion computes. Definitions from the OpenCL C 1.2 specification,
 /// §6.12.3 (integer functions) and §6.12.4/6.12.6 (common, relational): each expansion is
 /// exact for every `int`/`uint` input (wrapping arithmetic is used only where the result is
-/// known to fit). `Err` names what is not supported.
-pub fn expand(f: Exact, args: Vec<Expr>, t: TypeName, span: &Span) -> Result<Expr, String> {
+/// known to fit). On `char`/`short` (signed or not) the exact `int` result is saturated
+/// (`add_sat`, `sub_sat`) or converted back to `gen` (to its unsigned type for `abs` and
+/// `abs_diff`), as the built-in returns a `gen`. `Err` names what is not supported.
+pub fn expand(
+    f: Exact,
+    args: Vec<Expr>,
+    gen: TypeName,
+    t: TypeName,
+    span: &Span,
+) -> Result<Expr, String> {
+    use Exact::*;
+    use TypeName::*;
+    if let (Some((lo, hi)), AddSat | SubSat) = (small_range(gen), f) {
+        // The exact result fits in the `int` the operands promote to: clamp it.
+        let mut a = args.into_iter();
+        let (x, y) = (a.next().expect("arity"), a.next().expect("arity"));
+        let op = if f == AddSat { BinOp::Add } else { BinOp::Sub };
+        let r = bin(op, cast(Int, x, span), cast(Int, y, span), span);
+        let (lo, hi) = (int_lit(lo, Int, span), int_lit(hi, Int, span));
+        let over = bin(BinOp::Gt, r.clone(), hi.clone(), span);
+        let under = bin(BinOp::Lt, r.clone(), lo.clone(), span);
+        return Ok(cast(
+            gen,
+            cond(over, hi, cond(under, lo, r, span), span),
+            span,
+        ));
+    }
+    let back = match (small_range(gen), f) {
+        (None, _) | (_, Select | Mad | Mul24 | Mad24 | IsNan) => None,
+        (_, Abs | AbsDiff) => Some(match gen {
+            Char | Uchar => Uchar,
+            _ => Ushort,
+        }),
+        _ => Some(gen),
+    };
+    let e = expand_promoted(f, args, t, span)?;
+    Ok(match back {
+        Some(g) => cast(g, e, span),
+        None => e,
+    })
+}
+
+/// [`expand`] in the promoted type `t`.
+fn expand_promoted(f: Exact, args: Vec<Expr>, t: TypeName, span: &Span) -> Result<Expr, String> {
     use Exact::*;
     use TypeName::*;
     let mut a = args.into_iter();

@@ -175,6 +175,75 @@ pub fn lex(text: &str, base: usize) -> Result<Vec<Token>, Diagnostic> {
     Ok(out)
 }
 
+/// The value of a character constant `'c'` (C11 §6.4.4.4) as OpenCL C computes it: an `int`
+/// holding the `char` the escape or character denotes, with `char` signed (`'\xff'` is -1).
+/// Simple escapes (`\n`, `\'`, ...), octal (`\101`, up to three digits) and hex (`\x41`)
+/// escapes; `Err` says what is wrong with the constant.
+pub fn char_value(text: &str) -> Result<i64, String> {
+    let inner = text
+        .strip_prefix('\'')
+        .and_then(|t| t.strip_suffix('\''))
+        .ok_or("not a character constant")?;
+    let (v, rest) = char_code(inner)?;
+    if !rest.is_empty() {
+        return Err(format!(
+            "`{text}` has more than one character (multi-character constants are not supported)"
+        ));
+    }
+    // A code over 0xff is a character outside `char`'s range (a non-ASCII letter).
+    if v > 0xff {
+        return Err(format!("`{text}` does not fit in a `char`"));
+    }
+    Ok(v as u8 as i8 as i64)
+}
+
+/// The code of the first (possibly escaped) character of `s`, and the rest of `s`.
+fn char_code(s: &str) -> Result<(u32, &str), String> {
+    let mut cs = s.chars();
+    let c = cs.next().ok_or("an empty character constant")?;
+    if c != '\\' {
+        return Ok((c as u32, cs.as_str()));
+    }
+    let e = cs.next().ok_or("a `\\` ends the character constant")?;
+    let simple = match e {
+        'n' => Some(10),
+        't' => Some(9),
+        'r' => Some(13),
+        'a' => Some(7),
+        'b' => Some(8),
+        'f' => Some(12),
+        'v' => Some(11),
+        '\\' | '\'' | '"' | '?' => Some(e as u32),
+        _ => None,
+    };
+    if let Some(v) = simple {
+        return Ok((v, cs.as_str()));
+    }
+    let rest = cs.as_str();
+    let (radix, digits, max) = match e {
+        'x' => (16, rest, usize::MAX),
+        '0'..='7' => (8, &s[1..], 3),
+        // clang warns about an unknown escape and takes the character itself.
+        _ => return Ok((e as u32, rest)),
+    };
+    let n = digits
+        .chars()
+        .take(max)
+        .take_while(|c| c.is_digit(radix))
+        .count();
+    if n == 0 {
+        return Err("`\\x` needs at least one hex digit".into());
+    }
+    let v = u32::from_str_radix(&digits[..n.min(8)], radix)
+        .ok()
+        .filter(|_| n <= 8)
+        .ok_or("the escape sequence is out of range")?;
+    if v > 0xff {
+        return Err("the escape sequence is out of range for a `char`".into());
+    }
+    Ok((v, &digits[n..]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,5 +271,27 @@ mod tests {
         let e = lex("int x = 1 @ 2;", 0).unwrap_err();
         assert_eq!(e.span, 10..11);
         assert!(lex("/* open", 0).is_err());
+    }
+
+    #[test]
+    fn character_constants_with_octal_and_hex_escapes() {
+        for (text, v) in [
+            ("'A'", 65),
+            ("'\\x41'", 65),
+            ("'\\101'", 65),
+            ("'\\0'", 0),
+            ("'\\n'", 10),
+            ("'\\\\'", 92),
+            ("'\\''", 39),
+            ("'\\xff'", -1),
+            ("'\\377'", -1),
+            ("'\\x7F'", 127),
+            ("'\\200'", -128),
+        ] {
+            assert_eq!(char_value(text), Ok(v), "{text}");
+        }
+        for bad in ["'ab'", "'\\x'", "'\\x100'", "'\\1234'", "''"] {
+            assert!(char_value(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -2162,10 +2162,17 @@ impl<'u> Lowerer<'u> {
                 single: true,
             } => mk(k::ExprKind::Float(*value as f32)),
             E::Float { value, .. } => mk(k::ExprKind::Double(*value)),
-            E::Char(c) => mk(k::ExprKind::Int {
-                value: *c as u64,
-                unsigned: false,
-            }),
+            E::Char(c) => {
+                let lit = mk(k::ExprKind::Int {
+                    value: c.unsigned_abs(),
+                    unsigned: false,
+                });
+                if *c < 0 {
+                    mk(k::ExprKind::Unary(UnOp::Neg, Box::new(lit)))
+                } else {
+                    lit
+                }
+            }
             E::Str(_) => return unsupported("string literals", span),
             E::Name(_) if self.vec_shape(e).is_some() => return self.not_scalar(e),
             E::Name(n) => match self.lookup(n).cloned() {
@@ -2392,6 +2399,9 @@ impl<'u> Lowerer<'u> {
         if let Some(e) = self.predicate(func, args, span, pre)? {
             return Ok(Some(e));
         }
+        if func.name == "signbit" {
+            return self.signbit(args, span, pre).map(Some);
+        }
         let Some(b) = builtins::lookup(&func.name) else {
             return Err(Diagnostic::new(
                 format!("unknown function `{}`", func.name),
@@ -2492,17 +2502,18 @@ impl<'u> Lowerer<'u> {
                     .iter()
                     .map(|v| self.type_of(v).unwrap_or(TypeName::Int))
                     .collect();
+                // OpenCL's `gentype`: the arguments' one type (mixed types compute in
+                // their common type).
+                let gen = types
+                    .iter()
+                    .copied()
+                    .reduce(common)
+                    .unwrap_or(TypeName::Int);
                 let t = match f {
                     builtins::Exact::Select => common(types[0], types[1]),
-                    _ => promote(
-                        types
-                            .iter()
-                            .copied()
-                            .reduce(common)
-                            .unwrap_or(TypeName::Int),
-                    ),
+                    _ => promote(gen),
                 };
-                builtins::expand(f, lowered, t, span)
+                builtins::expand(f, lowered, gen, t, span)
                     .map(Some)
                     .map_err(|m| Diagnostic::new(format!("not supported yet: {m}"), span.clone()))
             }

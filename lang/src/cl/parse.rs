@@ -7,14 +7,18 @@
 //! deeper than [`MAX_DEPTH`] is an error rather than a stack overflow.
 
 use super::ast::*;
-use super::lex::{Tok, Token};
+use super::lex::{char_value, Tok, Token};
 use super::pp::parse_int;
 use crate::ast::{BinOp, Span, UnOp};
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
 
-/// Nesting depth (statements and expressions) beyond which parsing stops with an error.
-pub const MAX_DEPTH: usize = 200;
+/// Nesting depth (statements and expressions, each operator of a chain such as `1+1+...`
+/// one level) beyond which parsing stops with an error. Every pass over the tree recurses
+/// on it: `ksim` runs them on a thread whose stack holds this depth with room to spare
+/// (`src/main.rs`); the main thread's 8 MiB held 2,000 levels. The bound also keeps the
+/// time of passes that are quadratic in the depth to seconds.
+pub const MAX_DEPTH: usize = 5_000;
 
 type PResult<T> = Result<T, Diagnostic>;
 
@@ -898,15 +902,28 @@ impl<'t> Parser<'t> {
 
     fn expr(&mut self) -> PResult<Expr> {
         let mut e = self.assign_expr()?;
-        while self.eat(",") {
-            let b = self.assign_expr()?;
+        // Each `,` nests the tree one level deeper, as in [`Self::binary`].
+        let mut chain = 0;
+        let r = loop {
+            if !self.eat(",") {
+                break Ok(e);
+            }
+            chain += 1;
+            if let Err(d) = self.enter() {
+                break Err(d);
+            }
+            let b = match self.assign_expr() {
+                Ok(b) => b,
+                Err(d) => break Err(d),
+            };
             let span = e.span.start..b.span.end;
             e = Expr {
                 kind: ExprKind::Comma(Box::new(e), Box::new(b)),
                 span,
             };
-        }
-        Ok(e)
+        };
+        self.depth -= chain;
+        r
     }
 
     fn assign_expr(&mut self) -> PResult<Expr> {
@@ -992,22 +1009,30 @@ impl<'t> Parser<'t> {
 
     fn binary(&mut self, min: u8) -> PResult<Expr> {
         let mut a = self.unary()?;
-        while let Some(op) = self.binop() {
-            if op.precedence() <= min {
-                break;
-            }
+        // A chain `a + b + ...` is parsed in a loop, but each operator nests the tree (which
+        // every later pass recurses on) one level deeper: it counts as nesting.
+        let mut chain = 0;
+        let r = loop {
+            let Some(op) = self.binop().filter(|op| op.precedence() > min) else {
+                break Ok(a);
+            };
             self.pos += 1;
-            self.enter()?;
-            let b = self.binary(op.precedence());
-            self.leave();
-            let b = b?;
+            chain += 1;
+            if let Err(e) = self.enter() {
+                break Err(e);
+            }
+            let b = match self.binary(op.precedence()) {
+                Ok(b) => b,
+                Err(e) => break Err(e),
+            };
             let span = a.span.start..b.span.end;
             a = Expr {
                 kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
                 span,
             };
-        }
-        Ok(a)
+        };
+        self.depth -= chain;
+        r
     }
 
     fn unary(&mut self) -> PResult<Expr> {
@@ -1039,8 +1064,12 @@ impl<'t> Parser<'t> {
                 _ => None,
             };
             if let Some(f) = prefix {
+                let deref = t.is("*");
                 self.pos += 1;
                 let e = self.unary()?;
+                if deref {
+                    return Ok(mk(self, deref_of(e)));
+                }
                 return Ok(mk(self, f(Box::new(e))));
             }
             if t.is("(") && self.starts_type_at(1) {
@@ -1186,7 +1215,9 @@ impl<'t> Parser<'t> {
             Tok::Number => number(&t.text).ok_or_else(|| {
                 Diagnostic::new(format!("`{}` is not a valid number", t.text), span.clone())
             })?,
-            Tok::Char => ExprKind::Char(char_value(&t.text)),
+            Tok::Char => {
+                ExprKind::Char(char_value(&t.text).map_err(|m| Diagnostic::new(m, span.clone()))?)
+            }
             Tok::Str => ExprKind::Str(t.text[1..t.text.len() - 1].to_string()),
             Tok::Punct if t.is("(") => {
                 self.pos += 1;
@@ -1204,27 +1235,60 @@ impl<'t> Parser<'t> {
     }
 }
 
-fn char_value(text: &str) -> u32 {
-    let inner = &text[1..text.len() - 1];
-    let mut cs = inner.chars();
-    match (cs.next(), cs.next()) {
-        (Some('\\'), Some(c)) => match c {
-            'n' => 10,
-            't' => 9,
-            'r' => 13,
-            '0' => 0,
-            c => c as u32,
-        },
-        (Some(c), _) => c as u32,
-        _ => 0,
+/// The value of a hex float's digits after `0x` (C11 §6.4.4.2): `h.hhhp±d`, the binary
+/// exponent required. Exact for up to 64 significant bits, as the literals of real code.
+fn hex_float(s: &str) -> Option<f64> {
+    let (mantissa, exp) = s.split_once('p')?;
+    let exp: i32 = exp.parse().ok()?;
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    let digits = format!("{int}{frac}");
+    if digits.len() > 16 {
+        return None;
+    }
+    let m = u64::from_str_radix(&digits, 16).ok()?;
+    let shift = exp.checked_sub(4 * frac.len() as i32)?;
+    Some(m as f64 * 2f64.powi(shift))
+}
+
+/// `*e`, with the address-of operators C defines it to cancel (C11 §6.5.3.2 and its
+/// footnote 102, §6.5.2.1) taken out, so that the lowering sees the element itself (a
+/// vector buffer's element is a vector, not its first component): `*&x` is `x`, and
+/// `*(&a[i] + j)` is `a[i + j]` (`- j`: `a[i - j]`).
+fn deref_of(e: Expr) -> ExprKind {
+    match e.kind {
+        ExprKind::AddrOf(x) => x.kind,
+        ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), p, j) if matches!(&p.kind, ExprKind::AddrOf(x) if matches!(x.kind, ExprKind::Index(..))) =>
+        {
+            let ExprKind::AddrOf(x) = p.kind else {
+                unreachable!("matched")
+            };
+            let ExprKind::Index(a, i) = x.kind else {
+                unreachable!("matched")
+            };
+            let span = i.span.start..j.span.end;
+            let i = Expr {
+                kind: ExprKind::Binary(op, i, j),
+                span,
+            };
+            ExprKind::Index(a, Box::new(i))
+        }
+        kind => ExprKind::Deref(Box::new(Expr { kind, span: e.span })),
     }
 }
 
 /// Reads a pp-number as a C literal: integers (decimal, hex, octal; `u`, `l` suffixes) and
-/// floats (`1.5`, `1e3`, `2.0f`, hex floats not supported).
+/// floats (`1.5`, `1e3`, `2.0f`, hex `0x1.8p-3f`).
 fn number(text: &str) -> Option<ExprKind> {
     let lower = text.to_ascii_lowercase();
     let is_hex = lower.starts_with("0x");
+    if is_hex && lower.contains('p') {
+        let single = lower.ends_with('f');
+        let value = hex_float(lower[2..].trim_end_matches(['f', 'l']))?;
+        return Some(ExprKind::Float { value, single });
+    }
     if !is_hex && (lower.contains('.') || lower.contains('e')) {
         let single = lower.ends_with('f');
         let body = lower.trim_end_matches(['f', 'l']);

@@ -14,7 +14,7 @@
 //! types and GCC's include rules; ksim's parser needs its own tokens with source-map spans,
 //! and the subset OpenCL kernels use is small.
 
-use super::lex::{lex, Tok, Token};
+use super::lex::{char_value, lex, Tok, Token};
 use super::SourceMap;
 use crate::ast::Span;
 use crate::diag::Diagnostic;
@@ -59,6 +59,10 @@ struct Macro {
 /// against exponential macros (`#define A B B` chains), not a limit real kernels meet.
 const MAX_EXPANSIONS: usize = 200_000;
 const MAX_INCLUDE_DEPTH: usize = 64;
+/// Tokens the preprocessed program (and any one macro expansion) may have: a guard against
+/// macros that expand to huge texts without many expansions (`#define A1 A0 A0 ...` over a
+/// long `A0`), far above real kernels (the largest have tens of thousands).
+const MAX_TOKENS: usize = 1_000_000;
 
 /// The predefined macros of an OpenCL C 1.2 compiler that kernels test.
 const PREDEFINED: [(&str, &str); 6] = [
@@ -257,6 +261,12 @@ impl Pp<'_, '_> {
             return err("#if without #endif", &c.span);
         }
         out.extend(self.expand(text)?);
+        if out.len() > MAX_TOKENS {
+            return err(
+                format!("the preprocessed program exceeds {MAX_TOKENS} tokens"),
+                &(self.map.files[f].base..self.map.files[f].base),
+            );
+        }
         Ok(())
     }
 
@@ -268,6 +278,16 @@ impl Pp<'_, '_> {
         depth: usize,
         out: &mut Vec<Token>,
     ) -> Result<(), Diagnostic> {
+        // Another form is macro-expanded first (C11 §6.10.2p4): `#include H`.
+        let expanded;
+        let args = match args {
+            [t] if t.kind == Tok::Str => args,
+            [t, ..] if t.is("<") => args,
+            _ => {
+                expanded = self.expand(args.to_vec())?;
+                &expanded[..]
+            }
+        };
         let name =
             match args {
                 [t] if t.kind == Tok::Str => t.text[1..t.text.len() - 1].to_string(),
@@ -296,6 +316,15 @@ impl Pp<'_, '_> {
         // Every candidate is asked of the loader, which may know files the disk lacks (a
         // race report's saved copies); its error means "not found" unless the file is there.
         for path in candidates {
+            if path.exists() && !path.is_file() {
+                return err(
+                    format!(
+                        "#include \"{name}\": {} is not a regular file",
+                        path.display()
+                    ),
+                    span,
+                );
+            }
             match (self.load)(&path) {
                 Ok(text) => {
                     let f = self.map.add(path, text);
@@ -381,6 +410,13 @@ impl Pp<'_, '_> {
         let mut queue: VecDeque<Token> = input.into();
         let mut out = Vec::new();
         while let Some(t) = queue.pop_front() {
+            if t.kind == Tok::Ident
+                && matches!(&*t.text, "__LINE__" | "__FILE__")
+                && !self.macros.contains_key(&t.text)
+            {
+                out.push(self.location(t));
+                continue;
+            }
             let m = match self.macros.get(&t.text) {
                 Some(m) if t.kind == Tok::Ident && !t.hide.contains(&t.text) => m.clone(),
                 _ => {
@@ -438,8 +474,31 @@ impl Pp<'_, '_> {
             if let Some(first) = queue.front_mut() {
                 first.space |= t.space;
             }
+            if out.len() + queue.len() > MAX_TOKENS {
+                return err(
+                    format!("the preprocessed program exceeds {MAX_TOKENS} tokens: is a macro too large?"),
+                    &t.span,
+                );
+            }
         }
         Ok(out)
+    }
+
+    /// `__LINE__` or `__FILE__` (C11 §6.10.8.1) at token `t`: the line, or the path in
+    /// quotes, of the file where it (or the macro use it came out of) is written.
+    fn location(&self, mut t: Token) -> Token {
+        let (f, offset) = self.map.locate(t.span.start);
+        if &*t.text == "__LINE__" {
+            let line = f.text[..offset].matches('\n').count() + 1;
+            t.kind = Tok::Number;
+            t.text = Rc::from(line.to_string().as_str());
+        } else {
+            let path = f.path.display().to_string();
+            let quoted = path.replace('\\', "\\\\").replace('"', "\\\"");
+            t.kind = Tok::Str;
+            t.text = Rc::from(format!("\"{quoted}\"").as_str());
+        }
+        t
     }
 
     /// The body of `m` with its parameters replaced (`#` stringifies, `##` pastes); body
@@ -553,12 +612,13 @@ impl Pp<'_, '_> {
             toks: &toks,
             pos: 0,
             span,
+            depth: 0,
         };
-        let v = e.ternary()?;
+        let v = e.ternary(true)?;
         if e.pos < toks.len() {
             return err("unexpected token in #if expression", &toks[e.pos].span);
         }
-        Ok(v != 0)
+        Ok(v.is_true())
     }
 }
 
@@ -703,12 +763,43 @@ fn paste(l: &Token, r: &Token, span: &Span) -> Result<Token, Diagnostic> {
     }
 }
 
-/// The constant expression of `#if` (C99 §6.10.1): integers as `i64`; names left after
-/// expansion are 0.
+/// Nesting (parentheses, `?:` and the right operands of binary operators) of an `#if`
+/// expression beyond which it is refused: the evaluator recurses on it.
+const MAX_IF_DEPTH: usize = 5_000;
+
+/// A value of an `#if` expression: C11 §6.10.1 computes in `intmax_t` and `uintmax_t`
+/// (64 bits here), with the usual arithmetic conversions between them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PpInt {
+    bits: u64,
+    unsigned: bool,
+}
+
+impl PpInt {
+    fn signed(v: i64) -> PpInt {
+        PpInt {
+            bits: v as u64,
+            unsigned: false,
+        }
+    }
+
+    fn truth(b: bool) -> PpInt {
+        PpInt::signed(b as i64)
+    }
+
+    fn is_true(self) -> bool {
+        self.bits != 0
+    }
+}
+
+/// The constant expression of `#if` (C11 §6.10.1): `intmax_t`/`uintmax_t` arithmetic;
+/// names left after expansion are 0. `&&`, `||` and `?:` do not evaluate the operand they
+/// skip (no division by zero there), though it must still be well formed.
 struct CondExpr<'t> {
     toks: &'t [Token],
     pos: usize,
     span: &'t Span,
+    depth: usize,
 }
 
 impl CondExpr<'_> {
@@ -728,25 +819,44 @@ impl CondExpr<'_> {
         }
     }
 
-    fn ternary(&mut self) -> Result<i64, Diagnostic> {
-        let c = self.binary(0)?;
-        if self.eat("?") {
-            let a = self.ternary()?;
-            if !self.eat(":") {
-                return err("expected `:` in #if expression", self.here());
-            }
-            let b = self.ternary()?;
-            return Ok(if c != 0 { a } else { b });
+    fn enter(&mut self) -> Result<(), Diagnostic> {
+        self.depth += 1;
+        if self.depth > MAX_IF_DEPTH {
+            return err(
+                format!("#if expression nested more than {MAX_IF_DEPTH} deep"),
+                self.here(),
+            );
         }
-        Ok(c)
+        Ok(())
+    }
+
+    /// `c ? a : b`; `live`: the value is used (else only its form is checked).
+    fn ternary(&mut self, live: bool) -> Result<PpInt, Diagnostic> {
+        let c = self.binary(0, live)?;
+        if !self.eat("?") {
+            return Ok(c);
+        }
+        self.enter()?;
+        let a = self.ternary(live && c.is_true())?;
+        if !self.eat(":") {
+            return err("expected `:` in #if expression", self.here());
+        }
+        let b = self.ternary(live && !c.is_true())?;
+        self.depth -= 1;
+        // The type is the common type of both arms, whichever is taken.
+        let v = if c.is_true() { a } else { b };
+        Ok(PpInt {
+            bits: v.bits,
+            unsigned: a.unsigned || b.unsigned,
+        })
     }
 
     fn here(&self) -> &Span {
         self.peek().map_or(self.span, |t| &t.span)
     }
 
-    fn binary(&mut self, min: u8) -> Result<i64, Diagnostic> {
-        let mut a = self.unary()?;
+    fn binary(&mut self, min: u8, live: bool) -> Result<PpInt, Diagnostic> {
+        let mut a = self.unary(live)?;
         loop {
             let Some(t) = self.peek().filter(|t| t.kind == Tok::Punct) else {
                 return Ok(a);
@@ -770,44 +880,53 @@ impl CondExpr<'_> {
             let op = t.text.clone();
             let op_span = t.span.clone();
             self.pos += 1;
-            let b = self.binary(prec)?;
-            a = match &*op {
-                "*" => a.wrapping_mul(b),
-                "/" | "%" if b == 0 => return err("division by zero in #if expression", &op_span),
-                "/" => a.wrapping_div(b),
-                "%" => a.wrapping_rem(b),
-                "+" => a.wrapping_add(b),
-                "-" => a.wrapping_sub(b),
-                "<<" => a.wrapping_shl(b as u32),
-                ">>" => a.wrapping_shr(b as u32),
-                "<" => (a < b) as i64,
-                "<=" => (a <= b) as i64,
-                ">" => (a > b) as i64,
-                ">=" => (a >= b) as i64,
-                "==" => (a == b) as i64,
-                "!=" => (a != b) as i64,
-                "&" => a & b,
-                "^" => a ^ b,
-                "|" => a | b,
-                "&&" => (a != 0 && b != 0) as i64,
-                _ => (a != 0 || b != 0) as i64,
+            let right_live = match &*op {
+                "&&" => live && a.is_true(),
+                "||" => live && !a.is_true(),
+                _ => live,
+            };
+            self.enter()?;
+            let b = self.binary(prec, right_live)?;
+            self.depth -= 1;
+            a = if live {
+                apply(&op, a, b)
+                    .ok_or_else(|| Diagnostic::new("division by zero in #if expression", op_span))?
+            } else {
+                PpInt::signed(0)
             };
         }
     }
 
-    fn unary(&mut self) -> Result<i64, Diagnostic> {
-        for (p, f) in [
-            ("-", i64::wrapping_neg as fn(i64) -> i64),
-            ("+", |x| x),
-            ("!", |x| (x == 0) as i64),
-            ("~", |x| !x),
-        ] {
-            if self.eat(p) {
-                return Ok(f(self.unary()?));
-            }
+    fn unary(&mut self, live: bool) -> Result<PpInt, Diagnostic> {
+        // Prefix operators in a loop, not by recursion: `!!!...!1` may be long.
+        let mut ops = Vec::new();
+        while let Some(t) = self
+            .peek()
+            .filter(|t| t.kind == Tok::Punct && matches!(&*t.text, "-" | "+" | "!" | "~"))
+        {
+            ops.push(t.text.clone());
+            self.pos += 1;
         }
+        let mut v = self.operand(live)?;
+        for op in ops.iter().rev() {
+            v = match &**op {
+                "-" => PpInt {
+                    bits: v.bits.wrapping_neg(),
+                    ..v
+                },
+                "!" => PpInt::truth(!v.is_true()),
+                "~" => PpInt { bits: !v.bits, ..v },
+                _ => v,
+            };
+        }
+        Ok(v)
+    }
+
+    fn operand(&mut self, live: bool) -> Result<PpInt, Diagnostic> {
         if self.eat("(") {
-            let v = self.ternary()?;
+            self.enter()?;
+            let v = self.ternary(live)?;
+            self.depth -= 1;
             if !self.eat(")") {
                 return err("expected `)` in #if expression", self.here());
             }
@@ -818,16 +937,72 @@ impl CondExpr<'_> {
         };
         self.pos += 1;
         match t.kind {
-            Tok::Ident => Ok(0),
-            Tok::Number => parse_int(&t.text)
-                .map(|v| v as i64)
+            Tok::Ident => Ok(PpInt::signed(0)),
+            Tok::Number => pp_number(&t.text)
                 .ok_or_else(|| Diagnostic::new(format!("`{}` is not an integer", t.text), t.span)),
-            Tok::Char => Ok(t.text.chars().nth(1).map_or(0, |c| c as i64)),
+            Tok::Char => char_value(&t.text)
+                .map(PpInt::signed)
+                .map_err(|m| Diagnostic::new(m, t.span)),
             _ => err(
                 format!("unexpected `{}` in #if expression", t.text),
                 &t.span,
             ),
         }
+    }
+}
+
+/// An integer literal in `#if`: `uintmax_t` with a `u` suffix or when it does not fit in
+/// `intmax_t`, else `intmax_t`.
+fn pp_number(text: &str) -> Option<PpInt> {
+    let bits = parse_int(text)?;
+    let suffix = text.trim_start_matches(|c: char| !matches!(c, 'u' | 'U' | 'l' | 'L'));
+    Some(PpInt {
+        bits,
+        unsigned: suffix.contains(['u', 'U']) || bits > i64::MAX as u64,
+    })
+}
+
+/// `a op b` with the usual arithmetic conversions (unsigned if either is); `None` for a
+/// division by zero.
+fn apply(op: &str, a: PpInt, b: PpInt) -> Option<PpInt> {
+    let unsigned = a.unsigned || b.unsigned;
+    let (x, y) = (a.bits, b.bits);
+    let (sx, sy) = (x as i64, y as i64);
+    let cmp = |u: bool, s: bool| Some(PpInt::truth(if unsigned { u } else { s }));
+    let arith = |bits: u64| Some(PpInt { bits, unsigned });
+    match op {
+        "*" => arith(x.wrapping_mul(y)),
+        "/" | "%" if y == 0 => None,
+        "/" if unsigned => arith(x / y),
+        "/" => arith(sx.wrapping_div(sy) as u64),
+        "%" if unsigned => arith(x % y),
+        "%" => arith(sx.wrapping_rem(sy) as u64),
+        "+" => arith(x.wrapping_add(y)),
+        "-" => arith(x.wrapping_sub(y)),
+        // A shift has the type of its left operand.
+        "<<" => Some(PpInt {
+            bits: x.wrapping_shl(y as u32),
+            ..a
+        }),
+        ">>" if a.unsigned => Some(PpInt {
+            bits: x.wrapping_shr(y as u32),
+            ..a
+        }),
+        ">>" => Some(PpInt {
+            bits: sx.wrapping_shr(y as u32) as u64,
+            ..a
+        }),
+        "<" => cmp(x < y, sx < sy),
+        "<=" => cmp(x <= y, sx <= sy),
+        ">" => cmp(x > y, sx > sy),
+        ">=" => cmp(x >= y, sx >= sy),
+        "==" => Some(PpInt::truth(x == y)),
+        "!=" => Some(PpInt::truth(x != y)),
+        "&" => arith(x & y),
+        "^" => arith(x ^ y),
+        "|" => arith(x | y),
+        "&&" => Some(PpInt::truth(a.is_true() && b.is_true())),
+        _ => Some(PpInt::truth(a.is_true() || b.is_true())),
     }
 }
 

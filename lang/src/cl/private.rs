@@ -23,7 +23,7 @@ pub(super) fn const_int(e: &cl::Expr) -> Option<u64> {
     use cl::ExprKind as E;
     Some(match &e.kind {
         E::Int { value, .. } => *value,
-        E::Char(c) => *c as u64,
+        E::Char(c) => u64::try_from(*c).ok()?,
         E::Binary(op, a, b) => {
             let (a, b) = (const_int(a)?, const_int(b)?);
             match op {

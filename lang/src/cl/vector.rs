@@ -161,11 +161,29 @@ fn int(value: i64, span: &Span) -> k::Expr {
 }
 
 /// `c ? -1 : 0`: a vector relational result component (§6.3).
-fn mask(c: k::Expr, span: &Span) -> k::Expr {
-    ex(
+/// The component type of a vector comparison (also `!`, `&&`, `||`, `isnan`) of `elem`
+/// vectors: the signed integer type of `elem`'s size (OpenCL C 1.2 §6.3.d-g).
+pub(super) fn rel_type(elem: TypeName) -> TypeName {
+    use TypeName::*;
+    match elem {
+        Char | Uchar => Char,
+        Short | Ushort => Short,
+        Long | Ulong | Double => Long,
+        _ => Int,
+    }
+}
+
+/// A vector comparison's component: -1 where condition `c` holds, 0 where not, of the
+/// comparison type of `elem` vectors.
+fn mask(c: k::Expr, elem: TypeName, span: &Span) -> k::Expr {
+    let m = ex(
         k::ExprKind::Cond(Box::new(c), Box::new(int(-1, span)), Box::new(int(0, span))),
         span,
-    )
+    );
+    match rel_type(elem) {
+        TypeName::Int => m,
+        t => ex(k::ExprKind::Cast(t, Box::new(m)), span),
+    }
 }
 
 fn bin(op: BinOp, a: k::Expr, b: k::Expr, span: &Span) -> k::Expr {
@@ -309,11 +327,11 @@ impl<'u> Lowerer<'u> {
                 (len > 1).then_some((t, len as u8))
             }
             E::VecLit(t, _) | E::Cast(t, _) => self.type_shape(t).ok().flatten(),
-            E::Unary(UnOp::Not, a) => self.vec_shape(a).map(|(_, n)| (TypeName::Int, n)),
+            E::Unary(UnOp::Not, a) => self.vec_shape(a).map(|(t, n)| (rel_type(t), n)),
             E::Unary(_, a) | E::Plus(a) | E::IncDec(_, a) => self.vec_shape(a),
             E::Binary(op, a, b) => {
                 let (t, n) = self.vec_shape(a).or_else(|| self.vec_shape(b))?;
-                Some((if is_relational(*op) { TypeName::Int } else { t }, n))
+                Some((if is_relational(*op) { rel_type(t) } else { t }, n))
             }
             E::Assign { target, .. } => self.vec_shape(target),
             E::Cond(c, a, b) => self
@@ -350,9 +368,9 @@ impl<'u> Lowerer<'u> {
                 };
                 Some((base, n?))
             }
-            Builtin::Exact(builtins::Exact::IsNan) => self
-                .vec_shape(args.first()?)
-                .map(|(_, n)| (TypeName::Int, n)),
+            Builtin::Exact(builtins::Exact::IsNan) => {
+                self.vec_shape(args.first()?).map(|(t, n)| (rel_type(t), n))
+            }
             Builtin::Exact(_) => args.iter().find_map(|a| self.vec_shape(a)),
             Builtin::Shuffle => {
                 let (elem, _) = self.vec_shape(args.first()?)?;
@@ -493,9 +511,11 @@ impl<'u> Lowerer<'u> {
                 v.comps
                     .into_iter()
                     .map(|c| match op {
-                        UnOp::Not => {
-                            mask(ex(k::ExprKind::Unary(UnOp::Not, Box::new(c)), span), span)
-                        }
+                        UnOp::Not => mask(
+                            ex(k::ExprKind::Unary(UnOp::Not, Box::new(c)), span),
+                            v.elem,
+                            span,
+                        ),
                         _ => ex(k::ExprKind::Unary(*op, Box::new(c)), span),
                     })
                     .collect()
@@ -609,7 +629,7 @@ impl<'u> Lowerer<'u> {
             .map(|(x, y)| {
                 let r = bin(op, x, shift_count(op, Some(shape.0), y, span), span);
                 if is_relational(op) {
-                    mask(r, span)
+                    mask(r, shape.0, span)
                 } else {
                     r
                 }
@@ -619,20 +639,14 @@ impl<'u> Lowerer<'u> {
 
     /// The most significant bit of an integer component, as a condition.
     fn msb(&self, c: k::Expr, span: &Span) -> Res<k::Expr> {
+        use TypeName::*;
         match self.type_of(&c) {
-            Some(TypeName::Int) => Ok(bin(BinOp::Lt, c, int(0, span), span)),
-            Some(TypeName::Uint) => Ok(bin(
-                BinOp::Ge,
-                c,
-                ex(
-                    k::ExprKind::Int {
-                        value: 0x8000_0000,
-                        unsigned: true,
-                    },
-                    span,
-                ),
-                span,
-            )),
+            Some(Char | Short | Int | Long) => Ok(bin(BinOp::Lt, c, int(0, span), span)),
+            Some(t @ (Uchar | Ushort | Uint | Ulong)) => {
+                // Signed, the component is negative exactly when its top bit is set.
+                let signed = ex(k::ExprKind::Cast(rel_type(t), Box::new(c)), span);
+                Ok(bin(BinOp::Lt, signed, int(0, span), span))
+            }
             _ => Err(Diagnostic::new(
                 "a vector condition must have an integer element type",
                 span.clone(),
@@ -770,14 +784,15 @@ impl<'u> Lowerer<'u> {
                             )
                         }
                         builtins::Exact::IsNan => {
-                            let r = builtins::expand(f, at, shape.0, span).map_err(|m| {
-                                Diagnostic::new(format!("not supported yet: {m}"), span.clone())
-                            })?;
-                            mask(r, span)
+                            let r = builtins::expand(f, at, shape.0, promote(shape.0), span)
+                                .map_err(|m| {
+                                    Diagnostic::new(format!("not supported yet: {m}"), span.clone())
+                                })?;
+                            mask(r, shape.0, span)
                         }
-                        _ => builtins::expand(f, at, shape.0, span).map_err(|m| {
-                            Diagnostic::new(format!("not supported yet: {m}"), span.clone())
-                        })?,
+                        _ => builtins::expand(f, at, shape.0, promote(shape.0), span).map_err(
+                            |m| Diagnostic::new(format!("not supported yet: {m}"), span.clone()),
+                        )?,
                     });
                 }
                 Ok(out)
