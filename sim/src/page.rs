@@ -103,7 +103,8 @@ struct Snapshots {
 /// configurations grow.
 pub fn render(src: SourceText<'_>, launch: &Launch, schedule: &Schedule) -> Result<String, String> {
     let k = &launch.kernel;
-    crate::timeline::check_size(launch, schedule.len())?;
+    crate::timeline::check_size(launch, schedule.len())
+        .map_err(|e| e.replacen("the timeline", "the page's timeline", 1))?;
     let mut stepper = Stepper::new(launch);
     let first = page_config(src, launch, &stepper.config());
     let per_step = weight(&first) + STEP_RECORD_BYTES;
