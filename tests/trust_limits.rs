@@ -90,11 +90,7 @@ fn a_long_timeline_is_refused_and_the_race_kept() {
         svg.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(
-        text(&o).contains("warning: --timeline"),
-        "{}",
-        text(&o)
-    );
+    assert!(text(&o).contains("warning: --timeline"), "{}", text(&o));
     assert!(!stdout(&o).is_empty());
     assert!(!svg.exists());
 }
@@ -131,7 +127,9 @@ fn kernel_text_is_escaped_in_the_page_data() {
     let html = std::fs::read_to_string(&page).unwrap();
     let open = r#"<script id="ksim-data" type="application/json">"#;
     let start = html.find(open).expect("data block") + open.len();
-    let len = html[start..].find("</script>").expect("end of the data block");
+    let len = html[start..]
+        .find("</script>")
+        .expect("end of the data block");
     let data = &html[start..start + len];
     for bad in ["<!--", "<script", "</script"] {
         assert!(!data.contains(bad), "{bad} in the data block");
@@ -189,7 +187,11 @@ fn a_huge_sim_buffer_is_refused_before_allocation() {
     let o = ksim(&["run", &sim]);
     no_panic(&o, "run");
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("more than ksim's limit of 2.0 GiB"), "{}", text(&o));
+    assert!(
+        text(&o).contains("more than ksim's limit of 2.0 GiB"),
+        "{}",
+        text(&o)
+    );
 }
 
 // #29: `8 2 2` with a work-group of `4 1 1` is a 3-D launch, and runs.
@@ -219,7 +221,11 @@ fn step_refuses_a_launch_too_large_to_show() {
     );
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(o.stdout.len() < 10_000, "{} bytes printed", o.stdout.len());
-    assert!(text(&o).contains("too large for `ksim step`"), "{}", text(&o));
+    assert!(
+        text(&o).contains("too large for `ksim step`"),
+        "{}",
+        text(&o)
+    );
 }
 
 // #21: a command line is read with a length bound, and not echoed whole.

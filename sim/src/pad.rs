@@ -5,13 +5,17 @@
 /// `s` followed by spaces up to `width` characters (as `{s:<width$}`).
 pub fn left(s: &str, width: usize) -> String {
     let mut out = s.to_string();
-    out.extend(std::iter::repeat_n(' ', width.saturating_sub(s.chars().count())));
+    out.extend(std::iter::repeat_n(
+        ' ',
+        width.saturating_sub(s.chars().count()),
+    ));
     out
 }
 
 /// Spaces up to `width` characters, then `s` (as `{s:>width$}`).
 pub fn right(s: &str, width: usize) -> String {
-    let mut out: String = std::iter::repeat_n(' ', width.saturating_sub(s.chars().count())).collect();
+    let mut out: String =
+        std::iter::repeat_n(' ', width.saturating_sub(s.chars().count())).collect();
     out.push_str(s);
     out
 }

@@ -28,7 +28,10 @@ const MAX_WIRES: usize = 1024;
 pub fn circuit(args: &CircuitArgs) -> CmdResult {
     let (_, launch) = args.launch.launch()?;
     let k = &launch.kernel;
-    let widest = (0..k.arrays.len()).map(|a| launch.len(a)).max().unwrap_or(0);
+    let widest = (0..k.arrays.len())
+        .map(|a| launch.len(a))
+        .max()
+        .unwrap_or(0);
     if launch.threads().max(widest) > MAX_WIRES {
         return Err(Failure::usage(format!(
             "this launch is too large to draw as a circuit: {} threads and arrays of up to {widest} \

@@ -151,8 +151,8 @@ pub fn load(args: &LaunchArgs) -> Result<Loaded, Failure> {
 /// The launch memory limit (as `Launch::new` applies it) for the buffers of a file with
 /// `header`, checked before their data are read: the threads, and `elements` elements.
 fn memory_budget(header: &simfile::Header) -> impl Fn(u64) -> Result<(), String> {
-    use interp::launch::{bytes_text, memory_estimate, BYTES_PER_ELEMENT, BYTES_PER_THREAD};
     use interp::launch::MEMORY_LIMIT;
+    use interp::launch::{bytes_text, memory_estimate, BYTES_PER_ELEMENT, BYTES_PER_THREAD};
     let threads = (header.ndrange.iter()).fold(1u64, |n, &d| n.saturating_mul(d as u64));
     move |elements| {
         let need = memory_estimate(elements, threads, 0);

@@ -1192,7 +1192,11 @@ mod tests {
         });
         p.header().unwrap();
         let e = p.arguments(&params).unwrap_err();
-        assert!(e.message.contains("4294967312 elements: too many"), "{}", e.message);
+        assert!(
+            e.message.contains("4294967312 elements: too many"),
+            "{}",
+            e.message
+        );
         assert_eq!(*asked.borrow(), [16, 16 + (1 << 32)]);
     }
 
