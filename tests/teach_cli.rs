@@ -126,7 +126,7 @@ fn thread_and_step_filters() {
         "4",
     ]);
     assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
-    assert!(text(&bad).contains("--thread 4: the launch has threads 0..4"));
+    assert!(text(&bad).contains("--thread 4: the launch has threads 0 to 3"));
 }
 
 #[test]

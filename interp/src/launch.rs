@@ -48,7 +48,7 @@ pub fn memory_estimate(elements: u64, threads: u64, vars: u64) -> u64 {
 }
 
 /// Bytes as a short human-readable quantity (`6.0 GiB`, `512.0 MiB`).
-fn bytes_text(b: u64) -> String {
+pub fn bytes_text(b: u64) -> String {
     const GIB: f64 = (1u64 << 30) as f64;
     const MIB: f64 = (1u64 << 20) as f64;
     let b = b as f64;

@@ -230,8 +230,8 @@ impl<'a> Stepper<'a> {
         if !self.state.runnable().contains(t) {
             let why = if t >= self.launch.threads() {
                 format!(
-                    "there is no thread {t}: the launch has threads 0..{}",
-                    self.launch.threads()
+                    "there is no thread {t}: the launch has threads 0 to {}",
+                    self.launch.threads() - 1
                 )
             } else {
                 match self.state.status(self.launch, t) {

@@ -7,6 +7,7 @@ pub mod fix;
 pub mod graph;
 pub mod graph_view;
 pub mod outcome;
+pub mod pad;
 pub mod page;
 pub mod replay;
 pub mod report;

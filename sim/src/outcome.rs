@@ -163,7 +163,11 @@ impl Arrays {
                         s.push_str("  (empty)\n");
                     }
                 } else {
-                    s.push_str(&format!("{label:width$} = {}\n", join(values)));
+                    s.push_str(&format!(
+                        "{} = {}\n",
+                        crate::pad::left(&label, width),
+                        join(values)
+                    ));
                 }
             }
         }

@@ -20,10 +20,14 @@ use serde::Serialize;
 /// `{{DATA}}` to fill in.
 const TEMPLATE: &str = include_str!("page.html");
 
-/// The most values (variables and array elements, summed over every configuration) a page
-/// embeds: the page holds the configuration after every step, so its size grows with steps
-/// × (variables + elements); past this a browser would struggle.
-pub const MAX_VALUES: u64 = 4_000_000;
+/// The most bytes of data (the JSON of every configuration and step record) a page
+/// embeds: 8 MiB. The page holds the configuration after every step, so it grows with
+/// steps × (variables + elements); past this a browser struggles, and building it would
+/// take many times as much memory.
+pub const MAX_DATA_BYTES: usize = 8 << 20;
+
+/// Bytes of a step record in the page data, about (the records are made last).
+const STEP_RECORD_BYTES: usize = 200;
 
 #[derive(Serialize)]
 struct Data {
@@ -94,23 +98,31 @@ struct Snapshots {
 
 /// The page of the execution that follows `schedule` from the initial configuration.
 /// Errors: the schedule does not fit the launch, or the page would be too large
-/// ([`MAX_VALUES`]).
+/// ([`MAX_DATA_BYTES`], [`crate::timeline::MAX_ITEMS`]): refused from the first
+/// configuration's size before anything is built, and while it is built if the
+/// configurations grow.
 pub fn render(src: SourceText<'_>, launch: &Launch, schedule: &Schedule) -> Result<String, String> {
     let k = &launch.kernel;
-    let per_config = (launch.threads() * (k.vars.len() + 1)) as u64
-        + (0..k.arrays.len())
-            .map(|a| (launch.len(a) * launch.instances(a)) as u64)
-            .sum::<u64>();
-    let total = per_config.saturating_mul(schedule.len() + 1);
-    if total > MAX_VALUES {
-        return Err(format!(
-            "the page would hold {total} values ({} steps × {per_config} variables and \
-             elements; at most {MAX_VALUES}): use a smaller launch or a shorter schedule",
-            schedule.len()
-        ));
-    }
+    crate::timeline::check_size(launch, schedule.len())
+        .map_err(|e| e.replacen("the timeline", "the page's timeline", 1))?;
     let mut stepper = Stepper::new(launch);
-    let mut configs = vec![page_config(src, launch, &stepper.config())];
+    let first = page_config(src, launch, &stepper.config());
+    let per_step = weight(&first) + STEP_RECORD_BYTES;
+    let estimate = per_step.saturating_mul(schedule.len() as usize + 1);
+    let too_large = |bytes: usize| {
+        format!(
+            "the page would hold about {} MiB of data ({} steps × about {per_step} bytes; at \
+             most {} MiB): use a smaller launch or a shorter schedule",
+            bytes >> 20,
+            schedule.len(),
+            MAX_DATA_BYTES >> 20
+        )
+    };
+    if estimate > MAX_DATA_BYTES {
+        return Err(too_large(estimate));
+    }
+    let mut bytes = weight(&first);
+    let mut configs = vec![first];
     let initial = launch.initial_memory();
     let mut rows = vec![(
         "initial".to_string(),
@@ -155,7 +167,12 @@ pub fn render(src: SourceText<'_>, launch: &Launch, schedule: &Schedule) -> Resu
             }
             Err(why) => return Err(format!("step {i} of the schedule (thread {t}): {why}")),
         }
-        configs.push(page_config(src, launch, &stepper.config()));
+        let config = page_config(src, launch, &stepper.config());
+        bytes += weight(&config) + STEP_RECORD_BYTES;
+        if bytes > MAX_DATA_BYTES {
+            return Err(too_large(estimate.max(bytes)));
+        }
+        configs.push(config);
     }
     rows.push((
         "end".into(),
@@ -225,10 +242,12 @@ pub fn render(src: SourceText<'_>, launch: &Launch, schedule: &Schedule) -> Resu
             .map(|f| f.kind.to_string()),
     };
     let timeline = Timeline::of_schedule(src, launch, schedule, stepper.races().first());
-    // `</` inside the embedded JSON would end its script element.
+    // Kernel text in the embedded JSON must not end its script element (`</script`) or
+    // open an HTML comment (`<!--`, which makes `</script>` no longer end it): `<` occurs
+    // only inside JSON strings, where `\u003c` is the same character.
     let json = serde_json::to_string(&data)
         .expect("JSON")
-        .replace("</", "<\\/");
+        .replace('<', "\\u003c");
     Ok(TEMPLATE
         .replace("{{TITLE}}", &esc(&format!("{} — ksim trace", k.name)))
         .replace("{{TIMELINE}}", &timeline.svg(src, launch))
@@ -281,6 +300,29 @@ fn page_config(src: SourceText<'_>, launch: &Launch, c: &Config) -> PageConfig {
         arrays,
         epochs: c.epochs.clone(),
     }
+}
+
+/// About the bytes `c` takes in the page's JSON: its strings and a little per field.
+fn weight(c: &PageConfig) -> usize {
+    let threads: usize = (c.threads.iter())
+        .map(|t| {
+            64 + t.label.len()
+                + t.status.len()
+                + t.next.len()
+                + (t.vars.iter())
+                    .map(|(n, v)| n.len() + v.len() + 8)
+                    .sum::<usize>()
+        })
+        .sum();
+    let arrays: usize = (c.arrays.iter())
+        .map(|a| {
+            48 + a.name.len()
+                + a.elems.iter().map(|e| e.len() + 3).sum::<usize>()
+                + a.values.iter().map(|v| v.len() + 3).sum::<usize>()
+                + a.changed.len() * 8
+        })
+        .sum();
+    threads + arrays + c.epochs.len() * 8
 }
 
 /// A row-major offset as one index per dimension.

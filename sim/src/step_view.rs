@@ -3,12 +3,37 @@
 //! wrote marked), the line of one K-STEP, and K-BARRIER lines. The stepper itself is
 //! [`interp::stepper`]; the CLI reads commands and prints these.
 
+use crate::pad;
 use crate::text::SourceText;
 use interp::notation;
 use interp::reference::BarrierInfo;
 use interp::stepper::{Config, Status, Step};
 use interp::Launch;
 use std::fmt::Write as _;
+
+/// The most values (every thread's variables and every array element) `ksim step` shows:
+/// it prints the whole configuration after every command, so a larger launch would print
+/// megabytes per command (2^20 threads: 114 MB), no view for a person to read.
+pub const MAX_VALUES: u64 = 20_000;
+
+/// Refuses a launch whose configuration has more than [`MAX_VALUES`] values.
+pub fn check_size(launch: &Launch) -> Result<(), String> {
+    let k = &launch.kernel;
+    let vars = launch.threads() as u64 * k.vars.len() as u64;
+    let elements: u64 = (0..k.arrays.len())
+        .map(|a| (launch.len(a) * launch.instances(a)) as u64)
+        .sum();
+    if vars + elements > MAX_VALUES {
+        return Err(format!(
+            "this launch is too large for `ksim step`, which prints the whole configuration \
+             after every command: {} threads with {vars} variables and {elements} array \
+             elements (at most {MAX_VALUES} values together); step a smaller launch, or use \
+             `ksim trace`",
+            launch.threads()
+        ));
+    }
+    Ok(())
+}
 
 /// Renders a stepping session's configurations and steps against its source.
 pub struct StepView<'a> {
@@ -125,8 +150,9 @@ impl StepView<'_> {
             };
             let _ = writeln!(
                 out,
-                "  {name:width$}  {status:<21} {:<24} {next}",
-                vars.join(" ")
+                "  {}  {status:<21} {} {next}",
+                pad::left(name, width),
+                pad::left(&vars.join(" "), 24)
             );
         }
         let labels: Vec<String> = c
@@ -145,7 +171,7 @@ impl StepView<'_> {
                     format!("{}{mark}", notation::value(v))
                 })
                 .collect();
-            let _ = writeln!(out, "  {label:aw$} = {}", cells.join(" "));
+            let _ = writeln!(out, "  {} = {}", pad::left(&label, aw), cells.join(" "));
         }
         out.push_str(self.findings_line(c).as_str());
         out

@@ -12,6 +12,24 @@ use interp::reference::{BarrierInfo, Rule, StepInfo};
 use interp::{Launch, Race};
 use std::fmt::Write;
 
+/// The most lanes and marks (threads and K-STEPs together) a timeline draws: each is a
+/// line of SVG of about 250 bytes, so a timeline stays under about 12 MB. A longer
+/// execution is no picture for a slide, and drawing it would only fill memory and disk.
+pub const MAX_ITEMS: u64 = 50_000;
+
+/// Refuses, before anything is recorded, a timeline of `steps` K-STEPs of `launch` larger
+/// than [`MAX_ITEMS`].
+pub fn check_size(launch: &Launch, steps: u64) -> Result<(), String> {
+    let threads = launch.threads() as u64;
+    if steps.saturating_add(threads) > MAX_ITEMS {
+        return Err(format!(
+            "the timeline would draw {steps} K-STEPs on {threads} lanes (at most {MAX_ITEMS} \
+             together): use a smaller launch or a shorter schedule"
+        ));
+    }
+    Ok(())
+}
+
 /// One K-STEP: its position, its thread (global index) and rule, its source line.
 #[derive(Clone, Debug)]
 pub struct Mark {

@@ -8,6 +8,7 @@
 //! sees steps, not states, so it keeps a shadow copy of the arrays, updated from each
 //! step's write: that gives the values a step read and the arrays at every K-BARRIER.
 
+use crate::pad;
 use crate::text::{elem_name, SourceText};
 use crate::Scheduler;
 use interp::exec::Quiet;
@@ -547,7 +548,7 @@ impl<'a> TraceView<'a> {
         let mut out = String::new();
         let mut header = format!("{:<9} {:<6}", "K-BARRIER", "epoch");
         for (n, w) in names.iter().zip(&widths) {
-            header.push_str(&format!(" | {n:<w$}"));
+            header.push_str(&format!(" | {}", pad::left(n, *w)));
         }
         out.push_str(header.trim_end());
         out.push('\n');

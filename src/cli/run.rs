@@ -241,8 +241,8 @@ pub fn trace(args: &TraceArgs) -> CmdResult {
     let scheduler = args.schedule.scheduler(&launch)?;
     if let Some(t) = args.view.thread.filter(|&t| t >= launch.threads()) {
         return Err(Failure::usage(format!(
-            "--thread {t}: the launch has threads 0..{}",
-            launch.threads()
+            "--thread {t}: the launch has threads 0 to {}",
+            launch.threads() - 1
         )));
     }
     if args.view.snapshots && args.format == TraceFormat::Json {
@@ -257,7 +257,7 @@ pub fn trace(args: &TraceArgs) -> CmdResult {
     let mut tracer = Tracer::new(&src, &launch, args.format, (&args.view).into(), racing);
     let (out, infeasible) = sim::run(&launch, &scheduler, &mut tracer);
     if let Some(path) = &args.html {
-        super::race_views::write_page(path, &src, &launch, &out.schedule)?;
+        super::race_views::write_page(path, &src, &launch, &out.schedule);
     }
     let report =
         sim::outcome::RunReport::of_outcome(&launch, &args.schedule.schedule, out, infeasible);

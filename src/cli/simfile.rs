@@ -61,6 +61,7 @@ pub fn load(args: &LaunchArgs, files: &dyn sim::replay::Files) -> Result<Loaded,
     let fail = |d| Failure::usage(sim.render(&[d]));
     let mut parser = SimParser::new(&sim.text);
     let header = parser.header().map_err(fail)?;
+    let mut parser = parser.with_budget(memory_budget(&header));
     // Oclgrind opens the program file relative to where it runs; ksim takes it relative
     // to the `.sim` file, so that the pair works from any directory.
     let dir = args.file.parent().unwrap_or(Path::new(""));
@@ -121,7 +122,7 @@ pub fn load(args: &LaunchArgs, files: &dyn sim::replay::Files) -> Result<Loaded,
         ..args.clone()
     };
     let opts = super::opencl::launch_options(&as_flags, &c.info).map_err(|f| Failure {
-        message: format!("{}: {}", args.file.display(), f.message),
+        message: format!("{}: {}", args.file.display(), in_file_terms(&f.message)),
         code: f.code,
     })?;
     let dumps = args_of_file
@@ -150,6 +151,35 @@ pub fn load(args: &LaunchArgs, files: &dyn sim::replay::Files) -> Result<Loaded,
         params,
         info: c.info,
     })
+}
+
+/// The launch memory limit (as `Launch::new` applies it) for the buffers of a file with
+/// `header`, checked before their data are read: the threads, and `elements` elements.
+fn memory_budget(header: &simfile::Header) -> impl Fn(u64) -> Result<(), String> {
+    use interp::launch::MEMORY_LIMIT;
+    use interp::launch::{bytes_text, memory_estimate, BYTES_PER_ELEMENT, BYTES_PER_THREAD};
+    let threads = (header.ndrange.iter()).fold(1u64, |n, &d| n.saturating_mul(d as u64));
+    move |elements| {
+        let need = memory_estimate(elements, threads, 0);
+        if need <= MEMORY_LIMIT {
+            return Ok(());
+        }
+        Err(format!(
+            "this launch needs about {} of memory ({elements} buffer elements x \
+             {BYTES_PER_ELEMENT} bytes + {threads} work-items x {BYTES_PER_THREAD} bytes), \
+             more than ksim's limit of {}: use smaller sizes",
+            bytes_text(need),
+            bytes_text(MEMORY_LIMIT)
+        ))
+    }
+}
+
+/// A message about the launch flags a `.sim` file was turned into, in the file's terms.
+fn in_file_terms(message: &str) -> String {
+    (message.replace("--global", "the NDRange"))
+        .replace("--local", "the work-group size")
+        .replace("--input ", "argument ")
+        .replace("--arg ", "argument ")
 }
 
 /// Oclgrind's dump of every `dump` argument from the final arrays of a run.

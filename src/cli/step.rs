@@ -12,7 +12,7 @@ use clap::Args;
 use interp::stepper::{Step, Stepper, Until};
 use interp::Launch;
 use sim::step_view::StepView;
-use std::io::{BufRead, IsTerminal};
+use std::io::{BufRead, IsTerminal, Read};
 use std::path::Path;
 
 #[derive(Args, Debug)]
@@ -54,6 +54,7 @@ ksim applies K-BARRIER per work-group, as soon as it is enabled.";
 
 pub fn step(args: &StepArgs) -> CmdResult {
     let (src, launch) = args.launch.launch()?;
+    sim::step_view::check_size(&launch).map_err(Failure::usage)?;
     let mut stepper = Stepper::new(&launch);
     let mut session = Session {
         src: &src,
@@ -69,7 +70,16 @@ pub fn step(args: &StepArgs) -> CmdResult {
     print!("{}", session.view().config(&stepper.config()));
     let terminal = std::io::stdin().is_terminal();
     let mut lines = CommandLines::new(terminal)?;
+    let mut number = 0;
     while let Some(line) = lines.next() {
+        number += 1;
+        let line = match line {
+            Ok(line) => line,
+            Err(why) => {
+                println!("error: line {number} {why}; skipped");
+                continue;
+            }
+        };
         if !terminal {
             println!("> {line}");
         }
@@ -83,10 +93,14 @@ pub fn step(args: &StepArgs) -> CmdResult {
     Ok(if found { EXIT_FOUND } else { EXIT_OK })
 }
 
+/// The longest line read as a command when standard input is not a terminal: a longer
+/// one is skipped unread, neither held in memory nor echoed.
+const MAX_LINE: usize = 4096;
+
 /// Commands from the line editor or, when standard input is not a terminal, its lines.
 enum CommandLines {
     Editor(rustyline::DefaultEditor),
-    Plain(std::io::Lines<std::io::StdinLock<'static>>),
+    Plain(std::io::StdinLock<'static>),
 }
 
 impl CommandLines {
@@ -96,22 +110,63 @@ impl CommandLines {
                 .map_err(|e| Failure::usage(format!("cannot start the line editor: {e}")))?;
             Ok(CommandLines::Editor(editor))
         } else {
-            Ok(CommandLines::Plain(std::io::stdin().lock().lines()))
+            Ok(CommandLines::Plain(std::io::stdin().lock()))
         }
     }
 
-    fn next(&mut self) -> Option<String> {
+    /// The next line; `Err` (why) for one that is no command: too long, or not UTF-8.
+    fn next(&mut self) -> Option<Result<String, String>> {
         match self {
             CommandLines::Editor(ed) => match ed.readline("step> ") {
                 Ok(line) => {
                     if !line.trim().is_empty() {
                         let _ = ed.add_history_entry(line.as_str());
                     }
-                    Some(line)
+                    Some(Ok(line))
                 }
                 Err(_) => None, // Ctrl-D, Ctrl-C or a terminal error: leave
             },
-            CommandLines::Plain(lines) => lines.next().and_then(Result::ok),
+            CommandLines::Plain(input) => read_line(input),
+        }
+    }
+}
+
+/// One line of `input` without its line end, read at most [`MAX_LINE`] bytes at a time;
+/// `None` at the end of the input (or a read error).
+fn read_line(input: &mut impl BufRead) -> Option<Result<String, String>> {
+    let mut buf = Vec::new();
+    let n = (input.by_ref().take(MAX_LINE as u64 + 1))
+        .read_until(b'\n', &mut buf)
+        .ok()?;
+    if n == 0 {
+        return None;
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+    } else if buf.len() > MAX_LINE {
+        skip_line(input);
+        return Some(Err(format!(
+            "is longer than {MAX_LINE} bytes, too long for a command"
+        )));
+    }
+    Some(String::from_utf8(buf).map_err(|_| "is not valid UTF-8".to_string()))
+}
+
+/// Consumes `input` up to and including the next line end, without keeping it.
+fn skip_line(input: &mut impl BufRead) {
+    while let Ok(buf) = input.fill_buf() {
+        if buf.is_empty() {
+            return;
+        }
+        match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => return input.consume(i + 1),
+            None => {
+                let n = buf.len();
+                input.consume(n);
+            }
         }
     }
 }

@@ -281,7 +281,14 @@ pub struct SimParser<'a> {
     /// What is being read, for messages (`NDRange`, `argument 1: out`).
     parsing: String,
     hex: bool,
+    /// The buffers' elements so far, and the caller's check of them
+    /// ([`SimParser::with_budget`]).
+    elements: u64,
+    budget: Option<Budget<'a>>,
 }
+
+/// Says whether buffers of this many elements in all fit the launch (its error: why not).
+type Budget<'a> = Box<dyn Fn(u64) -> Result<(), String> + 'a>;
 
 type Res<T> = Result<T, Diagnostic>;
 
@@ -299,7 +306,17 @@ impl<'a> SimParser<'a> {
             next: 0,
             parsing: String::new(),
             hex: false,
+            elements: 0,
+            budget: None,
         }
+    }
+
+    /// Checks every buffer with `fits` (given the elements of all buffers so far) before
+    /// its data are allocated: a file may ask for any size, and the launch's memory limit
+    /// is to refuse it, not an allocation failure.
+    pub fn with_budget(mut self, fits: impl Fn(u64) -> Result<(), String> + 'a) -> Self {
+        self.budget = Some(Box::new(fits));
+        self
     }
 
     fn err(&self, what: impl std::fmt::Display, span: Span) -> Diagnostic {
@@ -562,6 +579,13 @@ impl<'a> SimParser<'a> {
             > 1
         {
             return Err(self.err("multiple initializers present", span));
+        }
+        if p.is_memory() {
+            let elem = DataType::of_base(&p.base).map_or(ty.size(), DataType::size);
+            self.elements = self.elements.saturating_add((size / elem) as u64);
+            if let Some(fits) = &self.budget {
+                fits(self.elements).map_err(|e| Diagnostic::new(e, span.clone()))?;
+            }
         }
         let name = p.name.clone();
         if p.pointer && p.space == AddrSpace::Local {
@@ -884,13 +908,13 @@ pub fn to_flags(
     params: &[ArgInfo],
     info: &KernelInfo,
 ) -> Res<FlagLaunch> {
-    let dims = |d: [usize; 3]| {
-        let n = d.iter().rposition(|&x| x != 1).map_or(1, |i| i + 1);
-        d[..n].to_vec()
-    };
+    // Trailing dimensions of 1 in both are left out; the two keep the same number of
+    // dimensions (`8 2 2` with `4 1 1` is a 3-D launch).
+    let used = |d: [usize; 3]| d.iter().rposition(|&x| x != 1).map_or(1, |i| i + 1);
+    let n = used(header.ndrange).max(used(header.wgsize));
     let mut out = FlagLaunch {
-        global: dims(header.ndrange),
-        local: dims(header.wgsize),
+        global: header.ndrange[..n].to_vec(),
+        local: header.wgsize[..n].to_vec(),
         inputs: Vec::new(),
         args: Vec::new(),
     };
@@ -1150,6 +1174,32 @@ mod tests {
         p.arguments(params)
     }
 
+    #[test]
+    fn buffers_are_checked_against_the_budget_before_allocation() {
+        let text = format!("{HEAD}<size=64 fill=0>\n<size=17179869184 fill=0 dump>\n");
+        let params = [
+            int_ptr("a", AddrSpace::Global),
+            int_ptr("b", AddrSpace::Global),
+        ];
+        let asked = std::cell::RefCell::new(Vec::new());
+        let mut p = SimParser::new(&text).with_budget(|n| {
+            asked.borrow_mut().push(n);
+            if n > 1000 {
+                Err(format!("{n} elements: too many"))
+            } else {
+                Ok(())
+            }
+        });
+        p.header().unwrap();
+        let e = p.arguments(&params).unwrap_err();
+        assert!(
+            e.message.contains("4294967312 elements: too many"),
+            "{}",
+            e.message
+        );
+        assert_eq!(*asked.borrow(), [16, 16 + (1 << 32)]);
+    }
+
     fn ints(a: &SimArg) -> Vec<i128> {
         let ArgKind::Buffer { bytes, .. } = &a.kind else {
             panic!("not a buffer: {a:?}")
@@ -1352,7 +1402,8 @@ mod tests {
         let a = p.arguments(&params).unwrap();
         let f = to_flags(&h, &a, &params, &info).unwrap();
         assert_eq!(f.global, [8, 2]);
-        assert_eq!(f.local, [4]);
+        // As many dimensions as the NDRange: `4 1 1` is `4,1` here, not `4`.
+        assert_eq!(f.local, [4, 1]);
         assert_eq!(
             f.inputs,
             [("a".into(), "1,-1".into()), ("l".into(), "undef:8".into())]
