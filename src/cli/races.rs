@@ -80,12 +80,14 @@ fn other_orders(
     let clean_line = "no harmful race for this input (";
     if !harmful.is_empty() {
         let options = args.launch.options().ok();
+        let recorded = args.launch.recorded(src);
         let warned = Mutex::new(HashSet::new());
         for r in &harmful {
             let path = options.as_ref().filter(|_| !args.no_reports).and_then(|o| {
                 files::ensure_writable_dir(&args.report_dir).ok()?;
                 super::explore::write_report(
                     src,
+                    &recorded,
                     launch,
                     o,
                     r,
