@@ -4,6 +4,7 @@
 //! view and takes its exit code from it.
 
 use crate::explore::model::plural;
+use crate::explore::{orders, FoundRace};
 use crate::schedule::{self, Infeasible, Schedule, Scheduler};
 use crate::text::{SourceText, Text};
 use interp::canonical::{self, Canonical, Engine};
@@ -430,6 +431,25 @@ pub struct CountedRace {
     pub count: Option<u64>,
     /// The replayable race report written for it, if any (`ksim replay PATH`).
     pub report: Option<String>,
+    /// A race the canonical run does not meet, found by exploring other orders
+    /// ([`RacesReport::decide_other_orders`]): the schedule that reaches it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_schedule: Option<Schedule>,
+}
+
+/// What exploring every order decided about a canonical run whose only races are benign
+/// ([`RacesReport::decide_other_orders`]).
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum OtherOrders {
+    /// Every order explored, none with a harmful race: the verdict holds for the input.
+    Clean { executions: u64, verdict: String },
+    /// Harmful races in other orders: they follow the canonical run's in `races`, each
+    /// with its `other_schedule`.
+    Harmful { verdict: String },
+    /// Not every order could be explored: the verdict holds for the canonical schedule
+    /// only.
+    CanonicalOnly { why: String },
 }
 
 /// The exact race check of one input: `ksim races`.
@@ -453,6 +473,10 @@ pub struct RacesReport {
     pub races: Vec<CountedRace>,
     pub fault: Option<Fault>,
     pub divergences: Vec<BarrierInfo>,
+    /// Under `--race-policy same-value`, when the canonical run met benign races only:
+    /// what exploring every order decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_orders: Option<OtherOrders>,
 }
 
 /// Checks `launch` for races along the canonical schedule: on the fast executor where it
@@ -487,10 +511,12 @@ pub fn check_races(launch: &Launch, jobs: usize) -> RacesReport {
                 race: RaceView::of(launch, r),
                 count: count(k),
                 report: None,
+                other_schedule: None,
             })
             .collect(),
         fault: e.fault.clone(),
         divergences: e.divergences.clone(),
+        other_orders: None,
     }
 }
 
@@ -503,6 +529,55 @@ impl RacesReport {
             && self.divergences.is_empty()
     }
 
+    /// Under `--race-policy same-value`, a canonical run whose only races are benign does
+    /// not decide the input: in another order a benign pair can be harmful (a write that
+    /// stored the element's value in one order changes it in another). Every order is then
+    /// explored ([`crate::explore::orders`]) and the outcome kept in `other_orders`; the
+    /// harmful races found join `races` (and are returned, for their race reports). Unless
+    /// every order was explored clean, `race_free` is false; the exit code stays 0 when
+    /// nothing harmful was found, as for a kernel with atomics, whose canonical run does not
+    /// decide the other schedules either.
+    pub fn decide_other_orders(&mut self, launch: &Launch) -> Vec<FoundRace> {
+        let benign = self.races.iter().filter(|r| r.race.race.benign()).count();
+        if benign == 0 || !self.is_clean() {
+            return Vec::new();
+        }
+        let s = match orders::every_order(launch) {
+            Ok(s) => s,
+            Err(why) => {
+                self.race_free = false;
+                self.other_orders = Some(OtherOrders::CanonicalOnly { why });
+                return Vec::new();
+            }
+        };
+        let harmful: Vec<FoundRace> = (s.races.iter())
+            .filter(|r| !r.race.benign())
+            .cloned()
+            .collect();
+        let verdict = s.verdict.to_string();
+        self.other_orders = Some(if !harmful.is_empty() {
+            self.races.extend(harmful.iter().map(|r| CountedRace {
+                race: RaceView::of(launch, &r.race),
+                count: None,
+                report: None,
+                other_schedule: Some(r.schedule.clone()),
+            }));
+            self.race_free = false;
+            OtherOrders::Harmful { verdict }
+        } else if orders::covers_every_schedule(&s) {
+            OtherOrders::Clean {
+                executions: s.executions(),
+                verdict,
+            }
+        } else {
+            self.race_free = false;
+            OtherOrders::CanonicalOnly {
+                why: orders::why_not_covered(&s),
+            }
+        });
+        harmful
+    }
+
     /// The text view: each race, the fault and the divergences on stderr, the verdict
     /// line on stdout.
     pub fn text(&self, launch: &Launch, src: SourceText) -> Text {
@@ -513,12 +588,20 @@ impl RacesReport {
             ));
         }
         for r in &self.races {
-            let mut notes = vec![match r.count {
-                Some(n) => format!(
+            let mut notes = vec![match (&r.other_schedule, r.count) {
+                (Some(s), _) => format!(
+                    "harmful in another schedule ({} steps: {}); the canonical run met this \
+                     pair, or its statements, as benign",
+                    s.len(),
+                    crate::explore::model::short_schedule(s, 12)
+                ),
+                (None, Some(n)) => format!(
                     "{n} conflicting access pair{} between these two statements",
                     if n == 1 { "" } else { "s" }
                 ),
-                None => "the reference semantics reports the first conflicting pair only".into(),
+                (None, None) => {
+                    "the reference semantics reports the first conflicting pair only".into()
+                }
             }];
             if let Some(p) = &r.report {
                 notes.push(format!("report: {p} (replay: ksim replay {p})"));
@@ -562,12 +645,33 @@ impl RacesReport {
                 "no race in the canonical execution; the kernel uses atomics, so other schedules \
                  may take other paths: `ksim explore --exhaustive` checks them all ({summary})"
             ),
-            (None, 0, 0) if benign > 0 => format!("no harmful race for this input ({summary})"),
+            (None, 0, 0) if benign > 0 => match &self.other_orders {
+                Some(OtherOrders::Clean {
+                    executions,
+                    verdict,
+                }) => format!(
+                    "no harmful race for this input (every order of the benign pairs explored: \
+                     {executions} executions, {verdict}; {summary})"
+                ),
+                Some(OtherOrders::CanonicalOnly { why }) => format!(
+                    "no harmful race in the canonical schedule only: its {benign} benign race(s) \
+                     may be harmful in another order, and {why} (`ksim explore --exhaustive \
+                     --race-policy same-value` on a smaller launch checks every order; {summary})"
+                ),
+                _ => format!("no harmful race for this input ({summary})"),
+            },
             (None, 0, 0) => format!("race-free for this input ({summary})"),
             (None, 0, d) => {
                 format!("no race, but {d} divergent barrier(s): undefined on a device ({summary})")
             }
-            (None, k, 0) => format!("{k} distinct race(s) ({summary})"),
+            (None, k, 0) => match &self.other_orders {
+                Some(OtherOrders::Harmful { verdict }) => format!(
+                    "{k} harmful race(s) in other schedules: the canonical run's {benign} benign \
+                     race(s) are harmful in another order (every order explored, {verdict}; \
+                     {summary})"
+                ),
+                _ => format!("{k} distinct race(s) ({summary})"),
+            },
             (None, k, d) => {
                 format!("{k} distinct race(s) and {d} divergent barrier(s) ({summary})")
             }

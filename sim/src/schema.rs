@@ -79,6 +79,8 @@ const OMITTED_WHEN_EMPTY: &[&str] = &[
     "launch_hash",
     "warp_size",
     "simt",
+    "other_orders",
+    "other_schedule",
 ];
 
 /// Makes every nullable property required (see the module documentation).
