@@ -91,7 +91,8 @@ pub struct ExploreArgs {
     /// exhaustive search is faster with more threads only without --max-executions,
     /// --max-states, --max-races and --stop-on-race, and then reports races when it ends,
     /// see docs/performance.md); --preemption-bound, kernels without state caching, and
-    /// several work-groups with one of those bounds run on one thread.
+    /// several work-groups with one of those bounds run on one thread. More threads than
+    /// the cores are capped at the cores, with a note.
     #[arg(long, default_value_t = 1, value_parser = super::limits::parse_jobs)]
     pub jobs: usize,
     /// Where race reports are written.

@@ -13,7 +13,8 @@ pub struct FixArgs {
     /// Refused if FILE is read-only or changed while fix ran.
     #[arg(long)]
     pub write: bool,
-    /// Threads for the fast executor (0: all cores).
+    /// Threads for the fast executor (0: all cores; more than the cores are capped at the
+    /// cores, with a note).
     #[arg(long, default_value_t = 0, value_parser = super::limits::parse_jobs)]
     pub jobs: usize,
     /// Print a JSON object instead of text.

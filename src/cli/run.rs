@@ -128,7 +128,8 @@ pub struct RunArgs {
     /// steps: `interp::canonical`).
     #[arg(long, value_enum, default_value = "reference")]
     pub engine: Engine,
-    /// Threads for the fast executor (0: all cores).
+    /// Threads for the fast executor (0: all cores; more than the cores are capped at the
+    /// cores, with a note).
     #[arg(long, default_value_t = 0, value_parser = super::limits::parse_jobs)]
     pub jobs: usize,
     /// Print only these arrays (default: all).
