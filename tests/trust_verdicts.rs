@@ -347,3 +347,77 @@ fn explore_does_not_confirm_lemma_5_4_for_a_divergent_kernel() {
     let j = json(&explore(&[&f, "--json"]));
     assert_eq!(j["lemma_5_4_confirmed"], false, "{j:#}");
 }
+
+// --- #26 many executions without state caching --------------------------------------------
+
+/// The summary lines that do not depend on how the search went: final stores (not their
+/// counts and first schedules), races (with their shortest schedules, not the reports),
+/// faults, non-termination, verdict.
+fn findings_of(out: &str) -> Vec<String> {
+    let mut keep = false;
+    out.lines()
+        .filter(|l| {
+            keep |= l.starts_with("distinct final stores");
+            keep && !l.starts_with("time:") && !l.starts_with("  #")
+        })
+        .map(|l| {
+            let l = l.split("; report").next().unwrap_or(l);
+            l.trim_end_matches(')').to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn explore_searches_the_state_graph_where_orders_of_updates_are_many() {
+    // Without state caching (the groups share c[0]) the reduction explores one execution per
+    // order of the 8 updates of c[0] (10,080); the state graph has a few hundred states.
+    let k = kernel("counter_orders");
+    let dir = common::tmp("state_graph");
+    let reports = dir.join("r");
+    let r = reports.to_str().unwrap();
+    let o = ksim(&["explore", "--exhaustive", &k, "--report-dir", r]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let graph = stdout(&o);
+    assert!(graph.contains("the state graph was searched instead"), "{graph}");
+    assert!(graph.contains("distinct states explored: "), "{graph}");
+    assert_eq!(last_line(&o), "EXHAUSTIVE", "{graph}");
+    // A bound on executions keeps the reduction alone: both find the same stores, races
+    // with the same shortest schedules, faults and verdict.
+    let o = ksim(&[
+        "explore",
+        "--exhaustive",
+        &k,
+        "--max-executions",
+        "1000000",
+        "--no-reports",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let dpor = stdout(&o);
+    assert!(dpor.contains("source-DPOR"), "{dpor}");
+    assert!(dpor.contains("executions: 10080 complete"), "{dpor}");
+    assert_eq!(findings_of(&graph), findings_of(&dpor));
+    assert!(findings_of(&graph).iter().any(|l| l.contains("c = 5")), "{graph}");
+    // Every race report the state graph wrote replays.
+    for r in std::fs::read_dir(&reports).unwrap() {
+        let o = ksim(&["replay", r.unwrap().path().to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    }
+}
+
+#[test]
+fn explore_finishes_finding_26_quickly_with_every_store_and_race() {
+    // 1,478,400 orders (36 s before); the state graph has 23,529 states.
+    let Some(f) = finding("dpor_slow") else {
+        return;
+    };
+    let o = explore(&[&f]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = stdout(&o);
+    assert_eq!(last_line(&o), "EXHAUSTIVE", "{out}");
+    assert!(out.contains("distinct states explored: 23529"), "{out}");
+    assert!(out.contains("distinct final stores: 4"), "{out}");
+    for c in 2..=5 {
+        assert!(out.contains(&format!("c = {c}\n")), "{out}");
+    }
+    assert!(out.contains("races: 4 distinct"), "{out}");
+}

@@ -5,12 +5,17 @@
 //! non-termination. Every race's recorded schedule replays to the race. Where the naive
 //! search is too large to finish (over 20,000 executions), what it found is still checked
 //! to be among what the reduced explorer finds.
+//!
+//! Three explorers are held to it: `explore --exhaustive` as the CLI runs it, its
+//! partial-order reduction alone (without the state-graph search it switches to on many
+//! executions without state caching), and that state-graph search alone.
 
 use interp::{Launch, LaunchOptions};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
-use sim::explore::{exhaustive, naive, Config, Verdict};
+use sim::explore::naive::state_graph;
+use sim::explore::{exhaustive, naive, Config, Summary, Verdict};
 use sim::Scheduler;
 use std::sync::Arc;
 
@@ -169,17 +174,46 @@ fn launch(src: &str, groups: usize, local: usize) -> Launch {
 enum Compared {
     Full,
     Inclusion,
+    /// The explorer does not decide this kernel (the state-graph search leaves kernels with
+    /// a repeating state or a step-bound cut to the reduced search).
+    Declined,
 }
 
-fn check(seed: u64) -> Result<Compared, TestCaseError> {
+/// An explorer under test: `None` where it declines the kernel.
+type Explorer = fn(&Launch) -> Option<Summary>;
+
+/// `explore --exhaustive` as the CLI runs it.
+fn as_cli(l: &Launch) -> Option<Summary> {
+    Some(exhaustive(l, &Config::default(), None))
+}
+
+/// The partial-order reduction alone: a user bound on executions keeps the search from
+/// switching to the state graph (`sim::explore::dpor`, "Many executions without state
+/// caching"); this one is never reached.
+fn reduction_alone(l: &Launch) -> Option<Summary> {
+    let cfg = Config {
+        max_executions: Some(u64::MAX),
+        ..Default::default()
+    };
+    Some(exhaustive(l, &cfg, None))
+}
+
+/// The state-graph search alone, with room for every pair.
+fn state_graph_alone(l: &Launch) -> Option<Summary> {
+    state_graph(l, &Config::default(), None, usize::MAX)
+}
+
+fn check(seed: u64, explorer: Explorer) -> Result<Compared, TestCaseError> {
     let (src, groups, local) = kernel(seed);
     let l = launch(&src, groups, local);
+    let Some(ex) = explorer(&l) else {
+        return Ok(Compared::Declined);
+    };
     let cap = Config {
         max_executions: Some(20_000),
         ..Default::default()
     };
     let nv = naive(&l, &cap, None);
-    let ex = exhaustive(&l, &Config::default(), None);
     prop_assert_eq!(ex.verdict, Verdict::Exhaustive, "{}", src);
     if nv.verdict != Verdict::Exhaustive {
         // The naive search stopped at its bound: every store, race, fault it found is one
@@ -271,6 +305,20 @@ fn check(seed: u64) -> Result<Compared, TestCaseError> {
 
 #[test]
 fn exhaustive_agrees_with_naive() {
+    agrees_with_naive("exhaustive", as_cli);
+}
+
+#[test]
+fn reduction_alone_agrees_with_naive() {
+    agrees_with_naive("reduction alone", reduction_alone);
+}
+
+#[test]
+fn state_graph_agrees_with_naive() {
+    agrees_with_naive("state graph", state_graph_alone);
+}
+
+fn agrees_with_naive(name: &str, explorer: Explorer) {
     use proptest::test_runner::{Config as RunnerConfig, RngSeed, TestRunner};
     use std::cell::Cell;
     let (full, inclusion) = (Cell::new(0u32), Cell::new(0u32));
@@ -282,15 +330,16 @@ fn exhaustive_agrees_with_naive() {
     });
     runner
         .run(&any::<u64>(), |seed| {
-            match check(seed)? {
+            match check(seed, explorer)? {
                 Compared::Full => full.set(full.get() + 1),
                 Compared::Inclusion => inclusion.set(inclusion.get() + 1),
+                Compared::Declined => {}
             }
             Ok(())
         })
         .unwrap_or_else(|e| panic!("{e}"));
     let (full, inclusion) = (full.get(), inclusion.get());
-    eprintln!("exhaustive_agrees_with_naive: {full} compared in full, {inclusion} by inclusion");
+    eprintln!("{name}: {full} compared in full, {inclusion} by inclusion");
     // Both kinds occur: small spaces compared in full, and spaces beyond the naive bound
     // (which an assumption used to drop silently) compared by inclusion.
     assert!(full >= 32, "only {full} of 128 cases compared in full");

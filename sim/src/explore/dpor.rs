@@ -145,6 +145,23 @@
 //! ones included (two atomic updates do not commute in general), so the reduction explores
 //! both orders; the race check pairs it only with plain accesses.
 //!
+//! # Many executions without state caching
+//!
+//! Without state caching (several groups sharing a `global` element, or a barrier that
+//! orders one memory space) the search is one DPOR problem over whole executions, and a
+//! kernel whose threads update one element many times has as many Mazurkiewicz classes as
+//! orders of those updates: 4 threads with 3 atomic updates each of one counter have
+//! 12!/(3!)^4 = 369,600, though they reach a few thousand distinct states. So the search
+//! first runs for [`TRIAL_EXECUTIONS`] executions; if it has not finished, the state graph
+//! is searched instead ([`super::naive::state_graph`]: every interleaving, each (state,
+//! accesses that can still race) pair once, exact for races, final stores, faults and
+//! divergence, with shortest schedules), up to [`STATE_GRAPH_PAIRS`] pairs; past that, or
+//! where an execution repeats a state or reaches the step bound, this search runs again
+//! from the start without limit. Races found by an abandoned attempt are found again (a
+//! caller's `on_race` may hear of one twice). User bounds (`--max-executions`,
+//! `--max-states`, `--max-races`, `--stop-on-race`) count this search's executions and
+//! states, so with them it runs alone.
+//!
 //! # Several jobs (`--jobs N`)
 //!
 //! The search above is a tree of *segments*: with state caching, each synchronisation point
@@ -508,6 +525,25 @@ fn explore_all<'p>(
             caching = Err(CACHING_OFF_SHARED);
         }
     }
+    let mut progress = progress;
+    if caching.is_err() && visit.is_none() && unbounded(cfg) {
+        // Many executions without state caching: try the state graph (module docs).
+        let trial = Config {
+            max_executions: Some(TRIAL_EXECUTIONS),
+            ..cfg.clone()
+        };
+        let tried = Collector::new(Mode::Exhaustive, &trial);
+        let mut d = search(launch, &trial, tried, caching, progress, None);
+        if d.stop != Some(Incomplete::MaxExecutions) {
+            let verdict = verdict(&d);
+            return d.col.finish(verdict);
+        }
+        progress = d.progress.take();
+        let reborrow = progress.as_mut().map(|p| &mut **p as ProgressFn<'_>);
+        if let Some(summary) = super::naive::state_graph(launch, cfg, reborrow, STATE_GRAPH_PAIRS) {
+            return summary;
+        }
+    }
     let mut d = if par::applies(launch, cfg, caching.is_ok()) && visit.is_none() {
         let searched = if dag::applies(cfg) {
             dag::search(launch, cfg, col, progress)
@@ -533,14 +569,36 @@ fn explore_all<'p>(
         col.restart();
         d = search(launch, cfg, col, Err(CACHING_OFF_SHARED), progress, visit);
     }
-    let verdict = if d.path.is_empty() && !d.skipped && d.cut_unseen {
+    let verdict = verdict(&d);
+    d.col.finish(verdict)
+}
+
+/// The verdict of a finished search.
+fn verdict(d: &Dpor<'_, '_>) -> Verdict {
+    if d.path.is_empty() && !d.skipped && d.cut_unseen {
         Verdict::Incomplete(Incomplete::StepBound)
     } else if d.path.is_empty() && !d.skipped {
         Verdict::Exhaustive
     } else {
         Verdict::Incomplete(d.stop.unwrap_or(Incomplete::Interrupted))
-    };
-    d.col.finish(verdict)
+    }
+}
+
+/// Executions the search without state caching may take before the state graph is tried
+/// (module docs, "Many executions without state caching").
+const TRIAL_EXECUTIONS: u64 = 2_000;
+
+/// The most (state, accesses) pairs that state graph may hold before the search gives it
+/// up for this one.
+const STATE_GRAPH_PAIRS: usize = 200_000;
+
+/// Whether no bound the user set counts this search's executions, states or races (those
+/// bounds are defined in its terms: the state graph is tried only without them).
+fn unbounded(cfg: &Config) -> bool {
+    cfg.max_executions.is_none()
+        && cfg.max_states.is_none()
+        && cfg.max_races.is_none()
+        && !cfg.stop_on_race
 }
 
 /// One search, with state caching at synchronisation points unless `caching` says why not.

@@ -483,13 +483,27 @@ pub fn summary_text(
     let mut o = String::new();
     let w = &mut o;
     let _ = writeln!(w, "ksim explore: {}, {}", launch_line(launch), mode_line(s));
-    let _ = writeln!(
-        w,
-        "executions: {} complete, {} pruned as redundant ({} at explored barrier states, {} sleep-set blocked), {} cut by a bound",
-        s.complete, s.pruned, s.cache_hits, s.sleep_blocked, s.cut
-    );
+    // The state-graph searches (reduction off, caching on) cache every state, not only
+    // barrier states, and have no sleep sets.
+    let every_state = s.reduction_off.is_some() && s.caching_off.is_none();
+    if every_state {
+        let _ = writeln!(
+            w,
+            "executions: {} complete, {} pruned at explored states, {} cut by a bound",
+            s.complete, s.pruned, s.cut
+        );
+    } else {
+        let _ = writeln!(
+            w,
+            "executions: {} complete, {} pruned as redundant ({} at explored barrier states, {} sleep-set blocked), {} cut by a bound",
+            s.complete, s.pruned, s.cache_hits, s.sleep_blocked, s.cut
+        );
+    }
     if s.mode == Mode::Exhaustive {
         match s.caching_off {
+            None if every_state => {
+                let _ = writeln!(w, "distinct states explored: {}", s.states);
+            }
             None => {
                 let _ = writeln!(w, "distinct states at barrier points: {}", s.states);
             }

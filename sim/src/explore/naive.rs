@@ -5,21 +5,32 @@
 //! [`super::exhaustive`] is tested against. [`enumerate`] is the same search with a memo of
 //! the (state, accesses still able to race) pairs already explored, for larger kernels.
 //!
+//! The memo keeps, per pair, the fewest steps at which it was explored, and a pair reached
+//! again in fewer steps is explored again, as the exhaustive explorer's state cache does:
+//! every race, fault and divergence is then met along a shortest schedule (a breadth-first
+//! argument: the pair before the racing step is explored from its shortest prefix). A pair
+//! met again while it is on the current path is a cycle: that execution can repeat forever,
+//! and it is counted as non-terminating.
+//!
 //! Under `--warp-size` the choices are the enabled warps and a step is a warp instruction
 //! ([`interp::warp`]); `ksim explore --exhaustive` then runs [`enumerate`] (the
-//! partial-order reduction of [`super::exhaustive`] reasons about threads).
+//! partial-order reduction of [`super::exhaustive`] reasons about threads). Where
+//! state caching is off for the exhaustive explorer and its executions are many, it runs
+//! [`state_graph`] ([`super::dpor`], "Many executions without state caching").
 
 use super::{Collector, Config, Incomplete, Mode, ProgressFn, Summary, Verdict};
 use crate::schedule::Schedule;
 use interp::exec;
 use interp::fault::Fault;
+use interp::policy::Stored;
 use interp::race::{AccessKind, RaceTracker};
 use interp::reference::State;
 use interp::Launch;
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 /// One access remembered by the memo of [`enumerate`]: element, thread, kind, statement,
-/// epoch. The set of these since the last barrier (all of them with several groups) is
+/// epoch, and what a write stored (under the `same-value` race policy, which judges a race
+/// by it). The set of these since the last barrier (all of them with several groups) is
 /// exactly what the race tracker keeps, so (state, accesses) determines every future race.
 type Remembered = (
     (usize, usize, usize),
@@ -27,6 +38,7 @@ type Remembered = (
     AccessKind,
     (usize, usize),
     u64,
+    Option<Stored>,
 );
 
 type Accesses = imbl::OrdSet<Remembered>;
@@ -41,23 +53,53 @@ struct Naive<'a, 'p> {
     stop: Option<Incomplete>,
     progress: Option<ProgressFn<'p>>,
     ticks: u64,
-    /// The pairs already explored, when the search is memoised ([`enumerate`]).
-    memo: Option<HashSet<(State, Accesses)>>,
+    /// The pairs already explored, when the search is memoised ([`enumerate`]): the
+    /// fewest steps at which each was explored, and whether it is on the current path.
+    memo: Option<HashMap<(State, Accesses), (u64, bool)>>,
+    /// The most pairs the memo may hold ([`state_graph`]); past it the search stops.
+    limit: usize,
+    /// The search stopped at `limit`.
+    over_limit: bool,
 }
 
 /// Explores every interleaving of `launch` (bounded by `cfg`).
 pub fn naive(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>) -> Summary {
-    search(launch, cfg, progress, false)
+    search(launch, cfg, progress, None).0
 }
 
 /// An independent enumeration for larger kernels: the naive search over the whole state
 /// graph, every (state, accesses still able to race) pair explored once. No partial-order
 /// reduction and no happens-before reasoning: it finds every reachable final store, race
 /// key and fault, like [`naive`], in time proportional to the number of reachable states
-/// instead of interleavings. Meant for terminating kernels (the step bound is checked per
-/// path, but a memoised state is not re-explored with a different step count).
+/// instead of interleavings.
 pub fn enumerate(launch: &Launch, cfg: &Config) -> Summary {
-    search(launch, cfg, None, true)
+    search(launch, cfg, None, Some(usize::MAX)).0
+}
+
+/// Why `explore --exhaustive` searched the state graph ([`state_graph`]).
+pub const REDUCTION_OFF_STATES: &str = "without state caching the partial-order reduction ran \
+     into many executions, so the state graph was searched instead: every interleaving, each \
+     (state, accesses that can still race) pair explored once from the fewest steps that \
+     reach it";
+
+/// [`enumerate`] with at most `limit` pairs, for `explore --exhaustive` where state caching
+/// is off: `None` when the limit cut it, or when an execution repeats a state or reaches the
+/// step bound (the exhaustive explorer then decides, reporting non-termination as it always
+/// does). Reported as an exhaustive search with partial-order reduction off
+/// ([`REDUCTION_OFF_STATES`]).
+pub fn state_graph(
+    launch: &Launch,
+    cfg: &Config,
+    progress: Option<ProgressFn<'_>>,
+    limit: usize,
+) -> Option<Summary> {
+    let (mut s, over_limit) = search(launch, cfg, progress, Some(limit));
+    if over_limit || s.non_terminating > 0 {
+        return None;
+    }
+    s.mode = Mode::Exhaustive;
+    s.reduction_off = Some(REDUCTION_OFF_STATES);
+    Some(s)
 }
 
 /// Why `explore --exhaustive` does without partial-order reduction under `--warp-size`.
@@ -71,13 +113,19 @@ pub fn exhaustive_warps(
     cfg: &Config,
     progress: Option<ProgressFn<'_>>,
 ) -> Summary {
-    let mut s = search(launch, cfg, progress, true);
+    let mut s = search(launch, cfg, progress, Some(usize::MAX)).0;
     s.mode = Mode::Exhaustive;
     s.reduction_off = Some(REDUCTION_OFF_WARPS);
     s
 }
 
-fn search(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>, memo: bool) -> Summary {
+/// The search, memoised with at most `memo` pairs when given; whether it stopped there.
+fn search(
+    launch: &Launch,
+    cfg: &Config,
+    progress: Option<ProgressFn<'_>>,
+    memo: Option<usize>,
+) -> (Summary, bool) {
     let mut n = Naive {
         launch,
         cfg,
@@ -87,7 +135,9 @@ fn search(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>, memo:
         stop: None,
         progress,
         ticks: 0,
-        memo: memo.then(HashSet::new),
+        memo: memo.map(|_| HashMap::new()),
+        limit: memo.unwrap_or(usize::MAX),
+        over_limit: false,
     };
     let mut state = State::initial(launch);
     let mut tracker = RaceTracker::for_launch(launch);
@@ -98,7 +148,7 @@ fn search(launch: &Launch, cfg: &Config, progress: Option<ProgressFn<'_>>, memo:
         None => Verdict::Exhaustive,
         Some(r) => Verdict::Incomplete(r),
     };
-    n.col.finish(verdict)
+    (n.col.finish(verdict), n.over_limit)
 }
 
 impl Naive<'_, '_> {
@@ -141,12 +191,42 @@ impl Naive<'_, '_> {
     }
 
     fn dfs(&mut self, state: State, tracker: RaceTracker, mem: Accesses) {
-        if let Some(seen) = &mut self.memo {
-            if !seen.insert((state.clone(), mem.clone())) {
-                self.col.summary.pruned += 1;
+        let Some(seen) = &mut self.memo else {
+            return self.expand(state, tracker, mem);
+        };
+        let key = (state, mem);
+        let full = seen.len() >= self.limit;
+        match seen.get_mut(&key) {
+            Some((_, true)) => {
+                // On the current path: this execution can repeat forever.
+                self.col.non_terminating(&self.choices);
+                self.leaf_done();
                 return;
             }
+            Some((depth, on_path)) if self.depth < *depth => (*depth, *on_path) = (self.depth, true),
+            Some(_) => {
+                self.col.summary.pruned += 1;
+                self.col.summary.cache_hits += 1;
+                return;
+            }
+            None if full => {
+                self.over_limit = true;
+                self.stop = Some(Incomplete::MaxStates);
+                return;
+            }
+            None => {
+                seen.insert(key.clone(), (self.depth, true));
+            }
         }
+        let (state, mem) = key.clone();
+        self.expand(state, tracker, mem);
+        if let Some(entry) = self.memo.as_mut().and_then(|m| m.get_mut(&key)) {
+            entry.1 = false;
+        }
+    }
+
+    /// Runs each runnable thread's step from `state` and searches on.
+    fn expand(&mut self, state: State, tracker: RaceTracker, mem: Accesses) {
         let runnable = state.choices().to_vec();
         if runnable.is_empty() {
             self.col
@@ -198,6 +278,7 @@ impl Naive<'_, '_> {
                                     a.kind,
                                     (info.span.start, info.span.end),
                                     a.epoch,
+                                    a.stored.clone(),
                                 ));
                             }
                             if warp.is_none() {
