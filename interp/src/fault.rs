@@ -131,6 +131,10 @@ impl fmt::Display for FaultKind {
                         "a misaligned pointer (OpenCL C requires natural alignment)"
                     }
                     Some(A::Event) => "an event that no asynchronous copy returned",
+                    Some(A::Waited) => {
+                        "finished without waiting for events: an asynchronous copy was never \
+                         completed by `wait_group_events`"
+                    }
                     _ => "an assertion does not hold",
                 };
                 write!(f, "{what} (`{annotation}`)")?;

@@ -67,12 +67,13 @@ pub struct Stored {
     pub silent: bool,
 }
 
-/// Whether the conflicting pair `a`, `b` is benign: neither is atomic, and each write of
+/// Whether the conflicting pair `a`, `b` is benign: neither is an atomic update (an atomic
+/// that wrote nothing counts as a read), and each write of
 /// the pair is recorded ([`Stored`]) and stores the value the element held or the value of
 /// the other write. Without records (the `strict` policy) no pair is benign.
 pub fn benign(a: &Access, b: &Access) -> bool {
     let harmless = |w: &Access, other: &Access| match (&w.kind, &w.stored) {
-        (AccessKind::Read, _) => true,
+        (AccessKind::Read | AccessKind::AtomicRead, _) => true,
         (AccessKind::Write, Some(s)) => {
             s.silent
                 || (other.kind == AccessKind::Write

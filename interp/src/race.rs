@@ -7,7 +7,8 @@
 //! its fence (`barrier(local)` leaves `global` accesses unordered), so the epoch of an
 //! access counts the barriers whose fence includes its array's space ([`Epochs`]); and an
 //! atomic access (S-ATOMIC) conflicts with plain reads and writes of the element but not
-//! with another atomic access.
+//! with another atomic access; an atomic that wrote nothing (a failed `atomic_cmpxchg`,
+//! [`AccessKind::AtomicRead`]) conflicts with plain writes only.
 //!
 //! Where a barrier's fence is computed at run time (OpenCL's `barrier(x)`, each work-item
 //! with its own flags), epochs are kept per thread: an access's epoch is its own thread's,
@@ -31,14 +32,40 @@ pub enum AccessKind {
     Write,
     /// The read-modify-write of S-ATOMIC.
     Atomic,
+    /// An S-ATOMIC that wrote nothing: a failed `atomic_cmpxchg` (its element did not hold
+    /// the compared value). OpenCL 1.2 §3.3.1 defines no data race formally; its successor
+    /// follows C11, where a failed compare-exchange is an atomic load (7.17.7.4) and a race
+    /// needs a modification (5.1.2.4), and Oclgrind records it as an atomic load without a
+    /// store: it races with a plain write as a read does, and with nothing else.
+    #[serde(rename = "atomic-read")]
+    AtomicRead,
 }
 
 impl AccessKind {
     /// Whether accesses of these kinds to one element by distinct threads conflict: one of
     /// them changes the element, and they are not both atomic.
     pub fn conflicts_with(self, other: AccessKind) -> bool {
-        use AccessKind::*;
-        !matches!((self, other), (Read, Read) | (Atomic, Atomic))
+        (self.writes() || other.writes()) && !(self.atomic() && other.atomic())
+    }
+
+    /// The access changes the element (a plain or atomic write).
+    pub fn writes(self) -> bool {
+        matches!(self, AccessKind::Write | AccessKind::Atomic)
+    }
+
+    /// The access is S-ATOMIC's, whether it wrote or not.
+    pub fn atomic(self) -> bool {
+        matches!(self, AccessKind::Atomic | AccessKind::AtomicRead)
+    }
+
+    /// The kind's name in reports and JSON (`read`, `write`, `atomic`, `atomic-read`).
+    pub fn name(self) -> &'static str {
+        match self {
+            AccessKind::Read => "read",
+            AccessKind::Write => "write",
+            AccessKind::Atomic => "atomic",
+            AccessKind::AtomicRead => "atomic-read",
+        }
     }
 }
 
@@ -378,12 +405,13 @@ impl<K: Copy + Eq + std::hash::Hash> Bucket<K> {
     }
 }
 
-/// A read bucket, a write bucket and an atomic bucket.
+/// A bucket per access kind: reads, writes, atomic updates and atomic reads.
 #[derive(Clone, Debug)]
 struct Classes<K> {
     reads: Bucket<K>,
     writes: Bucket<K>,
     atomics: Bucket<K>,
+    atomic_reads: Bucket<K>,
 }
 
 impl<K> Default for Classes<K> {
@@ -392,6 +420,7 @@ impl<K> Default for Classes<K> {
             reads: Bucket::default(),
             writes: Bucket::default(),
             atomics: Bucket::default(),
+            atomic_reads: Bucket::default(),
         }
     }
 }
@@ -408,6 +437,7 @@ impl<K: Copy + Eq + std::hash::Hash> Classes<K> {
             (&self.writes, AccessKind::Write),
             (&self.reads, AccessKind::Read),
             (&self.atomics, AccessKind::Atomic),
+            (&self.atomic_reads, AccessKind::AtomicRead),
         ] {
             if kind.conflicts_with(k) {
                 bucket.conflicting(owner, |s, e| f(k, s, e));
@@ -420,6 +450,7 @@ impl<K: Copy + Eq + std::hash::Hash> Classes<K> {
             AccessKind::Read => self.reads.record(owner, entry),
             AccessKind::Write => self.writes.record(owner, entry),
             AccessKind::Atomic => self.atomics.record(owner, entry),
+            AccessKind::AtomicRead => self.atomic_reads.record(owner, entry),
         }
     }
 }

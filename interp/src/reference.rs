@@ -119,6 +119,10 @@ pub struct StepInfo {
     /// other threads to the element, never with their atomic ones).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub atomic: bool,
+    /// The S-ATOMIC wrote nothing (a failed `atomic_cmpxchg`): its access is an atomic
+    /// read ([`AccessKind::AtomicRead`]), which races with plain writes only.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub atomic_read: bool,
     /// For S-ASSIGN: the variable and its old and new value.
     pub var_change: Option<(VarId, Value, Value)>,
     /// For S-ARRAY and S-ATOMIC: the old and new value of the element written.
@@ -143,10 +147,10 @@ impl StepInfo {
         epochs: Epochs,
     ) -> impl Iterator<Item = (&'a Elem, Access)> + 'a {
         let reads = self.reads.iter().map(|e| (e, AccessKind::Read));
-        let kind = if self.atomic {
-            AccessKind::Atomic
-        } else {
-            AccessKind::Write
+        let kind = match (self.atomic, self.atomic_read) {
+            (true, true) => AccessKind::AtomicRead,
+            (true, false) => AccessKind::Atomic,
+            (false, _) => AccessKind::Write,
         };
         let write = self.write.iter().map(move |e| (e, kind));
         reads.chain(write).map(move |(e, kind)| {
@@ -831,6 +835,7 @@ impl State {
             reads: Vec::new(),
             write: None,
             atomic: false,
+            atomic_read: false,
             var_change: None,
             elem_change: None,
         };
@@ -904,6 +909,7 @@ impl State {
             }) => {
                 let old = self.arrays[slot][offset].clone();
                 let new = atomic_apply(op, &old, &operands);
+                info.atomic_read = !atomic_writes(op, &old, &operands);
                 if let Some(var) = result {
                     define(&mut thread, var);
                     let prev = std::mem::replace(&mut thread.vars[var], old.clone());
@@ -1094,7 +1100,9 @@ fn s_loop(
 /// ```
 ///
 /// For Definition 5.2 the element's access is *atomic*: it races with plain reads and
-/// writes of other threads, not with their atomic accesses.
+/// writes of other threads, not with their atomic accesses. A compare-exchange that finds
+/// another value than the compared one writes nothing: its access is an *atomic read*,
+/// which races with plain writes only (decided when the update is applied, in `commit`).
 fn s_atomic(
     env: &mut ThreadEnv,
     thread: &mut Thread,
@@ -1165,6 +1173,21 @@ fn s_assert(
     info.rule = Rule::SAssert;
     advance(thread);
     Ok(None)
+}
+
+/// Whether an atomic operation on an element holding `old` writes it: every one does but
+/// a compare-exchange whose element does not hold the compared value (compared at the
+/// element's width, as [`atomic_apply`] does).
+pub fn atomic_writes(op: AtomicOp, old: &Value, operands: &[Value]) -> bool {
+    if op != AtomicOp::CmpXchg {
+        return true;
+    }
+    let cmp = operands.first().and_then(Value::as_i64).unwrap_or(0);
+    let old_bits = old.as_i64().unwrap_or(0);
+    match old {
+        Value::Long(_) | Value::Ulong(_) => old_bits == cmp,
+        _ => old_bits as u32 == cmp as u32,
+    }
 }
 
 /// The new value of an `int`, `uint`, `long` or `ulong` element under an atomic operation

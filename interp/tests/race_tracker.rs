@@ -75,7 +75,8 @@ fn op(groups: usize) -> impl Strategy<Value = Op> {
     let kind = prop_oneof![
         Just(AccessKind::Read),
         Just(AccessKind::Write),
-        Just(AccessKind::Atomic)
+        Just(AccessKind::Atomic),
+        Just(AccessKind::AtomicRead)
     ];
     let stored = prop::option::of((0..2i32, any::<bool>())).prop_map(|v| {
         v.map(|(v, silent)| Stored {

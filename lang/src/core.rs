@@ -343,10 +343,14 @@ pub enum Annotation {
     /// asynchronous copy joins an event or `wait_group_events` names one: the event must be
     /// one an earlier copy returned (see docs/language.md, asynchronous copies).
     Event,
+    /// `__waited(!pending)`: placed by the OpenCL front end at the kernel's end for each
+    /// asynchronous copy call site: a kernel must not finish with a copy that no
+    /// `wait_group_events` completed (OpenCL C 1.2 §6.12.10).
+    Waited,
 }
 
 impl Annotation {
-    pub const ALL: [Annotation; 10] = [
+    pub const ALL: [Annotation; 11] = [
         Annotation::Assert,
         Annotation::Requires,
         Annotation::CallRequires,
@@ -357,6 +361,7 @@ impl Annotation {
         Annotation::Initialised,
         Annotation::Aligned,
         Annotation::Event,
+        Annotation::Waited,
     ];
 
     /// The spelling of the annotation in the core and in `.ksim`.
@@ -372,6 +377,7 @@ impl Annotation {
             Annotation::Initialised => "__initialised",
             Annotation::Aligned => "__aligned",
             Annotation::Event => "__event",
+            Annotation::Waited => "__waited",
         }
     }
 

@@ -229,19 +229,11 @@ fn race_line(r: &RaceView, text: &str) -> String {
     format!(
         "{}: {} at line {} / {} at line {}",
         r.array,
-        verb(a.kind),
+        a.kind.name(),
         line(&a.span),
-        verb(b.kind),
+        b.kind.name(),
         line(&b.span)
     )
-}
-
-fn verb(k: interp::AccessKind) -> &'static str {
-    match k {
-        interp::AccessKind::Read => "read",
-        interp::AccessKind::Write => "write",
-        interp::AccessKind::Atomic => "atomic",
-    }
 }
 
 /// A gap between statements of a block where `barrier();` can go.

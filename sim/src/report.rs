@@ -277,24 +277,16 @@ pub struct KeySpec {
     pub benign: bool,
 }
 
-fn kind_name(k: AccessKind) -> &'static str {
-    match k {
-        AccessKind::Read => "read",
-        AccessKind::Write => "write",
-        AccessKind::Atomic => "atomic",
-    }
-}
-
 impl KeySpec {
     pub fn from_key(k: &RaceKey) -> KeySpec {
         KeySpec {
             first: KeySide {
                 span: (k.0.start, k.0.end),
-                kind: kind_name(k.1).into(),
+                kind: k.1.name().into(),
             },
             second: KeySide {
                 span: (k.2.start, k.2.end),
-                kind: kind_name(k.3).into(),
+                kind: k.3.name().into(),
             },
             benign: k.4,
         }
@@ -304,6 +296,7 @@ impl KeySpec {
         let kind = |s: &str| match s {
             "write" => AccessKind::Write,
             "atomic" => AccessKind::Atomic,
+            "atomic-read" => AccessKind::AtomicRead,
             _ => AccessKind::Read,
         };
         (

@@ -344,6 +344,7 @@ pub(crate) fn verb(kind: AccessKind) -> &'static str {
         AccessKind::Read => "reads",
         AccessKind::Write => "writes",
         AccessKind::Atomic => "atomically updates",
+        AccessKind::AtomicRead => "atomically reads",
     }
 }
 

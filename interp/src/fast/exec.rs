@@ -9,6 +9,7 @@ use super::repr::{
     wide_unary, Repr,
 };
 use crate::fault::FaultKind;
+use crate::race::AccessKind;
 use crate::value::{OpError, Value};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -114,6 +115,23 @@ impl Rmw {
     #[inline]
     pub fn apply(self, old: u64) -> u64 {
         atomic_bits(self.op, self.signed, self.wide, old, self.a, self.b)
+    }
+
+    /// The access kind when the element held `old`: an atomic read for a compare-exchange
+    /// that finds another value than the compared one (it writes nothing), else an atomic
+    /// update ([`crate::reference::atomic_writes`]).
+    #[inline]
+    pub fn kind(self, old: u64) -> AccessKind {
+        let width = if self.wide {
+            u64::MAX
+        } else {
+            u64::from(u32::MAX)
+        };
+        if self.op == lang::core::AtomicOp::CmpXchg && (old ^ self.a) & width != 0 {
+            AccessKind::AtomicRead
+        } else {
+            AccessKind::Atomic
+        }
     }
 }
 

@@ -132,8 +132,8 @@
 //! launch.
 //!
 //! An atomic statement (S-ATOMIC) is one read-modify-write access of kind
-//! [`AccessKind::Atomic`](crate::race::AccessKind): the exact tracker pairs it with plain
-//! accesses only. Atomics make threads of one interval interact by design, so a lock-step
+//! [`AccessKind::Atomic`](crate::race::AccessKind) (an atomic read when a compare-exchange
+//! fails): the exact tracker pairs it with plain accesses only. Atomics make threads of one interval interact by design, so a lock-step
 //! batch that meets one hands the interval to the exact sequential path. Two atomics on one
 //! element are not a race but do not commute either: a race-free kernel with atomics can
 //! have several final stores (e.g. `old = atomic_inc(c[0]); out[old] = tid;`), and the

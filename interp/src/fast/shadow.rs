@@ -228,10 +228,10 @@ impl Policy for Exact<'_> {
         steps: u64,
         op: Rmw,
     ) -> Result<u64, ()> {
-        if !self.access(view, site, off, steps, AccessKind::Atomic, None) {
+        let old = view.mem[off].load(Relaxed);
+        if !self.access(view, site, off, steps, op.kind(old), None) {
             return Err(());
         }
-        let old = view.mem[off].load(Relaxed);
         view.mem[off].store(op.apply(old), Relaxed);
         Ok(old)
     }

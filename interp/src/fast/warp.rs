@@ -157,10 +157,19 @@ impl Policy for Lanes<'_> {
     }
 
     fn rmw(&mut self, view: &ArrView, site: &Site, off: usize, _: u64, op: Rmw) -> Result<u64, ()> {
-        self.record(view, site, off, AccessKind::Atomic, 0);
+        // The value the atomic will find when applied: the instruction's last store to the
+        // element, else memory, then the atomics of the lower lanes in lane order.
+        let abs = view.abs_base + off;
+        let here = |arr: u32, at: usize| arr == site.arr && at == abs;
+        let stored = self.writes.iter().rev().find(|w| here(w.arr, w.abs));
+        let old = self.atomics.iter().filter(|a| here(a.arr, a.abs)).fold(
+            stored.map_or_else(|| view.mem[off].load(Relaxed), |w| w.value),
+            |v, a| a.op.apply(v),
+        );
+        self.record(view, site, off, op.kind(old), 0);
         self.atomics.push(Atomic {
             arr: site.arr,
-            abs: view.abs_base + off,
+            abs,
             op,
             lane: self.who.lane as usize,
             dest: self.dest[site.stmt as usize],

@@ -15,11 +15,13 @@
 //! - **A copy is in flight until the wait that names its event; the data moves at that
 //!   wait.** The call records the copy (its pointers, count, stride, event) in variables of
 //!   its call site; `wait_group_events(n, events)` completes exactly the copies whose events
-//!   are among the `n` it names. A copy never waited for completes at the kernel's end; a
-//!   call site reached again while its earlier copy is still in flight completes that one
-//!   first (an implementation may do either then). So the destination holds nothing new
-//!   before the wait: reading a `__local` destination before it is an uninitialised read
-//!   (or a race with the copy's writes, see next point).
+//!   are among the `n` it names. A kernel that finishes with a copy never waited for is
+//!   the fault `__waited` at the copy's call ("finished without waiting for events":
+//!   §6.12.10 makes the data defined only after the wait); a call site reached again while
+//!   its earlier copy is still in flight completes that one first (an implementation may
+//!   do either then). So the destination holds nothing new before the wait: reading a
+//!   `__local` destination before it is an uninitialised read (or a race with the copy's
+//!   writes, see next point).
 //! - **The copy's accesses are the group's, not the reading work-item's.** The elements
 //!   are copied at the wait by the group's work-items, spread so that a work-item's own
 //!   accesses rarely coincide with its share: element `i` of the group's `s`-th copy is
@@ -126,11 +128,12 @@ fn sync(span: &Span) -> k::Stmt {
     )
 }
 
-fn check_event(cond: k::Expr, span: &Span) -> k::Stmt {
+/// The check `annotation(cond)`: a fault at `span` when `cond` is false.
+fn check(annotation: crate::core::Annotation, cond: k::Expr, span: &Span) -> k::Stmt {
     st(
         k::StmtKind::Call(ex(
             k::ExprKind::Call {
-                func: ident(crate::core::Annotation::Event.name(), span),
+                func: ident(annotation.name(), span),
                 args: vec![cond],
             },
             span,
@@ -340,7 +343,11 @@ impl<'u> Lowerer<'u> {
         // Event 0: a new event; otherwise the copy joins an event issued before.
         pre.push(if_then(
             bin(BinOp::Ne, name_expr(&event, span), int(0, span), span),
-            vec![check_event(issued(&event, &events, span), span)],
+            vec![check(
+                crate::core::Annotation::Event,
+                issued(&event, &events, span),
+                span,
+            )],
             Some(vec![
                 set(
                     &events,
@@ -476,7 +483,11 @@ impl<'u> Lowerer<'u> {
         }
         let e = self.temp("wait_event", TypeName::Int, Some(e), span, &mut body);
         self.uniform(&e, &list.span, span, &mut body);
-        body.push(check_event(issued(&e, &events, span), span));
+        body.push(check(
+            crate::core::Annotation::Event,
+            issued(&e, &events, span),
+            span,
+        ));
         let done = self.hole(
             Hole::Wait {
                 event: e,
@@ -500,8 +511,9 @@ impl<'u> Lowerer<'u> {
         Ok(int(0, span))
     }
 
-    /// At the kernel's end: writes the holes, completes the copies still in flight, and
-    /// declares the copies' state at the start of `stmts`.
+    /// At the kernel's end: writes the holes, checks that no copy is still in flight (a
+    /// fault naming the copy's call), and declares the copies' state at the start of
+    /// `stmts`.
     pub(super) fn finish_copies(&mut self, stmts: &mut Vec<k::Stmt>) -> Res<()> {
         if self.copies.counters.is_none() {
             return Ok(());
@@ -537,15 +549,10 @@ impl<'u> Lowerer<'u> {
         for s in stmts.iter_mut() {
             fill(s, &mut fills);
         }
-        for s in 0..self.copies.sites.len() {
-            let span = self.copies.sites[s].span.clone();
-            let copy = self.complete(s)?;
-            stmts.push(if_then(
-                name_expr(&self.copies.sites[s].pending, &span),
-                copy,
-                None,
-                &span,
-            ));
+        for site in &self.copies.sites {
+            let pending = name_expr(&site.pending, &site.span);
+            let waited = ex(k::ExprKind::Unary(UnOp::Not, Box::new(pending)), &site.span);
+            stmts.push(check(crate::core::Annotation::Waited, waited, &site.span));
         }
         let decls = std::mem::take(&mut self.copies.decls);
         stmts.splice(0..0, decls);

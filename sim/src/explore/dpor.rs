@@ -143,7 +143,9 @@
 //!
 //! An atomic step (S-ATOMIC) is dependent with every other access to its element, atomic
 //! ones included (two atomic updates do not commute in general), so the reduction explores
-//! both orders; the race check pairs it only with plain accesses.
+//! both orders; the race check pairs it only with plain accesses. A compare-exchange that
+//! failed (an atomic read for the race check, [`interp::AccessKind::AtomicRead`]) stays
+//! dependent like any atomic: in another order it may succeed and write.
 //!
 //! # Many executions without state caching
 //!

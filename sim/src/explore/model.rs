@@ -5,7 +5,7 @@
 use super::{Mode, Summary, Verdict};
 use crate::schedule::Schedule;
 use crate::text::SourceText;
-use interp::race::{AccessKind, Race};
+use interp::race::Race;
 use interp::{Launch, Memory, Value};
 use serde::Serialize;
 
@@ -545,10 +545,10 @@ pub fn summary_text(
                 w,
                 "  {}{} at {} `{}` / {} at {} `{}` ({} {} steps{pre}{})",
                 if r.race.benign() { "benign: " } else { "" },
-                kind(r.race.first.kind),
+                r.race.first.kind.name(),
                 src.location(r.race.first.span.start),
                 src.statement(&r.race.first.span),
-                kind(r.race.second.kind),
+                r.race.second.kind.name(),
                 src.location(r.race.second.span.start),
                 src.statement(&r.race.second.span),
                 if proved {
@@ -781,13 +781,5 @@ fn final_stores_text(w: &mut String, launch: &Launch, s: &Summary) {
     }
     if s.finals.len() > SHOWN {
         let _ = writeln!(w, "  ... and {} more (see --json)", s.finals.len() - SHOWN);
-    }
-}
-
-fn kind(k: AccessKind) -> &'static str {
-    match k {
-        AccessKind::Read => "read",
-        AccessKind::Write => "write",
-        AccessKind::Atomic => "atomic",
     }
 }
