@@ -10,6 +10,8 @@
 use crate::ast::{BinOp, Space, Span, UnOp};
 use serde::Serialize;
 
+pub use crate::int_fn::IntFn;
+
 /// A value type of the core language. The integer types are OpenCL C's, two's complement
 /// and wrapping at their width; `char` and `short` values only live in variables and
 /// memory: the checker promotes them to `int` before any operator (C's integer
@@ -713,6 +715,10 @@ pub enum ExprKind {
     /// A floating-point math function of OpenCL C (`sqrt(x)`, `pow(x, y)`, `fma(a, b, c)`):
     /// `float` operands (as many as [`MathFn::arity`]) and result.
     Math(MathFn, Vec<Expr>),
+    /// An integer function of OpenCL C (`clz(x)`, `mul_hi(x, y)`, `rotate(v, i)`, ...):
+    /// operands of one integer type (for `upsample`, `hi`'s and its unsigned type), the
+    /// type [`IntFn::apply`] reads them at; the result has [`IntFn::result`]'s type.
+    IntFn(IntFn, Vec<Expr>),
 }
 
 /// OpenCL C's floating-point math functions (§6.12.2) on `float`. [`MathFn::apply`] is the
