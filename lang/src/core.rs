@@ -915,13 +915,24 @@ impl MathFn {
             Acosh => wide(f64::acosh),
             Atanh => wide(f64::atanh),
             Pow => d.powf(y() as f64) as f32,
+            // OpenCL C §7.5.1's special cases: a NaN operand gives NaN (`powr(1, NaN)`
+            // and `powr(NaN, 0)` too, unlike `pow`), and `powr(±0, y)` is +inf or +0
+            // whatever the sign of the zero.
             Powr => {
                 let y = y();
                 let undefined = x < 0.0
+                    || x.is_nan()
+                    || y.is_nan()
                     || ((x == 0.0 || x.is_infinite()) && y == 0.0)
                     || (x == 1.0 && y.is_infinite());
                 if undefined {
                     f32::NAN
+                } else if x == 0.0 {
+                    if y < 0.0 {
+                        f32::INFINITY
+                    } else {
+                        0.0
+                    }
                 } else {
                     d.powf(y as f64) as f32
                 }
