@@ -13,7 +13,14 @@ fn run(name: &str, src: &str, inputs: &[&str]) -> String {
     let dir = common::tmp(name);
     let file = dir.join("k.cl");
     std::fs::write(&file, src).expect("write kernel");
-    let mut args = vec!["run", file.to_str().unwrap(), "--global", "1", "--local", "1"];
+    let mut args = vec![
+        "run",
+        file.to_str().unwrap(),
+        "--global",
+        "1",
+        "--local",
+        "1",
+    ];
     for i in inputs {
         args.extend(["--input", i]);
     }
@@ -74,7 +81,10 @@ fn limits_macros_have_the_specified_values() {
         f32::MAX,
     ];
     assert_eq!(f, want, "{out}");
-    assert!(out.contains("d = 6 24 128 -125 38 -37 2 53 3141592\n"), "{out}");
+    assert!(
+        out.contains("d = 6 24 128 -125 38 -37 2 53 3141592\n"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -140,7 +150,10 @@ fn integer_builtins_count_bits_at_the_operand_width() {
         out.contains("i = 1073741824 32 -65534 4 2147483646 2\n"),
         "{out}"
     );
-    assert!(out.contains("u = 4294967294 4294967295 32 65538\n"), "{out}");
+    assert!(
+        out.contains("u = 4294967294 4294967295 32 65538\n"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -174,7 +187,10 @@ fn integer_builtins_apply_per_component_of_vectors() {
 fn integer_builtins_without_an_opencl_version_are_errors() {
     for (call, want) in [
         ("clz(1.5f)", "`clz` takes integers"),
-        ("(long)upsample(1L, 2UL)", "`upsample` has no version for `long`"),
+        (
+            "(long)upsample(1L, 2UL)",
+            "`upsample` has no version for `long`",
+        ),
     ] {
         let dir = common::tmp("int-errors");
         let file = dir.join("k.cl");

@@ -85,7 +85,10 @@ impl IntTy {
 
 /// A buffer's `--input` spec: its values, comma-separated.
 fn list(v: &[i128]) -> String {
-    v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+    v.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// The kernel for type `t` over `n2` operand pairs `(a, b)` and `n3` triples `(p, q, s)`,
@@ -303,7 +306,10 @@ fn gpu_available(test: &str) -> bool {
         return true;
     }
     if std::env::var("KSIM_REQUIRE_OPENCL").is_ok_and(|v| v == "1") {
-        panic!("{test}: KSIM_REQUIRE_OPENCL=1 but no OpenCL device: {}", text(&o));
+        panic!(
+            "{test}: KSIM_REQUIRE_OPENCL=1 but no OpenCL device: {}",
+            text(&o)
+        );
     }
     eprintln!("{test}: skipped: no OpenCL device ({})", text(&o).trim());
     false
@@ -359,8 +365,8 @@ const MATH2: [(&str, u32); 9] = [
 /// smallest normal, a subnormal, and values around the functions' interesting points.
 fn float_operands() -> Vec<u32> {
     let mut v: Vec<u32> = [
-        0.0f32, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, 3.0, 10.0, 100.0, -3.7, 0.001, 1e10, -1e10,
-        0.99, 1.5, 1e-20, 88.0, -88.0, 3.1415927, 1e6, 12345.678,
+        0.0f32, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, 3.0, 10.0, 100.0, -3.7, 0.001, 1e10, -1e10, 0.99,
+        1.5, 1e-20, 88.0, -88.0, 3.1415927, 1e6, 12345.678,
     ]
     .iter()
     .map(|f| f.to_bits())
@@ -409,13 +415,22 @@ fn math_builtins_within_ulp_bounds_of_pocl() {
         .iter()
         .flat_map(|&p| x.iter().map(move |&q| (p, q)))
         .unzip();
-    let mut params = vec!["global const uint *x".to_string(), "global const uint *a".into(), "global const uint *b".into()];
+    let mut params = vec![
+        "global const uint *x".to_string(),
+        "global const uint *a".into(),
+        "global const uint *b".into(),
+    ];
     let mut body1 = Vec::new();
     let mut body2 = Vec::new();
     let mut args: Vec<String> = ["--global", "1", "--local", "1", "--limit", "100000"]
         .map(String::from)
         .to_vec();
-    let n = |v: &[u32]| v.iter().map(|u| u.to_string()).collect::<Vec<_>>().join(",");
+    let n = |v: &[u32]| {
+        v.iter()
+            .map(|u| u.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     args.extend(["--input".into(), format!("x={}", n(&x))]);
     args.extend(["--input".into(), format!("a={}", n(&a))]);
     args.extend(["--input".into(), format!("b={}", n(&b))]);
@@ -471,7 +486,10 @@ fn math_builtins_within_ulp_bounds_of_pocl() {
             beyond.push(format!("{line} (unreadable)"));
             continue;
         };
-        let operand = line.split('[').nth(1).and_then(|i| i.split(']').next()?.parse::<usize>().ok());
+        let operand = line
+            .split('[')
+            .nth(1)
+            .and_then(|i| i.split(']').next()?.parse::<usize>().ok());
         if ulps(s, d).is_none_or(|u| u > max) {
             beyond.push(format!(
                 "{f}: operand index {operand:?}: ksim {} ({s:#x}), PoCL {} ({d:#x}), bound {max} ULP",

@@ -2,11 +2,11 @@
 //! launch-time evaluation of sizes. Reads of array elements go through [`Env::load`], so
 //! the caller sees every element an expression reads (Definition 5.2's accesses).
 
+use crate::codec::Repr;
 use crate::fault::FaultKind;
 use crate::monoid::Monoid;
 use crate::value::{OpError, Value};
 use lang::ast::BinOp;
-use crate::codec::Repr;
 use lang::core::{ArrayId, Builtin, Expr, ExprKind, IntFn, Lit, ParamId, Ty, VarId};
 
 /// What an expression can read.
@@ -91,7 +91,10 @@ pub fn eval(e: &Expr, env: &mut impl Env) -> Result<Value, FaultKind> {
             Value::Float(f.apply(&xs).to_bits())
         }
         ExprKind::IntFn(f, args) => {
-            let vals: Vec<Value> = args.iter().map(|a| eval(a, env)).collect::<Result<_, _>>()?;
+            let vals: Vec<Value> = args
+                .iter()
+                .map(|a| eval(a, env))
+                .collect::<Result<_, _>>()?;
             int_fn(*f, &vals, e.ty)
         }
     })

@@ -12,8 +12,8 @@
 
 use crate::ast::{self, AssignOp, BinOp, LValue, Span, StmtKind as S, TypeName, UnOp};
 use crate::core::{
-    Annotation, ArrayDecl, AtomicOp, BlockId, Builtin, DimQuery, Expr, ExprKind, Kernel, Lit,
-    IntFn, MathFn, ParamDecl, ParamKind, Stmt, StmtKind, Ty, VarDecl, VarId,
+    Annotation, ArrayDecl, AtomicOp, BlockId, Builtin, DimQuery, Expr, ExprKind, IntFn, Kernel,
+    Lit, MathFn, ParamDecl, ParamKind, Stmt, StmtKind, Ty, VarDecl, VarId,
 };
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
@@ -1079,7 +1079,8 @@ impl Checker {
             _ => {
                 return self.err(
                     format!(
-                        "unknown function `{f}` (builtin functions: log2, min, max, \
+                        "unknown function `{f}` (builtin functions: log2, min, max, clz, popcount, \
+                         mul_hi, mad_hi, mad_sat, rotate, upsample, \
                          get_local_id, get_global_id, get_group_id, get_local_size, \
                          get_num_groups, get_global_size, get_global_offset, get_work_dim, \
                          atomic_add, atomic_sub, atomic_xchg, atomic_inc, atomic_dec, \
@@ -1242,11 +1243,7 @@ impl Checker {
         for a in &args {
             if !a.ty.is_integer() {
                 return self.err(
-                    format!(
-                        "`{}` takes integers; this is a `{}`",
-                        g.name(),
-                        a.ty.name()
-                    ),
+                    format!("`{}` takes integers; this is a `{}`", g.name(), a.ty.name()),
                     &a.span,
                 );
             }
@@ -1254,7 +1251,10 @@ impl Checker {
         let gen = if g == IntFn::Upsample || args.iter().all(|a| a.ty == args[0].ty) {
             args[0].ty
         } else {
-            args.iter().map(|a| a.ty).reduce(common).expect("one operand")
+            args.iter()
+                .map(|a| a.ty)
+                .reduce(common)
+                .expect("one operand")
         };
         let Some(ty) = g.result(gen) else {
             return self.err(

@@ -138,7 +138,11 @@ impl IntFn {
                 }
             }
             IntFn::Upsample => {
-                let wide = self.result(gen).and_then(Ty::int_bits).expect("a narrower type").0;
+                let wide = self
+                    .result(gen)
+                    .and_then(Ty::int_bits)
+                    .expect("a narrower type")
+                    .0;
                 let lo = args.get(1).copied().unwrap_or(0) & mask;
                 let v = (bits(0) << w) | lo;
                 if wide == 64 {
@@ -176,7 +180,12 @@ mod tests {
             (Popcount, Short, &[-1], 16),
             (Popcount, Long, &[i64::MIN], 1),
             (MulHi, Int, &[i32::MIN as i64, i32::MIN as i64], 1 << 30),
-            (MulHi, Uint, &[u32::MAX as i64, u32::MAX as i64], u32::MAX as i64 - 1),
+            (
+                MulHi,
+                Uint,
+                &[u32::MAX as i64, u32::MAX as i64],
+                u32::MAX as i64 - 1,
+            ),
             (MulHi, Long, &[-1, 1], -1),
             (MulHi, Ulong, &[-1, -1], -2),
             (MulHi, Char, &[-128, 127], -64),

@@ -26,8 +26,8 @@ use crate::race::AccessKind;
 use crate::warp::ProgramOrder;
 use lang::ast::{BinOp, Span, UnOp};
 use lang::core::{
-    Annotation, AtomicOp, Builtin, DimQuery, Expr, ExprKind, Fence, Kernel, Lit, IntFn, MathFn, StmtKind,
-    Ty,
+    Annotation, AtomicOp, Builtin, DimQuery, Expr, ExprKind, Fence, IntFn, Kernel, Lit, MathFn,
+    StmtKind, Ty,
 };
 use std::collections::HashMap;
 

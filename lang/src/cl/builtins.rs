@@ -460,7 +460,11 @@ fn expand_promoted(f: Exact, args: Vec<Expr>, t: TypeName, span: &Span) -> Resul
     let mut a = args.into_iter();
     let mut next = || a.next().expect("arity checked");
     let integer = matches!(t, Int | Uint | Long | Ulong);
-    let unsigned = if matches!(t, Long | Ulong) { Ulong } else { Uint };
+    let unsigned = if matches!(t, Long | Ulong) {
+        Ulong
+    } else {
+        Uint
+    };
     Ok(match f {
         Min => call("min", vec![next(), next()], span),
         Max => call("max", vec![next(), next()], span),
