@@ -365,8 +365,28 @@ const MATH2: [(&str, u32); 9] = [
 /// smallest normal, a subnormal, and values around the functions' interesting points.
 fn float_operands() -> Vec<u32> {
     let mut v: Vec<u32> = [
-        0.0f32, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, 3.0, 10.0, 100.0, -3.7, 0.001, 1e10, -1e10, 0.99,
-        1.5, 1e-20, 88.0, -88.0, 3.1415927, 1e6, 12345.678,
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        2.0,
+        3.0,
+        10.0,
+        100.0,
+        -3.7,
+        0.001,
+        1e10,
+        -1e10,
+        0.99,
+        1.5,
+        1e-20,
+        88.0,
+        -88.0,
+        std::f32::consts::PI,
+        1e6,
+        12345.678,
     ]
     .iter()
     .map(|f| f.to_bits())
