@@ -520,3 +520,35 @@ fn math_builtins_within_ulp_bounds_of_pocl() {
     }
     assert!(beyond.is_empty(), "{}", beyond.join("\n"));
 }
+
+/// ksim's own OpenCL C for the core's integer functions (`gpu emit`: the device's function
+/// of the same name on operands cast to their type) computes what the simulator does.
+#[test]
+fn emitted_integer_functions_match_pocl() {
+    if !gpu_available("emitted_integer_functions_match_pocl") {
+        return;
+    }
+    let dir = common::tmp("builtins-emit");
+    let file = dir.join("k.ksim");
+    std::fs::write(
+        &file,
+        "kernel k(global int a[n], global int out[n]) launch(groups = 1, local_size = n) {\n  \
+         out[tid] = popcount(a[tid]) + clz(a[tid]) * 100 + mul_hi(a[tid], 2147483647)\n    \
+         + rotate(a[tid], tid) + mad_hi(a[tid], a[tid], 7) + mad_sat(a[tid], 3, tid);\n}\n",
+    )
+    .expect("write kernel");
+    let o = ksim(&[
+        "gpu",
+        "compare",
+        file.to_str().expect("utf-8"),
+        "-D",
+        "n=64",
+        "--input",
+        "a=random:1",
+    ]);
+    assert!(
+        o.status.success() && common::stdout(&o).starts_with("match"),
+        "{}",
+        text(&o)
+    );
+}
