@@ -1173,6 +1173,17 @@ impl<'a> Emitter<'a> {
                 let args: Vec<String> = args.iter().map(|a| self.expr_top(a)).collect();
                 (format!("{}({})", f.name(), args.join(", ")), P_ATOM)
             }
+            // OpenCL C's own function (§6.12.3); its operands' types pick the overload.
+            K::IntFn(f, args) => {
+                let args: Vec<String> = args
+                    .iter()
+                    .map(|a| {
+                        let (s, p) = self.expr(a);
+                        format!("({}){}", self.c_ty(a.ty), paren(s, p, P_UNARY))
+                    })
+                    .collect();
+                (format!("{}({})", f.name(), args.join(", ")), P_ATOM)
+            }
         }
     }
 
@@ -1337,7 +1348,7 @@ fn visit(e: &Expr, f: &mut impl FnMut(&Expr)) {
             visit(a, f);
             visit(b, f)
         }
-        K::Math(_, args) => args.iter().for_each(|a| visit(a, f)),
+        K::Math(_, args) | K::IntFn(_, args) => args.iter().for_each(|a| visit(a, f)),
         K::Cond(c, a, b) => {
             visit(c, f);
             visit(a, f);

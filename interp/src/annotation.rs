@@ -35,7 +35,9 @@ pub fn mentions(cond: &Expr) -> Vec<Mention> {
                 walk(a, out);
                 walk(b, out);
             }
-            ExprKind::Math(_, args) => args.iter().for_each(|a| walk(a, out)),
+            ExprKind::Math(_, args) | ExprKind::IntFn(_, args) => {
+                args.iter().for_each(|a| walk(a, out))
+            }
             ExprKind::Cond(c, a, b) => {
                 walk(c, out);
                 walk(a, out);

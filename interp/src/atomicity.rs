@@ -200,7 +200,7 @@ fn loads(e: &Expr) -> usize {
         ExprKind::Binary(_, a, b) | ExprKind::Min(a, b) | ExprKind::Max(a, b) => {
             loads(a) + loads(b)
         }
-        ExprKind::Math(_, args) => args.iter().map(loads).sum(),
+        ExprKind::Math(_, args) | ExprKind::IntFn(_, args) => args.iter().map(loads).sum(),
         ExprKind::Cond(c, a, b) => loads(c) + loads(a) + loads(b),
     }
 }
@@ -320,6 +320,9 @@ impl Splitter {
             }
             ExprKind::Math(f, args) => {
                 ExprKind::Math(*f, args.iter().map(|a| self.expr(a, out, span)).collect())
+            }
+            ExprKind::IntFn(f, args) => {
+                ExprKind::IntFn(*f, args.iter().map(|a| self.expr(a, out, span)).collect())
             }
             ExprKind::Cond(c, a, b) => {
                 let c = self.expr(c, out, span);

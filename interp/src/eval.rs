@@ -2,11 +2,12 @@
 //! launch-time evaluation of sizes. Reads of array elements go through [`Env::load`], so
 //! the caller sees every element an expression reads (Definition 5.2's accesses).
 
+use crate::codec::Repr;
 use crate::fault::FaultKind;
 use crate::monoid::Monoid;
 use crate::value::{OpError, Value};
 use lang::ast::BinOp;
-use lang::core::{ArrayId, Builtin, Expr, ExprKind, Lit, ParamId, Ty, VarId};
+use lang::core::{ArrayId, Builtin, Expr, ExprKind, IntFn, Lit, ParamId, Ty, VarId};
 
 /// What an expression can read.
 pub trait Env {
@@ -89,7 +90,38 @@ pub fn eval(e: &Expr, env: &mut impl Env) -> Result<Value, FaultKind> {
             }
             Value::Float(f.apply(&xs).to_bits())
         }
+        ExprKind::IntFn(f, args) => {
+            let vals: Vec<Value> = args
+                .iter()
+                .map(|a| eval(a, env))
+                .collect::<Result<_, _>>()?;
+            int_fn(*f, &vals, e.ty)
+        }
     })
+}
+
+/// Integer function `f` on operands of one integer type (`upsample`: `hi`'s first),
+/// giving a value of type `ty`: [`IntFn::apply`] on their bit patterns.
+pub fn int_fn(f: IntFn, args: &[Value], ty: Ty) -> Value {
+    let int_ty = |v: &Value| match v {
+        Value::Char(_) => Ty::Char,
+        Value::Uchar(_) => Ty::Uchar,
+        Value::Short(_) => Ty::Short,
+        Value::Ushort(_) => Ty::Ushort,
+        Value::Int(_) => Ty::Int,
+        Value::Uint(_) => Ty::Uint,
+        Value::Long(_) => Ty::Long,
+        _ => Ty::Ulong,
+    };
+    let word = |v: &Value| {
+        Repr::of(int_ty(v), Monoid::IntAdd)
+            .and_then(|r| r.encode(v))
+            .expect("an integer operand")
+    };
+    let gen = int_ty(&args[0]);
+    let words: Vec<u64> = args.iter().map(word).collect();
+    let r = Repr::of(ty, Monoid::IntAdd).expect("an integer result");
+    r.decode(f.apply(gen, &words))
 }
 
 /// `log2(v)` as a value of type `ty`: the floor of the base-2 logarithm, 0 for `v <= 0`.

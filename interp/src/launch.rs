@@ -694,6 +694,9 @@ pub fn size_eval(e: &Expr, params: &[Value], local_size: Option<usize>) -> Resul
         ExprKind::Min(a, b) => min_max(true, eval(a)?, eval(b)?),
         ExprKind::Max(a, b) => min_max(false, eval(a)?, eval(b)?),
         ExprKind::Math(..) => return Err("a math function in a size expression".into()),
+        ExprKind::IntFn(f, _) => {
+            return Err(format!("`{}` in a size expression", f.name()));
+        }
         ExprKind::Builtin(Builtin::LocalSize) => match local_size {
             Some(n) => {
                 Value::Int(i32::try_from(n).map_err(|_| format!("local_size {n} overflows `int`"))?)

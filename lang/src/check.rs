@@ -12,8 +12,8 @@
 
 use crate::ast::{self, AssignOp, BinOp, LValue, Span, StmtKind as S, TypeName, UnOp};
 use crate::core::{
-    Annotation, ArrayDecl, AtomicOp, BlockId, Builtin, DimQuery, Expr, ExprKind, Kernel, Lit,
-    MathFn, ParamDecl, ParamKind, Stmt, StmtKind, Ty, VarDecl, VarId,
+    Annotation, ArrayDecl, AtomicOp, BlockId, Builtin, DimQuery, Expr, ExprKind, IntFn, Kernel,
+    Lit, MathFn, ParamDecl, ParamKind, Stmt, StmtKind, Ty, VarDecl, VarId,
 };
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
@@ -1070,13 +1070,17 @@ impl Checker {
                 return Ok(e);
             }
         }
+        if let Some(g) = IntFn::from_name(f) {
+            return self.int_fn(g, args, span);
+        }
         let arity = match f {
             "log2" => 1,
             "min" | "max" => 2,
             _ => {
                 return self.err(
                     format!(
-                        "unknown function `{f}` (builtin functions: log2, min, max, \
+                        "unknown function `{f}` (builtin functions: log2, min, max, clz, popcount, \
+                         mul_hi, mad_hi, mad_sat, rotate, upsample, \
                          get_local_id, get_global_id, get_group_id, get_local_size, \
                          get_num_groups, get_global_size, get_global_offset, get_work_dim, \
                          atomic_add, atomic_sub, atomic_xchg, atomic_inc, atomic_dec, \
@@ -1216,6 +1220,72 @@ impl Checker {
             ty: Ty::Float,
             span: span.clone(),
         }))
+    }
+
+    /// An integer function: its operands converted to their one integer type (C's usual
+    /// arithmetic conversions, without promoting `char` and `short`, whose width the
+    /// function counts in: `clz((uchar)1)` is 7); `upsample`'s `lo` to the unsigned type
+    /// of `hi`'s.
+    fn int_fn(&mut self, g: IntFn, args: &[ast::Expr], span: &Span) -> Res<Expr> {
+        if args.len() != g.arity() {
+            return self.err(
+                format!(
+                    "`{}` takes {} argument{}",
+                    g.name(),
+                    g.arity(),
+                    if g.arity() == 1 { "" } else { "s" }
+                ),
+                span,
+            );
+        }
+        let args: Vec<Res<Expr>> = args.iter().map(|a| self.expr(a)).collect();
+        let args: Vec<Expr> = args.into_iter().collect::<Res<_>>()?;
+        for a in &args {
+            if !a.ty.is_integer() {
+                return self.err(
+                    format!("`{}` takes integers; this is a `{}`", g.name(), a.ty.name()),
+                    &a.span,
+                );
+            }
+        }
+        let gen = if g == IntFn::Upsample || args.iter().all(|a| a.ty == args[0].ty) {
+            args[0].ty
+        } else {
+            args.iter()
+                .map(|a| a.ty)
+                .reduce(common)
+                .expect("one operand")
+        };
+        let Some(ty) = g.result(gen) else {
+            return self.err(
+                format!("`{}` has no version for `{}`", g.name(), gen.name()),
+                &args[0].span,
+            );
+        };
+        let unsigned = |t: Ty| match t {
+            Ty::Char => Ty::Uchar,
+            Ty::Short => Ty::Ushort,
+            Ty::Int => Ty::Uint,
+            Ty::Long => Ty::Ulong,
+            t => t,
+        };
+        let args = args
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let t = if g == IntFn::Upsample && i == 1 {
+                    unsigned(gen)
+                } else {
+                    gen
+                };
+                cast(a, t)
+            })
+            .collect();
+        Ok(Expr {
+            kind: ExprKind::IntFn(g, args),
+            ty,
+            span: span.clone(),
+        })
     }
 
     fn binary(&mut self, op: BinOp, a: Expr, b: Expr, span: &Span) -> Res<Expr> {

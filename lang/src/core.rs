@@ -10,6 +10,8 @@
 use crate::ast::{BinOp, Space, Span, UnOp};
 use serde::Serialize;
 
+pub use crate::int_fn::IntFn;
+
 /// A value type of the core language. The integer types are OpenCL C's, two's complement
 /// and wrapping at their width; `char` and `short` values only live in variables and
 /// memory: the checker promotes them to `int` before any operator (C's integer
@@ -719,6 +721,10 @@ pub enum ExprKind {
     /// A floating-point math function of OpenCL C (`sqrt(x)`, `pow(x, y)`, `fma(a, b, c)`):
     /// `float` operands (as many as [`MathFn::arity`]) and result.
     Math(MathFn, Vec<Expr>),
+    /// An integer function of OpenCL C (`clz(x)`, `mul_hi(x, y)`, `rotate(v, i)`, ...):
+    /// operands of one integer type (for `upsample`, `hi`'s and its unsigned type), the
+    /// type [`IntFn::apply`] reads them at; the result has [`IntFn::result`]'s type.
+    IntFn(IntFn, Vec<Expr>),
 }
 
 /// OpenCL C's floating-point math functions (§6.12.2) on `float`. [`MathFn::apply`] is the
@@ -915,13 +921,24 @@ impl MathFn {
             Acosh => wide(f64::acosh),
             Atanh => wide(f64::atanh),
             Pow => d.powf(y() as f64) as f32,
+            // OpenCL C §7.5.1's special cases: a NaN operand gives NaN (`powr(1, NaN)`
+            // and `powr(NaN, 0)` too, unlike `pow`), and `powr(±0, y)` is +inf or +0
+            // whatever the sign of the zero.
             Powr => {
                 let y = y();
                 let undefined = x < 0.0
+                    || x.is_nan()
+                    || y.is_nan()
                     || ((x == 0.0 || x.is_infinite()) && y == 0.0)
                     || (x == 1.0 && y.is_infinite());
                 if undefined {
                     f32::NAN
+                } else if x == 0.0 {
+                    if y < 0.0 {
+                        f32::INFINITY
+                    } else {
+                        0.0
+                    }
                 } else {
                     d.powf(y as f64) as f32
                 }

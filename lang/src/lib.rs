@@ -8,6 +8,7 @@ pub mod check;
 pub mod cl;
 pub mod core;
 pub mod diag;
+pub mod int_fn;
 pub mod parse;
 pub mod print;
 pub mod print_core;

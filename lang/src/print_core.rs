@@ -171,5 +171,9 @@ pub fn expr(k: &Kernel, e: &Expr) -> String {
             let args: Vec<String> = args.iter().map(|a| expr(k, a)).collect();
             format!("{}({})", f.name(), args.join(", "))
         }
+        ExprKind::IntFn(f, args) => {
+            let args: Vec<String> = args.iter().map(|a| expr(k, a)).collect();
+            format!("{}({})", f.name(), args.join(", "))
+        }
     }
 }

@@ -308,6 +308,16 @@ pub(crate) fn exec_batch(
                     let x = [f(r!(a, l)), f(r!(b, l)), f(r!(c, l))];
                     r!(d, l) = fb(func.apply(&x));
                 }),
+                Inst::IntFn {
+                    f: func,
+                    gen,
+                    d,
+                    a,
+                    b,
+                    c,
+                } => lanes!(m, |l| {
+                    r!(d, l) = func.apply(gen, &[r!(a, l), r!(b, l), r!(c, l)]);
+                }),
                 Inst::Load { d, i, site } | Inst::Load2 { d, i, site, .. } => {
                     let s = &sites[site as usize];
                     let view = &views[s.arr as usize];

@@ -26,8 +26,8 @@ use crate::race::AccessKind;
 use crate::warp::ProgramOrder;
 use lang::ast::{BinOp, Span, UnOp};
 use lang::core::{
-    Annotation, AtomicOp, Builtin, DimQuery, Expr, ExprKind, Fence, Kernel, Lit, MathFn, StmtKind,
-    Ty,
+    Annotation, AtomicOp, Builtin, DimQuery, Expr, ExprKind, Fence, IntFn, Kernel, Lit, MathFn,
+    StmtKind, Ty,
 };
 use std::collections::HashMap;
 
@@ -334,6 +334,16 @@ pub(crate) enum Inst {
     /// A math function of `float` operands `a`, `b`, `c` (those past its arity unused).
     Math {
         f: MathFn,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
+    },
+    /// An integer function of operands `a`, `b`, `c` of type `gen` (those past its arity
+    /// unused), on their words ([`IntFn::apply`]).
+    IntFn {
+        f: IntFn,
+        gen: Ty,
         d: Reg,
         a: Reg,
         b: Reg,
@@ -837,7 +847,7 @@ fn for_each_reg(inst: &mut Inst, mut f: impl FnMut(&mut Reg)) {
             f(a);
             f(b);
         }
-        Math { d, a, b, c, .. } => {
+        Math { d, a, b, c, .. } | IntFn { d, a, b, c, .. } => {
             f(d);
             f(a);
             f(b);
@@ -1376,6 +1386,7 @@ impl Compiler<'_> {
                 | ExprKind::Bits(..)
                 | ExprKind::Log2(..)
                 | ExprKind::Math(..)
+                | ExprKind::IntFn(..)
         );
         if direct {
             let r = self.expr_to(e, Some(d))?;
@@ -1633,6 +1644,24 @@ impl Compiler<'_> {
                 let d = out(self);
                 self.code.push(Inst::Math {
                     f: *f,
+                    d,
+                    a: at(0),
+                    b: at(1),
+                    c: at(2),
+                });
+                d
+            }
+            ExprKind::IntFn(f, args) => {
+                let mut regs = Vec::new();
+                for a in args {
+                    regs.push(self.expr(a)?);
+                }
+                let zero = self.konst(0);
+                let at = |i: usize| regs.get(i).copied().unwrap_or(zero);
+                let d = out(self);
+                self.code.push(Inst::IntFn {
+                    f: *f,
+                    gen: args[0].ty,
                     d,
                     a: at(0),
                     b: at(1),

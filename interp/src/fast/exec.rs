@@ -480,6 +480,16 @@ pub(crate) fn exec<P: Policy>(
                 let x = [f(r!(a)), f(r!(b)), f(r!(c))];
                 r!(d) = fb(func.apply(&x));
             }
+            Inst::IntFn {
+                f: func,
+                gen,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                r!(d) = func.apply(gen, &[r!(a), r!(b), r!(c)]);
+            }
             Inst::Load { d, i, site } => {
                 let s = unsafe { sites.get_unchecked(site as usize) };
                 let view = unsafe { views.get_unchecked(s.arr as usize) };

@@ -60,6 +60,8 @@ pub enum Exact {
     Mul24,
     Mad24,
     IsNan,
+    /// A function the core computes itself (`clz`, `mul_hi`, `rotate`, ...).
+    Core(crate::core::IntFn),
 }
 
 impl Exact {
@@ -69,6 +71,7 @@ impl Exact {
             Abs | IsNan => 1,
             Min | Max | AbsDiff | AddSat | SubSat | Hadd | Rhadd | Mul24 => 2,
             Clamp | Select | Mad | Mad24 => 3,
+            Core(f) => f.arity(),
         }
     }
 }
@@ -231,9 +234,10 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         {
             Unsupported("images")
         }
-        "mad_hi" | "mul_hi" | "rotate" | "popcount" | "clz" | "bitselect" | "upsample" => {
-            Unsupported("integer built-ins that need loops or 64-bit arithmetic")
-        }
+        _ if crate::core::IntFn::from_name(name).is_some() => Exact(self::Exact::Core(
+            crate::core::IntFn::from_name(name).expect("checked"),
+        )),
+        "bitselect" => Unsupported("`bitselect`"),
         "shuffle" | "shuffle2" => Shuffle,
         "dot" | "cross" | "length" | "normalize" | "distance" => Unsupported("vector built-ins"),
         "printf" => Unsupported("printf"),
@@ -275,12 +279,9 @@ pub fn lookup(name: &str) -> Option<Builtin> {
     })
 }
 
-/// Named constants of OpenCL C (`<limits.h>`-like values, `true`/`false`).
+/// Named constants of OpenCL C that are no macros of the preprocessor (`INFINITY`, `NAN`,
+/// sampler bits, `true`/`false`; the limits are macros: `cl/pp.rs`).
 pub fn constant(name: &str) -> Option<ExprKind> {
-    let int = |v: i64| ExprKind::Int {
-        value: v as u64,
-        unsigned: false,
-    };
     let uint = |v: u64| ExprKind::Int {
         value: v,
         unsigned: true,
@@ -288,16 +289,6 @@ pub fn constant(name: &str) -> Option<ExprKind> {
     Some(match name {
         "true" => ExprKind::Bool(true),
         "false" => ExprKind::Bool(false),
-        "INT_MAX" => int(i32::MAX as i64),
-        "UINT_MAX" => ExprKind::Int {
-            value: u32::MAX as u64,
-            unsigned: true,
-        },
-        "CHAR_BIT" => int(8),
-        "FLT_MAX" => ExprKind::Float(f32::MAX),
-        "FLT_MIN" => ExprKind::Float(f32::MIN_POSITIVE),
-        "FLT_EPSILON" => ExprKind::Float(f32::EPSILON),
-        "MAXFLOAT" => ExprKind::Float(f32::MAX),
         "INFINITY" | "HUGE_VALF" => ExprKind::Float(f32::INFINITY),
         "NAN" => ExprKind::Float(f32::NAN),
         // Sampler bits, as clang's and PoCL's `opencl-c-base.h` define them.
@@ -378,7 +369,18 @@ fn call(f: &str, args: Vec<Expr>, span: &Span) -> Expr {
     )
 }
 
+/// The literal `v` of integer type `t` (a 64-bit one as the cast of its bit pattern).
 fn int_lit(v: i64, t: TypeName, span: &Span) -> Expr {
+    if matches!(t, TypeName::Long | TypeName::Ulong) {
+        let bits = e(
+            ExprKind::Int {
+                value: v as u64,
+                unsigned: true,
+            },
+            span,
+        );
+        return cast(t, bits, span);
+    }
     if v < 0 {
         let pos = int_lit(-v, t, span);
         return e(ExprKind::Unary(UnOp::Neg, Box::new(pos)), span);
@@ -437,7 +439,7 @@ pub fn expand(
         ));
     }
     let back = match (small_range(gen), f) {
-        (None, _) | (_, Select | Mad | Mul24 | Mad24 | IsNan) => None,
+        (None, _) | (_, Select | Mad | Mul24 | Mad24 | IsNan | Core(_)) => None,
         (_, Abs | AbsDiff) => Some(match gen {
             Char | Uchar => Uchar,
             _ => Ushort,
@@ -457,7 +459,12 @@ fn expand_promoted(f: Exact, args: Vec<Expr>, t: TypeName, span: &Span) -> Resul
     use TypeName::*;
     let mut a = args.into_iter();
     let mut next = || a.next().expect("arity checked");
-    let integer = matches!(t, Int | Uint);
+    let integer = matches!(t, Int | Uint | Long | Ulong);
+    let unsigned = if matches!(t, Long | Ulong) {
+        Ulong
+    } else {
+        Uint
+    };
     Ok(match f {
         Min => call("min", vec![next(), next()], span),
         Max => call("max", vec![next(), next()], span),
@@ -466,7 +473,7 @@ fn expand_promoted(f: Exact, args: Vec<Expr>, t: TypeName, span: &Span) -> Resul
             let (x, lo, hi) = (next(), next(), next());
             call("min", vec![call("max", vec![x, lo], span), hi], span)
         }
-        // abs(x) is |x| as a `uint` for integer x (abs(INT_MIN) = 2^31).
+        // abs(x) is |x| as the unsigned type for integer x (abs(INT_MIN) = 2^31).
         Abs => {
             let x = next();
             if !integer {
@@ -479,15 +486,18 @@ fn expand_promoted(f: Exact, args: Vec<Expr>, t: TypeName, span: &Span) -> Resul
                 x,
                 span,
             );
-            cast(Uint, v, span)
+            cast(unsigned, v, span)
         }
-        // abs_diff(x, y) = |x - y| without overflow, as a `uint`.
+        // abs_diff(x, y) = |x - y| without overflow, in the unsigned type.
         AbsDiff => {
             let (x, y) = (next(), next());
             if !integer {
                 return Err("`abs_diff` on a non-integer".into());
             }
-            let (ux, uy) = (cast(Uint, x.clone(), span), cast(Uint, y.clone(), span));
+            let (ux, uy) = (
+                cast(unsigned, x.clone(), span),
+                cast(unsigned, y.clone(), span),
+            );
             let gt = bin(BinOp::Gt, x, y, span);
             cond(
                 gt,
@@ -502,7 +512,7 @@ fn expand_promoted(f: Exact, args: Vec<Expr>, t: TypeName, span: &Span) -> Resul
             let op = if f == AddSat { BinOp::Add } else { BinOp::Sub };
             let r = bin(op, x.clone(), y.clone(), span);
             match t {
-                Uint => {
+                Uint | Ulong => {
                     // Wrapped iff the result is smaller (add) / larger (sub) than x.
                     let wrapped = bin(
                         if f == AddSat { BinOp::Lt } else { BinOp::Gt },
@@ -510,18 +520,23 @@ fn expand_promoted(f: Exact, args: Vec<Expr>, t: TypeName, span: &Span) -> Resul
                         x,
                         span,
                     );
-                    let limit = int_lit(if f == AddSat { u32::MAX as i64 } else { 0 }, Uint, span);
+                    let max = if t == Ulong { -1 } else { u32::MAX as i64 };
+                    let limit = int_lit(if f == AddSat { max } else { 0 }, t, span);
                     cond(wrapped, limit, r, span)
                 }
-                Int => {
+                Int | Long => {
                     // x + y overflows iff y > 0 and x > INT_MAX - y (or y < 0 and
                     // x < INT_MIN - y); x - y iff y < 0 and x > INT_MAX + y (or y > 0 and
                     // x < INT_MIN + y). The bounds themselves never overflow.
-                    let zero = int_lit(0, Int, span);
-                    let (max, min) = (
-                        int_lit(i32::MAX as i64, Int, span),
-                        int_lit(i32::MIN as i64, Int, span),
-                    );
+                    let zero = int_lit(0, t, span);
+                    let (max, min) = if t == Long {
+                        (int_lit(i64::MAX, t, span), int_lit(i64::MIN, t, span))
+                    } else {
+                        (
+                            int_lit(i32::MAX as i64, t, span),
+                            int_lit(i32::MIN as i64, t, span),
+                        )
+                    };
                     let (hi_y, lo_y, bound_op) = if f == AddSat {
                         (BinOp::Gt, BinOp::Lt, BinOp::Sub)
                     } else {
@@ -592,7 +607,7 @@ fn expand_promoted(f: Exact, args: Vec<Expr>, t: TypeName, span: &Span) -> Resul
         }
         // mul24/mad24: defined only for operands of 24 bits, where they equal x * y (+ z).
         Mul24 | Mad24 => {
-            if !integer {
+            if !matches!(t, Int | Uint) {
                 return Err(format!("`{}` on a non-integer", name_of(f)));
             }
             let p = bin(BinOp::Mul, next(), next(), span);
@@ -602,6 +617,9 @@ fn expand_promoted(f: Exact, args: Vec<Expr>, t: TypeName, span: &Span) -> Resul
                 p
             }
         }
+        // The core's own function, on the operands' own type (`clz` counts a `uchar`'s
+        // 8 bits).
+        Core(g) => call(g.name(), (0..g.arity()).map(|_| next()).collect(), span),
         // isnan(x) = x != x, as an `int` (scalar relational functions return 0 or 1).
         IsNan => {
             let x = next();

@@ -74,6 +74,75 @@ const PREDEFINED: [(&str, &str); 6] = [
     ("__ENDIAN_LITTLE__", "1"),
 ];
 
+/// The limits and math constants of OpenCL C 1.2 §6.12.3 (integer limits), §6.12.2
+/// (`FLT_*`, `DBL_*`, `M_*`), with the spellings of clang's `opencl-c-base.h`.
+const LIMITS: [(&str, &str); 64] = [
+    ("CHAR_BIT", "8"),
+    ("SCHAR_MAX", "127"),
+    ("SCHAR_MIN", "(-127-1)"),
+    ("CHAR_MAX", "SCHAR_MAX"),
+    ("CHAR_MIN", "SCHAR_MIN"),
+    ("UCHAR_MAX", "255"),
+    ("SHRT_MAX", "32767"),
+    ("SHRT_MIN", "(-32767-1)"),
+    ("USHRT_MAX", "65535"),
+    ("INT_MAX", "2147483647"),
+    ("INT_MIN", "(-2147483647-1)"),
+    ("UINT_MAX", "0xffffffff"),
+    ("LONG_MAX", "0x7fffffffffffffffL"),
+    ("LONG_MIN", "(-0x7fffffffffffffffL-1)"),
+    ("ULONG_MAX", "0xffffffffffffffffUL"),
+    ("FLT_DIG", "6"),
+    ("FLT_MANT_DIG", "24"),
+    ("FLT_MAX_10_EXP", "+38"),
+    ("FLT_MAX_EXP", "+128"),
+    ("FLT_MIN_10_EXP", "-37"),
+    ("FLT_MIN_EXP", "-125"),
+    ("FLT_RADIX", "2"),
+    ("FLT_MAX", "0x1.fffffep127f"),
+    ("FLT_MIN", "0x1.0p-126f"),
+    ("FLT_EPSILON", "0x1.0p-23f"),
+    ("DBL_DIG", "15"),
+    ("DBL_MANT_DIG", "53"),
+    ("DBL_MAX_10_EXP", "+308"),
+    ("DBL_MAX_EXP", "+1024"),
+    ("DBL_MIN_10_EXP", "-307"),
+    ("DBL_MIN_EXP", "-1021"),
+    ("DBL_MAX", "0x1.fffffffffffffp1023"),
+    ("DBL_MIN", "0x1.0p-1022"),
+    ("DBL_EPSILON", "0x1.0p-52"),
+    ("M_E_F", "2.71828182845904523536028747135266250f"),
+    ("M_LOG2E_F", "1.44269504088896340735992468100189214f"),
+    ("M_LOG10E_F", "0.434294481903251827651128918916605082f"),
+    ("M_LN2_F", "0.693147180559945309417232121458176568f"),
+    ("M_LN10_F", "2.30258509299404568401799145468436421f"),
+    ("M_PI_F", "3.14159265358979323846264338327950288f"),
+    ("M_PI_2_F", "1.57079632679489661923132169163975144f"),
+    ("M_PI_4_F", "0.785398163397448309615660845819875721f"),
+    ("M_1_PI_F", "0.318309886183790671537767526745028724f"),
+    ("M_2_PI_F", "0.636619772367581343075535053490057448f"),
+    ("M_2_SQRTPI_F", "1.12837916709551257389615890312154517f"),
+    ("M_SQRT2_F", "1.41421356237309504880168872420969808f"),
+    ("M_SQRT1_2_F", "0.707106781186547524400844362104849039f"),
+    ("M_E", "0x1.5bf0a8b145769p+1"),
+    ("M_LOG2E", "0x1.71547652b82fep+0"),
+    ("M_LOG10E", "0x1.bcb7b1526e50ep-2"),
+    ("M_LN2", "0x1.62e42fefa39efp-1"),
+    ("M_LN10", "0x1.26bb1bbb55516p+1"),
+    ("M_PI", "0x1.921fb54442d18p+1"),
+    ("M_PI_2", "0x1.921fb54442d18p+0"),
+    ("M_PI_4", "0x1.921fb54442d18p-1"),
+    ("M_1_PI", "0x1.45f306dc9c883p-2"),
+    ("M_2_PI", "0x1.45f306dc9c883p-1"),
+    ("M_2_SQRTPI", "0x1.20dd750429b6dp+0"),
+    ("M_SQRT2", "0x1.6a09e667f3bcdp+0"),
+    ("M_SQRT1_2", "0x1.6a09e667f3bcdp-1"),
+    ("MAXFLOAT", "0x1.fffffep127f"),
+    ("FP_ILOGB0", "INT_MIN"),
+    ("FP_ILOGBNAN", "INT_MAX"),
+    ("DBL_RADIX", "2"),
+];
+
 /// GPUVerify's `DECLARE_UF_BINARY(NAME, OUT, IN1, IN2)`: a function without a body.
 const UF_BINARY: &str = "DECLARE_UF_BINARY(NAME, OUT, IN1, IN2) OUT NAME(IN1, IN2)";
 
@@ -134,6 +203,7 @@ impl Pp<'_, '_> {
             .collect();
         let builtin = PREDEFINED
             .iter()
+            .chain(&LIMITS)
             .map(|(n, v)| (n.to_string(), v.to_string()));
         for (name, value) in builtin.chain(cmdline) {
             let valid = name

@@ -371,6 +371,24 @@ impl<'u> Lowerer<'u> {
             Builtin::Exact(builtins::Exact::IsNan) => {
                 self.vec_shape(args.first()?).map(|(t, n)| (rel_type(t), n))
             }
+            Builtin::Exact(builtins::Exact::Core(f)) => {
+                // `upsample` widens: `upsample(char4, uchar4)` is a `short4`.
+                use TypeName::*;
+                let (t, n) = args.iter().find_map(|a| self.vec_shape(a))?;
+                if f != crate::core::IntFn::Upsample {
+                    return Some((t, n));
+                }
+                let wide = match t {
+                    Char => Short,
+                    Uchar => Ushort,
+                    Short => Int,
+                    Ushort => Uint,
+                    Int => Long,
+                    Uint => Ulong,
+                    _ => return None,
+                };
+                Some((wide, n))
+            }
             Builtin::Exact(_) => args.iter().find_map(|a| self.vec_shape(a)),
             Builtin::Shuffle => {
                 let (elem, _) = self.vec_shape(args.first()?)?;
