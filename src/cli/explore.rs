@@ -128,7 +128,10 @@ fn catch_ctrl_c() {
 }
 
 pub fn explore(args: &ExploreArgs) -> CmdResult {
-    let (src, launch) = args.policy.launch(&args.launch)?;
+    let (src, mut launch) = args.policy.launch(&args.launch)?;
+    // Each execution ends at its first fault: going on past faults in every schedule
+    // would multiply the executions to explore.
+    launch.continue_after_faults = false;
     if args.jobs == 0 {
         return Err(Failure::usage("--jobs must be at least 1"));
     }
@@ -429,6 +432,7 @@ fn launch_args(
         monoid: rep.launch.monoid.parse().map_err(bad)?,
         max_steps: Some(rep.launch.max_steps),
         uninit: Some(rep.launch.uninit),
+        stop_at_first_fault: !rep.launch.continue_after_faults,
     })
 }
 

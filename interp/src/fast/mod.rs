@@ -210,7 +210,11 @@ pub struct FastOutcome {
     pub memory: Memory,
     /// Races in the order their first instance was found (empty unless tracked).
     pub races: Vec<RaceCount>,
+    /// The fault that ended the execution, else the first fault it went on past
+    /// ([`crate::exec::Outcome::fault`]).
     pub fault: Option<Fault>,
+    /// Every fault, each (statement, kind) once with its count.
+    pub faults: crate::fault::Faults,
     /// Barriers that fired without every thread of the group waiting at the same barrier
     /// statement, as the reference semantics reports them ([`crate::exec::Outcome`]).
     pub divergences: Vec<BarrierInfo>,
