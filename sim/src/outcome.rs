@@ -400,7 +400,7 @@ pub fn simt_text(simt: &SimtCost) -> String {
 
 impl RunReport {
     /// The last record of `ksim trace --format json`:
-    /// `{"event": "end", "steps", "clean", "races", "fault"}`.
+    /// `{"event": "end", "steps", "clean", "races", "fault", "faults"}`.
     pub fn end_event(&self) -> String {
         let end = End {
             event: "end",
@@ -408,6 +408,7 @@ impl RunReport {
             clean: self.clean,
             races: &self.races,
             fault: &self.fault,
+            faults: &self.faults,
         };
         serde_json::to_value(end).expect("JSON").to_string()
     }
@@ -421,6 +422,7 @@ pub(crate) struct End<'a> {
     clean: bool,
     races: &'a [RaceView],
     fault: &'a Option<Fault>,
+    faults: &'a Faults,
 }
 
 fn join(values: &[Value]) -> String {

@@ -354,6 +354,7 @@ pub fn write_report(
     let mut spec = LaunchSpec::from_options(options, launch.max_steps, launch.race_policy);
     spec.atomicity = launch.atomicity;
     spec.warp_size = launch.warp_size;
+    spec.continue_after_faults = launch.continue_after_faults;
     let rep = RaceReport::new(src.view(), recorded.clone(), launch, spec, r, found_by, dir);
     let path = dir.join(rep.file_name_for(src.view()));
     match files::write_atomic(&path, rep.to_json().as_bytes()) {
