@@ -289,3 +289,22 @@ fn both_engines_agree_on_runs_that_go_on_past_faults() {
         }
     }
 }
+
+/// A race found after a fault the run went on past replays: the report keeps that the run
+/// went on, so the replayed schedule passes the fault as the run did.
+#[test]
+fn a_race_after_a_fault_replays() {
+    let (dir, f) = kernel("replay.cl", RACE_AFTER);
+    let o = ksim_in(&dir, &["races", &f, "--global", "8", "--local", "8", "--input", "a=iota:8", "--input", "b=zeros:8", "--report-dir", "r"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let reports: Vec<PathBuf> = std::fs::read_dir(dir.join("r"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(!reports.is_empty(), "{}", text(&o));
+    let rep: Value = serde_json::from_str(&std::fs::read_to_string(&reports[0]).unwrap()).unwrap();
+    assert_eq!(rep["launch"]["continue_after_faults"], true, "{rep:#}");
+    let o = ksim_in(&dir, &["replay", reports[0].to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(common::stdout(&o).contains("race reproduced"), "{}", text(&o));
+}
