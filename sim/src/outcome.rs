@@ -655,8 +655,8 @@ impl RacesReport {
                 format!("no verdict: the execution faulted ({summary})")
             }
             (Some(_), harmful, _) => format!(
-                "the kernel faults, and the execution went on past the faults: {harmful} \
-                 harmful race(s) in it ({summary})"
+                "no verdict: the execution faulted and went on past the faults, with {harmful} \
+                 harmful race(s) ({summary})"
             ),
             (None, 0, 0) if self.atomics => format!(
                 "no race in the canonical execution; the kernel uses atomics, so other schedules \
