@@ -337,8 +337,20 @@ fn check_kernel(k: &GenKernel, stats: &Stats) -> Result<(), TestCaseError> {
         runs.push(RefRun { name, json: v });
     }
     for post in [
-        &["--schedule", "round-robin", "--json", "--stop-at-first-fault"][..],
-        &["--schedule", "random", "--seed", "7", "--json", "--stop-at-first-fault"][..],
+        &[
+            "--schedule",
+            "round-robin",
+            "--json",
+            "--stop-at-first-fault",
+        ][..],
+        &[
+            "--schedule",
+            "random",
+            "--seed",
+            "7",
+            "--json",
+            "--stop-at-first-fault",
+        ][..],
     ] {
         let (v, code) = json_of(d, k, &["run"], post)?;
         let name = cmdline(k, &["run"], post);

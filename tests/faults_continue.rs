@@ -108,7 +108,21 @@ fn several_faults_are_each_reported_once_with_their_counts() {
 #[test]
 fn the_text_view_lists_every_fault_with_its_count() {
     let (dir, f) = kernel("several_text.cl", SEVERAL);
-    let o = ksim_in(&dir, &["run", &f, "--global", "8", "--local", "8", "--input", "a=iota:8", "--input", "b=zeros:8"]);
+    let o = ksim_in(
+        &dir,
+        &[
+            "run",
+            &f,
+            "--global",
+            "8",
+            "--local",
+            "8",
+            "--input",
+            "a=iota:8",
+            "--input",
+            "b=zeros:8",
+        ],
+    );
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert_eq!(t.matches("runtime fault:").count(), 3, "{t}");
@@ -138,14 +152,36 @@ fn an_out_of_bounds_write_is_dropped_and_the_race_after_it_reported() {
         assert_eq!(stmt(RACE_AFTER, &list[0]["span"]), "a[i + 8] = i");
         assert_eq!(list[0]["count"], 8);
         let races = v["races"].as_array().unwrap();
-        assert!(!races.is_empty(), "{engine}: no race after the fault: {v:#}");
+        assert!(
+            !races.is_empty(),
+            "{engine}: no race after the fault: {v:#}"
+        );
         assert!(races
             .iter()
             .all(|r| stmt(RACE_AFTER, &r["first"]["span"]) == "b[0] = a[i]"));
-        assert_eq!(v["arrays"]["a"], serde_json::json!([[0, 1, 2, 3, 4, 5, 6, 7]]));
+        assert_eq!(
+            v["arrays"]["a"],
+            serde_json::json!([[0, 1, 2, 3, 4, 5, 6, 7]])
+        );
     }
     // `ksim races` (fast executor) reports the race too, after the fault.
-    let o = ksim_in(&dir, &["races", &f, "--global", "8", "--local", "8", "--input", "a=iota:8", "--input", "b=zeros:8", "--json", "--no-reports"]);
+    let o = ksim_in(
+        &dir,
+        &[
+            "races",
+            &f,
+            "--global",
+            "8",
+            "--local",
+            "8",
+            "--input",
+            "a=iota:8",
+            "--input",
+            "b=zeros:8",
+            "--json",
+            "--no-reports",
+        ],
+    );
     let v = json(&o);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(!v["races"].as_array().unwrap().is_empty(), "{v:#}");
@@ -156,7 +192,10 @@ fn an_out_of_bounds_write_is_dropped_and_the_race_after_it_reported() {
 fn stop_at_first_fault_ends_the_run_at_the_first_fault() {
     let (dir, f) = kernel("stop.cl", RACE_AFTER);
     for engine in ["reference", "fast"] {
-        let (code, v) = run(&dir, &with(&f, &["--engine", engine, "--stop-at-first-fault"]));
+        let (code, v) = run(
+            &dir,
+            &with(&f, &["--engine", engine, "--stop-at-first-fault"]),
+        );
         assert_eq!(code, Some(1), "{v:#}");
         let list = v["faults"]["list"].as_array().unwrap();
         assert_eq!(list.len(), 1, "{v:#}");
@@ -179,10 +218,24 @@ fn at_most_100_distinct_faults_are_listed_and_the_rest_counted() {
     for engine in ["reference", "fast"] {
         let (code, v) = run(
             &dir,
-            &[&f, "--global", "2", "--local", "2", "--input", "a=zeros:4", "--engine", engine],
+            &[
+                &f,
+                "--global",
+                "2",
+                "--local",
+                "2",
+                "--input",
+                "a=zeros:4",
+                "--engine",
+                engine,
+            ],
         );
         assert_eq!(code, Some(1));
-        assert_eq!(v["faults"]["list"].as_array().unwrap().len(), 100, "{engine}");
+        assert_eq!(
+            v["faults"]["list"].as_array().unwrap().len(),
+            100,
+            "{engine}"
+        );
         assert_eq!(v["faults"]["unlisted"], 5, "{engine}");
         assert!(v["faults"]["list"]
             .as_array()
@@ -190,8 +243,24 @@ fn at_most_100_distinct_faults_are_listed_and_the_rest_counted() {
             .iter()
             .all(|x| x["count"] == 2));
     }
-    let o = ksim_in(&dir, &["run", &f, "--global", "2", "--local", "2", "--input", "a=zeros:4"]);
-    assert!(text(&o).contains("5 more distinct fault(s) not listed: at most 100 are"), "{}", text(&o));
+    let o = ksim_in(
+        &dir,
+        &[
+            "run",
+            &f,
+            "--global",
+            "2",
+            "--local",
+            "2",
+            "--input",
+            "a=zeros:4",
+        ],
+    );
+    assert!(
+        text(&o).contains("5 more distinct fault(s) not listed: at most 100 are"),
+        "{}",
+        text(&o)
+    );
 }
 
 /// Kernels with faults of every kind that goes on, one or two dimensions, atomics, local
@@ -213,7 +282,18 @@ fn both_engines_agree_on_runs_that_go_on_past_faults() {
   a[(i * 7) % (n + 2)] = old + s + c[n + i];
 }
 ",
-            &["--global", "8", "--local", "4", "--input", "a=iota:8", "--input", "u=ones:8", "--input", "c=zeros:8"],
+            &[
+                "--global",
+                "8",
+                "--local",
+                "4",
+                "--input",
+                "a=iota:8",
+                "--input",
+                "u=ones:8",
+                "--input",
+                "c=zeros:8",
+            ],
         ),
         (
             "local.cl",
@@ -237,7 +317,16 @@ fn both_engines_agree_on_runs_that_go_on_past_faults() {
   b[i + 1] = b[i] + 1;
 }
 ",
-            &["--global", "8", "--local", "8", "--input", "a=undef:8", "--input", "b=undef:8"],
+            &[
+                "--global",
+                "8",
+                "--local",
+                "8",
+                "--input",
+                "a=undef:8",
+                "--input",
+                "b=undef:8",
+            ],
         ),
         (
             "two_d.cl",
@@ -251,6 +340,18 @@ fn both_engines_agree_on_runs_that_go_on_past_faults() {
 }
 ",
             &["--global", "8", "--local", "8", "--input", "a=iota:8"],
+        ),
+        (
+            // A step that stops the execution (a false assertion) is undone with the
+            // faults it went on past (its out-of-bounds read).
+            "assert.cl",
+            "__kernel void k(__global int *a) {
+  int i = get_global_id(0);
+  a[i] = a[i + 6];
+  __assert(a[i + 8] == 1);
+}
+",
+            &["--global", "4", "--local", "4", "--input", "a=iota:4"],
         ),
     ];
     for (name, src, args) in cases {
@@ -295,7 +396,23 @@ fn both_engines_agree_on_runs_that_go_on_past_faults() {
 #[test]
 fn a_race_after_a_fault_replays() {
     let (dir, f) = kernel("replay.cl", RACE_AFTER);
-    let o = ksim_in(&dir, &["races", &f, "--global", "8", "--local", "8", "--input", "a=iota:8", "--input", "b=zeros:8", "--report-dir", "r"]);
+    let o = ksim_in(
+        &dir,
+        &[
+            "races",
+            &f,
+            "--global",
+            "8",
+            "--local",
+            "8",
+            "--input",
+            "a=iota:8",
+            "--input",
+            "b=zeros:8",
+            "--report-dir",
+            "r",
+        ],
+    );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let reports: Vec<PathBuf> = std::fs::read_dir(dir.join("r"))
         .unwrap()
@@ -306,5 +423,9 @@ fn a_race_after_a_fault_replays() {
     assert_eq!(rep["launch"]["continue_after_faults"], true, "{rep:#}");
     let o = ksim_in(&dir, &["replay", reports[0].to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(common::stdout(&o).contains("race reproduced"), "{}", text(&o));
+    assert!(
+        common::stdout(&o).contains("race reproduced"),
+        "{}",
+        text(&o)
+    );
 }

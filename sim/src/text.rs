@@ -2,8 +2,8 @@
 //! diagnostic against the kernel's source, a divergent barrier as one line, an element by
 //! name. The CLI prints what these return; nothing here writes to a terminal.
 
-use interp::reference::BarrierInfo;
 use interp::fault::Faults;
+use interp::reference::BarrierInfo;
 use interp::{AccessKind, Fault, Launch, Race, ThreadId};
 use lang::diag::Diagnostic;
 

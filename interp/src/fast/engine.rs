@@ -543,8 +543,15 @@ impl<'a> Engine<'a> {
                     )
                 };
                 if let Some(log) = log.as_mut() {
+                    if let Exit::Fault { site, .. } = exit {
+                        // The step that ends the execution is undone, with the faults it
+                        // went on past (as the reference semantics undoes it).
+                        let at =
+                            steps.wrapping_add(self.prog.sites[site as usize].pre as i64 as u64);
+                        log.retain(|f| f.2 != at);
+                    }
                     let who = ThreadId { group: g, local: t };
-                    for (kind, site) in log.drain(..) {
+                    for (kind, site, _) in log.drain(..) {
                         faults.record(located(self.prog, kind, site, who));
                     }
                 }

@@ -218,8 +218,9 @@ fn oob(view: &ArrView, index: Vec<i64>) -> FaultKind {
     }
 }
 
-/// The faults a thread went on past, in order: each kind with its site.
-pub(crate) type FaultLog = Vec<(FaultKind, u32)>;
+/// The faults a thread went on past, in order: each kind with its site and the thread's
+/// step (in the interval) that met it.
+pub(crate) type FaultLog = Vec<(FaultKind, u32, u64)>;
 
 /// Runs one thread. `regs` holds its variables, constants and builtins; `pc` and `steps`
 /// are updated in place (`steps`: statements executed in this interval; a run's statements
@@ -265,7 +266,9 @@ pub(crate) fn exec<P: Policy>(
             }
             let mut kind: FaultKind = $kind;
             match log.as_deref_mut() {
-                Some(log) if kind.continues() => log.push((kind, site)),
+                Some(log) if kind.continues() => {
+                    log.push((kind, site, (steps as i64 + s.pre as i64) as u64))
+                }
                 _ => {
                     *pc_io = pc as u32;
                     *steps_io = steps;

@@ -427,7 +427,7 @@ impl Engine<'_> {
                             group: ctx.group,
                             local: tid,
                         };
-                        pending.extend(log.drain(..).map(|(kind, site)| (who, kind, site)));
+                        pending.extend(log.drain(..).map(|(kind, site, _)| (who, kind, site)));
                     }
                     went |= (pol.went as u64) << lane;
                     sc.lanes[lane] = match exit {
