@@ -541,6 +541,7 @@ mod tests {
                 atomicity: Atomicity::Statement,
                 warp_size: None,
                 uninit: interp::Uninit::Zero,
+                continue_after_faults: false,
             },
             resolved: serde_json::Value::Null,
             race: serde_json::Value::Null,
