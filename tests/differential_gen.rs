@@ -10,7 +10,8 @@
 //! - `races --json`: the fast executor's races (with counts), fault and verdict;
 //! - `run --schedule round-robin` and `--schedule random --seed S` (reference semantics);
 //! - `explore --exhaustive --json`: when the search completes (EXHAUSTIVE), each of the
-//!   three runs above is one of its executions: its final store is among the explorer's
+//!   three runs above, ended at its first fault as exploration ends each execution
+//!   (`--stop-at-first-fault`), is one of its executions: its final store is among the explorer's
 //!   final stores (or its fault among the faults, its step-bound cut among the
 //!   non-terminating executions), its races among the explorer's races (by statement
 //!   pair), its divergence among the divergences. And when the canonical run is race-free
@@ -321,14 +322,35 @@ fn check_kernel(k: &GenKernel, stats: &Stats) -> Result<(), TestCaseError> {
         ));
     }
 
-    // Other schedules of the reference semantics.
-    let mut runs = vec![RefRun {
-        name: cmd_ref.clone(),
-        json: rf.clone(),
-    }];
+    // Other schedules of the reference semantics. Exploration ends each execution at its
+    // first fault, so the runs compared with it do too (`--stop-at-first-fault`).
+    let stop = ["--json", "--stop-at-first-fault"];
+    let mut runs = Vec::new();
+    if rf["fault"].is_null() {
+        runs.push(RefRun {
+            name: cmd_ref.clone(),
+            json: rf.clone(),
+        });
+    } else {
+        let (v, _) = json_of(d, k, &["run"], &stop)?;
+        let name = cmdline(k, &["run"], &stop);
+        runs.push(RefRun { name, json: v });
+    }
     for post in [
-        &["--schedule", "round-robin", "--json"][..],
-        &["--schedule", "random", "--seed", "7", "--json"][..],
+        &[
+            "--schedule",
+            "round-robin",
+            "--json",
+            "--stop-at-first-fault",
+        ][..],
+        &[
+            "--schedule",
+            "random",
+            "--seed",
+            "7",
+            "--json",
+            "--stop-at-first-fault",
+        ][..],
     ] {
         let (v, code) = json_of(d, k, &["run"], post)?;
         let name = cmdline(k, &["run"], post);

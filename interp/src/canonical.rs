@@ -13,7 +13,7 @@
 
 use crate::exec::{run_canonical, Schedule};
 use crate::fast::{self, FastOptions, Unsupported};
-use crate::fault::Fault;
+use crate::fault::{Fault, Faults};
 use crate::launch::{Launch, Memory};
 use crate::race::Race;
 use crate::reference::BarrierInfo;
@@ -73,8 +73,12 @@ pub struct Execution {
     pub memory: Memory,
     /// One race per distinct pair of statements ([`Race::key`]), the first found.
     pub races: Vec<Race>,
-    /// The fault that stopped the execution, the step bound included.
+    /// The fault that ended the execution (the step bound included), else the first
+    /// fault it went on past ([`crate::exec::Outcome::fault`]).
     pub fault: Option<Fault>,
+    /// Every fault, each (statement, kind) once with its count, in the order of first
+    /// occurrence.
+    pub faults: Faults,
     /// The first firing of each distinct divergent barrier.
     pub divergences: Vec<BarrierInfo>,
     /// K-STEP applications (up to the fault; `max_steps` at the step bound).
@@ -129,6 +133,7 @@ pub fn run(launch: &Launch, engine: Engine, opts: &Options) -> Result<Canonical,
                     memory: out.memory,
                     races,
                     fault: out.fault,
+                    faults: out.faults,
                     divergences: out.divergences,
                     steps: out.steps,
                     simt: out.simt,
@@ -160,6 +165,7 @@ fn reference(launch: &Launch) -> Canonical {
             memory: out.memory,
             races: out.races,
             fault: out.fault,
+            faults: out.faults,
             divergences: out.divergences,
             steps: out.steps,
             simt: out.simt,

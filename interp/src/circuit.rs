@@ -288,7 +288,7 @@ impl ProvEnv<'_, '_> {
 }
 
 impl Env for ProvEnv<'_, '_> {
-    fn var(&self, v: VarId) -> Result<Value, FaultKind> {
+    fn var(&mut self, v: VarId) -> Result<Value, FaultKind> {
         Ok(self.stepper.state().var(self.t, v).clone())
     }
     fn param(&self, p: ParamId) -> Value {

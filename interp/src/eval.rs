@@ -13,12 +13,17 @@ use lang::core::{ArrayId, Builtin, Expr, ExprKind, IntFn, Lit, ParamId, Ty, VarI
 pub trait Env {
     /// A variable's value; an error when it is read before any assignment
     /// ([`crate::undef`]).
-    fn var(&self, var: VarId) -> Result<Value, FaultKind>;
+    fn var(&mut self, var: VarId) -> Result<Value, FaultKind>;
     fn param(&self, param: ParamId) -> Value;
     fn builtin(&self, builtin: Builtin) -> Value;
     fn monoid(&self) -> Monoid;
     /// Reads one element; `index` holds one entry per dimension, not yet bounds-checked.
     fn load(&mut self, array: ArrayId, index: &[i64]) -> Result<Value, FaultKind>;
+    /// A fault in the expression: `Err` stops the evaluation with it; `Ok` records it
+    /// and goes on with the value [`crate::fault::FaultKind::continues`] gives.
+    fn fault(&mut self, kind: FaultKind) -> Result<(), FaultKind> {
+        Err(kind)
+    }
 }
 
 pub fn lit(l: Lit) -> Value {
@@ -57,12 +62,18 @@ pub fn eval(e: &Expr, env: &mut impl Env) -> Result<Value, FaultKind> {
         }
         ExprKind::Binary(op, a, b) => {
             let (x, y) = (eval(a, env)?, eval(b, env)?);
-            Value::binary(*op, &x, &y).map_err(|err| match err {
-                OpError::DivisionByZero => FaultKind::DivisionByZero {
-                    dividend: x.to_string(),
-                },
-                OpError::ShiftRange(count) => FaultKind::ShiftRange { count },
-            })?
+            match Value::binary(*op, &x, &y) {
+                Ok(v) => v,
+                Err(err) => {
+                    env.fault(match err {
+                        OpError::DivisionByZero => FaultKind::DivisionByZero {
+                            dividend: x.to_string(),
+                        },
+                        OpError::ShiftRange(count) => FaultKind::ShiftRange { count },
+                    })?;
+                    Value::default_of(e.ty, env.monoid())
+                }
+            }
         }
         ExprKind::Cond(c, a, b) => {
             if eval(c, env)?.truthy() {

@@ -7,7 +7,7 @@
 //! run-length encoded, so that any run can be replayed; nothing else an execution keeps
 //! grows with its length.
 
-use crate::fault::{Fault, ThreadId};
+use crate::fault::{Fault, Faults, ThreadId};
 use crate::launch::{Launch, Memory};
 use crate::race::{AccessKind, Race, RaceTracker};
 use crate::reference::{BarrierInfo, Runnable, State, StepInfo, WarpStep};
@@ -128,8 +128,12 @@ pub struct Outcome {
     pub memory: Memory,
     /// One race per distinct pair of statements (`Race::key`), the first found.
     pub races: Vec<Race>,
-    /// The runtime fault that ended the execution, if any.
+    /// The runtime fault that ended the execution (the step bound included), else the
+    /// first fault it went on past, if any.
     pub fault: Option<Fault>,
+    /// Every fault of the execution, each (statement, kind) once with its count: those
+    /// it went on past ([`Launch::continue_after_faults`]) and the one that ended it.
+    pub faults: Faults,
     /// Barriers that fired without every thread of the group reaching the same barrier: the
     /// first firing of each distinct divergence (a barrier in a loop can diverge at every
     /// iteration; one report each keeps an execution's record bounded).
@@ -204,6 +208,7 @@ pub fn run(
         memory: Memory { arrays: Vec::new() },
         races: Vec::new(),
         fault: None,
+        faults: Faults::default(),
         divergences: Vec::new(),
         steps: 0,
         schedule: Schedule::default(),
@@ -229,7 +234,7 @@ pub fn run(
             break; // every thread has terminated
         }
         if out.steps >= launch.max_steps {
-            out.fault = Some(Fault::step_bound(launch.max_steps));
+            out.stop(Fault::step_bound(launch.max_steps));
             break;
         }
         let Some(t) = choose(&state, state.choices()) else {
@@ -239,12 +244,15 @@ pub fn run(
         if let (Some(warps), Some(simt)) = (warps, &mut simt) {
             let group = warps.group(t);
             let epoch = state.epoch(group);
-            match state.warp_step(launch, t) {
+            match state.warp_step_on(launch, t) {
                 Err(f) => {
-                    out.fault = Some(f);
+                    out.stop(f);
                     break;
                 }
                 Ok(step) => {
+                    for info in &step.lanes {
+                        out.record(&info.faults);
+                    }
                     simt.instruction(epoch as usize, step.lanes.len(), step.divergent);
                     let races = warp_races(launch, &step, (out.steps, &state), &mut tracker);
                     obs.warp(&step);
@@ -259,12 +267,13 @@ pub fn run(
             continue;
         }
         let epochs = state.thread_epochs(launch, t);
-        match state.k_step(launch, t) {
+        match state.k_step_on(launch, t) {
             Err(f) => {
-                out.fault = Some(f);
+                out.stop(f);
                 break;
             }
             Ok(info) => {
+                out.record(&info.faults);
                 obs.step(&info);
                 out.schedule.push(t);
                 for (e, access) in info.accesses(launch, out.steps, epochs) {
@@ -278,9 +287,27 @@ pub fn run(
             }
         }
     }
+    if out.fault.is_none() {
+        out.fault = out.faults.first().cloned();
+    }
     out.memory = state.memory(launch);
     out.simt = simt;
     out
+}
+
+impl Outcome {
+    /// Counts the faults a step went on past.
+    fn record(&mut self, faults: &[Fault]) {
+        for f in faults {
+            self.faults.record(f.clone());
+        }
+    }
+
+    /// The execution ends at fault `f`.
+    fn stop(&mut self, f: Fault) {
+        self.faults.record(f.clone());
+        self.fault = Some(f);
+    }
 }
 
 /// The races completed by a warp instruction ([`State::warp_step`]) taken at position

@@ -156,3 +156,87 @@ impl fmt::Display for Fault {
         Ok(())
     }
 }
+
+impl FaultKind {
+    /// The kind's name, as in JSON (`out-of-bounds`, ...): with the statement, what makes
+    /// two faults the same one in [`Faults`].
+    pub fn name(&self) -> &'static str {
+        match self {
+            FaultKind::OutOfBounds { .. } => "out-of-bounds",
+            FaultKind::DivisionByZero { .. } => "division-by-zero",
+            FaultKind::ShiftRange { .. } => "shift-range",
+            FaultKind::Uninitialised { .. } => "uninitialised",
+            FaultKind::StepBound { .. } => "step-bound",
+            FaultKind::Annotation { .. } => "annotation",
+        }
+    }
+
+    /// Whether an execution can go on past this fault (unless `--stop-at-first-fault`),
+    /// as Oclgrind does: an out-of-bounds read gives the element type's zero (the
+    /// identity for `T`), an out-of-bounds write or atomic writes nothing (an atomic's
+    /// result is that zero), an uninitialised read gives what the memory holds (see
+    /// [`crate::undef`]), and a division by zero or a shift count out of range gives
+    /// zero. A step bound and a false annotation (`__assert`, `__requires`, a null or
+    /// misaligned pointer, ...) end the execution.
+    pub fn continues(&self) -> bool {
+        matches!(
+            self,
+            FaultKind::OutOfBounds { .. }
+                | FaultKind::DivisionByZero { .. }
+                | FaultKind::ShiftRange { .. }
+                | FaultKind::Uninitialised { .. }
+        )
+    }
+}
+
+/// One distinct fault of an execution (its statement and kind) with the number of times
+/// it happened; `fault` is the first occurrence, with its thread and values.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct FaultCount {
+    #[serde(flatten)]
+    pub fault: Fault,
+    pub count: u64,
+}
+
+/// Every fault of an execution, each (statement, kind) once with its count, in the order
+/// of first occurrence; at most [`Faults::CAP`] are listed, the others only counted.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Faults {
+    pub list: Vec<FaultCount>,
+    /// Distinct faults beyond the cap, not listed.
+    pub unlisted: u64,
+    /// Where each distinct fault's count is: its index in `list`, `None` beyond the cap.
+    #[serde(skip)]
+    index: std::collections::HashMap<(Option<Span>, &'static str), Option<usize>>,
+}
+
+impl Faults {
+    /// The most distinct faults listed.
+    pub const CAP: usize = 100;
+
+    /// Counts one occurrence of `fault`.
+    pub fn record(&mut self, fault: Fault) {
+        let key = (fault.span.clone(), fault.kind.name());
+        match self.index.get(&key) {
+            Some(Some(i)) => self.list[*i].count += 1,
+            Some(None) => {}
+            None if self.list.len() < Self::CAP => {
+                self.index.insert(key, Some(self.list.len()));
+                self.list.push(FaultCount { fault, count: 1 });
+            }
+            None => {
+                self.index.insert(key, None);
+                self.unlisted += 1;
+            }
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// The first fault of the execution.
+    pub fn first(&self) -> Option<&Fault> {
+        self.list.first().map(|f| &f.fault)
+    }
+}

@@ -90,6 +90,9 @@ pub struct LaunchOptions {
     pub max_steps: Option<u64>,
     /// What memory nothing wrote holds (`--uninit`, [`crate::undef`]).
     pub uninit: crate::undef::Uninit,
+    /// Go on past the faults that allow it ([`crate::fault::FaultKind::continues`]),
+    /// reporting each; `false` stops at the first fault (`--stop-at-first-fault`).
+    pub continue_after_faults: bool,
 }
 
 impl Default for LaunchOptions {
@@ -104,6 +107,7 @@ impl Default for LaunchOptions {
             inputs: Vec::new(),
             max_steps: None,
             uninit: Default::default(),
+            continue_after_faults: false,
         }
     }
 }
@@ -164,6 +168,10 @@ pub struct Launch {
     pub uninit: crate::undef::Uninit,
     /// Per array: `--input` gave its contents (it starts defined under `--uninit check`).
     pub given: Vec<bool>,
+    /// Executions go on past the faults that allow it, reporting each
+    /// ([`crate::fault::FaultKind::continues`]); `false`: the first fault ends them.
+    /// Exhaustive exploration always stops an execution at its first fault.
+    pub continue_after_faults: bool,
 }
 
 /// The array store at the end of an execution: `arrays[a][instance][element]`, where a
@@ -328,6 +336,7 @@ impl Launch {
             atomicity: Default::default(),
             warp_size: None,
             uninit: opts.uninit,
+            continue_after_faults: opts.continue_after_faults,
             given: vec![false; kernel.arrays.len()],
         };
         launch.initial = (0..kernel.arrays.len())

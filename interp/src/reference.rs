@@ -127,6 +127,10 @@ pub struct StepInfo {
     pub var_change: Option<(VarId, Value, Value)>,
     /// For S-ARRAY and S-ATOMIC: the old and new value of the element written.
     pub elem_change: Option<(Value, Value)>,
+    /// The faults the step went on past ([`crate::fault::FaultKind::continues`], when
+    /// the launch continues after faults), in the order they happened.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<Fault>,
 }
 
 impl StepInfo {
@@ -747,7 +751,15 @@ impl State {
     /// The sequential step →s is the rule of the thread's next statement, one function
     /// each below; the array update σ′_A is applied once the rule has succeeded.
     pub fn k_step(&mut self, launch: &Launch, t: usize) -> Result<StepInfo, Fault> {
-        let lane = self.rule(launch, t)?;
+        let lane = self.rule(launch, t, false)?;
+        Ok(self.commit(launch, t, lane))
+    }
+
+    /// [`State::k_step`], going on past the faults that allow it when the launch says so
+    /// ([`Launch::continue_after_faults`]): they are in [`StepInfo::faults`]. Only a
+    /// single execution does ([`crate::exec::run`]); exploration stops at the first fault.
+    pub fn k_step_on(&mut self, launch: &Launch, t: usize) -> Result<StepInfo, Fault> {
+        let lane = self.rule(launch, t, launch.continue_after_faults)?;
         Ok(self.commit(launch, t, lane))
     }
 
@@ -765,6 +777,20 @@ impl State {
     /// before it left it). On a fault (the lowest faulting lane's) the state is unchanged.
     /// `warp` must be enabled, and the launch must have a warp size.
     pub fn warp_step(&mut self, launch: &Launch, warp: usize) -> Result<WarpStep, Fault> {
+        self.warp_step_with(launch, warp, false)
+    }
+
+    /// [`State::warp_step`], going on past faults as [`State::k_step_on`] does.
+    pub fn warp_step_on(&mut self, launch: &Launch, warp: usize) -> Result<WarpStep, Fault> {
+        self.warp_step_with(launch, warp, launch.continue_after_faults)
+    }
+
+    fn warp_step_with(
+        &mut self,
+        launch: &Launch,
+        warp: usize,
+        go_on: bool,
+    ) -> Result<WarpStep, Fault> {
         let ws = self
             .sched
             .warps
@@ -790,7 +816,7 @@ impl State {
             .collect();
         let computed = active
             .iter()
-            .map(|&t| self.rule(launch, t))
+            .map(|&t| self.rule(launch, t, go_on))
             .collect::<Result<Vec<Lane>, Fault>>()?;
         let lanes: Vec<StepInfo> = active
             .iter()
@@ -808,8 +834,9 @@ impl State {
     }
 
     /// The sequential rule of thread `t`'s next statement, evaluated on this state and not
-    /// yet applied: the first half of K-STEP.
-    fn rule(&self, launch: &Launch, t: usize) -> Result<Lane, Fault> {
+    /// yet applied: the first half of K-STEP. `go_on`: record the faults that allow it
+    /// and go on past them ([`crate::fault::FaultKind::continues`]).
+    fn rule(&self, launch: &Launch, t: usize, go_on: bool) -> Result<Lane, Fault> {
         let group = t / launch.local_size;
         let tid = ThreadId {
             group,
@@ -826,6 +853,8 @@ impl State {
             t,
             tid,
             reads: Vec::new(),
+            go_on,
+            faults: Vec::new(),
         };
         let mut thread = (*self.threads[t]).clone();
         let mut info = StepInfo {
@@ -838,6 +867,7 @@ impl State {
             atomic_read: false,
             var_change: None,
             elem_change: None,
+            faults: Vec::new(),
         };
         let applied = match &stmt.kind {
             StmtKind::Assign { var, value } => {
@@ -872,12 +902,14 @@ impl State {
             }
             StmtKind::Barrier { .. } => unreachable!("a thread at a barrier is not runnable"),
         };
-        let update = applied.map_err(|kind| Fault {
+        let fault = |kind| Fault {
             kind,
             thread: Some(tid),
             span: Some(stmt.span.clone()),
-        })?;
+        };
+        let update = applied.map_err(fault)?;
         info.reads = env.reads;
+        info.faults = env.faults.into_iter().map(fault).collect();
         Ok(Lane {
             thread,
             info,
@@ -1021,11 +1053,24 @@ fn s_array(
     value: &Expr,
 ) -> Result<Option<ArrayUpdate>, FaultKind> {
     let idx = eval_index(index, env)?;
-    let elem = env.elem(array, &idx)?;
+    // Going on past faults, the value's faults come first, as the statement computes it.
+    let checked = match env.go_on {
+        false => Some(env.elem(array, &idx)?),
+        true => None,
+    };
     let v = eval(value, env)?;
+    info.rule = Rule::SArray;
+    let elem = match checked.map_or_else(|| env.elem(array, &idx), Ok) {
+        Ok(elem) => elem,
+        Err(kind) => {
+            // Out of bounds: the write is dropped.
+            env.fault(kind)?;
+            advance(thread);
+            return Ok(None);
+        }
+    };
     let slot = base(env.launch, array) + elem.instance;
     let old = env.state.arrays[slot][elem.offset].clone();
-    info.rule = Rule::SArray;
     info.elem_change = Some((old, v.clone()));
     let update = ArrayUpdate::Store(slot, elem.offset, v);
     info.write = Some(elem);
@@ -1113,14 +1158,35 @@ fn s_atomic(
     result: Option<VarId>,
 ) -> Result<Option<ArrayUpdate>, FaultKind> {
     let idx = eval_index(index, env)?;
-    let elem = env.elem(array, &idx)?;
+    // Going on past faults, the operands' faults come first, as the statement computes them.
+    let checked = match env.go_on {
+        false => Some(env.elem(array, &idx)?),
+        true => None,
+    };
     let operands = args
         .iter()
         .map(|a| eval(a, env))
         .collect::<Result<Vec<Value>, _>>()?;
-    // The atomic reads its element (after its operands, as the fast executor checks).
-    env.defined(&elem)?;
     info.rule = Rule::SAtomic;
+    let elem = match checked.map_or_else(|| env.elem(array, &idx), Ok) {
+        Ok(elem) => elem,
+        Err(kind) => {
+            // Out of bounds: nothing is written; the result is the element type's zero.
+            env.fault(kind)?;
+            if let Some(var) = result {
+                let zero = env.undefined(array);
+                define(thread, var);
+                let prev = std::mem::replace(&mut thread.vars[var], zero.clone());
+                info.var_change = Some((var, prev, zero));
+            }
+            advance(thread);
+            return Ok(None);
+        }
+    };
+    // The atomic reads its element (after its operands, as the fast executor checks).
+    if let Err(kind) = env.defined(&elem) {
+        env.fault(kind)?;
+    }
     info.atomic = true;
     let update = ArrayUpdate::Atomic {
         slot: base(env.launch, array) + elem.instance,
@@ -1255,6 +1321,10 @@ struct ThreadEnv<'a> {
     t: usize,
     tid: ThreadId,
     reads: Vec<Elem>,
+    /// Go on past the faults that allow it.
+    go_on: bool,
+    /// The faults the step went on past.
+    faults: Vec<FaultKind>,
 }
 
 impl ThreadEnv<'_> {
@@ -1277,6 +1347,13 @@ impl ThreadEnv<'_> {
 }
 
 impl ThreadEnv<'_> {
+    /// What an out-of-bounds read of `array` gives when the execution goes on: the
+    /// element type's zero (the identity for `T`).
+    fn undefined(&self, array: ArrayId) -> Value {
+        let elem = self.launch.kernel.arrays[array].elem;
+        Value::default_of(elem, self.launch.monoid)
+    }
+
     /// An uninitialised read when `elem` is undefined ([`crate::undef`]).
     fn defined(&self, elem: &Elem) -> Result<(), FaultKind> {
         let slot = base(self.launch, elem.array) + elem.instance;
@@ -1292,12 +1369,19 @@ impl ThreadEnv<'_> {
 }
 
 impl Env for ThreadEnv<'_> {
-    fn var(&self, v: VarId) -> Result<Value, FaultKind> {
+    fn var(&mut self, v: VarId) -> Result<Value, FaultKind> {
         let thread = &self.state.threads[self.t];
         if thread.defined.get(v) == Some(&false) {
-            return Err(crate::undef::variable(&self.launch.kernel.vars[v].name));
+            self.fault(crate::undef::variable(&self.launch.kernel.vars[v].name))?;
         }
-        Ok(thread.vars[v].clone())
+        Ok(self.state.threads[self.t].vars[v].clone())
+    }
+    fn fault(&mut self, kind: FaultKind) -> Result<(), FaultKind> {
+        if self.go_on && kind.continues() {
+            self.faults.push(kind);
+            return Ok(());
+        }
+        Err(kind)
     }
     fn param(&self, p: ParamId) -> Value {
         self.launch.params[p].clone()
@@ -1309,8 +1393,16 @@ impl Env for ThreadEnv<'_> {
         self.launch.monoid
     }
     fn load(&mut self, array: ArrayId, idx: &[i64]) -> Result<Value, FaultKind> {
-        let elem = self.elem(array, idx)?;
-        self.defined(&elem)?;
+        let elem = match self.elem(array, idx) {
+            Ok(elem) => elem,
+            Err(kind) => {
+                self.fault(kind)?;
+                return Ok(self.undefined(array));
+            }
+        };
+        if let Err(kind) = self.defined(&elem) {
+            self.fault(kind)?;
+        }
         let v = self.state.arrays[base(self.launch, array) + elem.instance][elem.offset].clone();
         if !self.reads.contains(&elem) {
             self.reads.push(elem);

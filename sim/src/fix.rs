@@ -609,6 +609,7 @@ mod tests {
             inputs: Vec::new(),
             max_steps: None,
             uninit: Default::default(),
+            continue_after_faults: false,
         };
         // The barrier inside the `if` does not pass the check.
         let inside = gap(src.find("    }\n").unwrap(), "        barrier();\n");

@@ -9,6 +9,7 @@ use crate::schedule::{self, Infeasible, Schedule, Scheduler};
 use crate::text::{SourceText, Text};
 use interp::canonical::{self, Canonical, Engine};
 use interp::exec::Outcome;
+use interp::fault::Faults;
 use interp::reference::BarrierInfo;
 use interp::warp::{SimtCost, SimtCounts};
 use interp::{Access, AccessKind, Fault, Launch, Memory, Race, Value};
@@ -195,7 +196,12 @@ pub struct RunReport {
     pub schedule: Option<Schedule>,
     pub arrays: Arrays,
     pub races: Vec<RaceView>,
+    /// The fault that ended the execution (a step bound included), else the first fault
+    /// it went on past.
     pub fault: Option<Fault>,
+    /// Every fault, each (statement, kind) once with its count, in the order of first
+    /// occurrence (at most 100 listed).
+    pub faults: Faults,
     pub divergences: Vec<BarrierInfo>,
     /// Where a replayed schedule could not be followed.
     pub infeasible: Option<Infeasible>,
@@ -258,6 +264,7 @@ impl RunReport {
             arrays: Arrays::of(launch, e.memory),
             races: e.races.iter().map(|r| RaceView::of(launch, r)).collect(),
             fault: e.fault,
+            faults: e.faults,
             divergences: e.divergences,
             infeasible: None,
             clean,
@@ -283,6 +290,7 @@ impl RunReport {
             arrays: Arrays::of(launch, out.memory),
             races: out.races.iter().map(|r| RaceView::of(launch, r)).collect(),
             fault: out.fault,
+            faults: out.faults,
             divergences: out.divergences,
             infeasible,
             clean,
@@ -336,9 +344,7 @@ impl RunReport {
         for r in &self.races {
             s.push_str(&src.race(launch, &r.race, &[]));
         }
-        if let Some(f) = &self.fault {
-            s.push_str(&src.fault(launch, f));
-        }
+        s.push_str(&src.faults(launch, self.fault.as_ref(), &self.faults));
         for d in &self.divergences {
             s.push_str(&src.divergence(launch, d));
         }
@@ -394,7 +400,7 @@ pub fn simt_text(simt: &SimtCost) -> String {
 
 impl RunReport {
     /// The last record of `ksim trace --format json`:
-    /// `{"event": "end", "steps", "clean", "races", "fault"}`.
+    /// `{"event": "end", "steps", "clean", "races", "fault", "faults"}`.
     pub fn end_event(&self) -> String {
         let end = End {
             event: "end",
@@ -402,6 +408,7 @@ impl RunReport {
             clean: self.clean,
             races: &self.races,
             fault: &self.fault,
+            faults: &self.faults,
         };
         serde_json::to_value(end).expect("JSON").to_string()
     }
@@ -415,6 +422,7 @@ pub(crate) struct End<'a> {
     clean: bool,
     races: &'a [RaceView],
     fault: &'a Option<Fault>,
+    faults: &'a Faults,
 }
 
 fn join(values: &[Value]) -> String {
@@ -471,7 +479,11 @@ pub struct RacesReport {
     /// Whether the kernel uses atomics.
     pub atomics: bool,
     pub races: Vec<CountedRace>,
+    /// The fault that ended the execution (a step bound included), else the first fault
+    /// it went on past.
     pub fault: Option<Fault>,
+    /// Every fault, each (statement, kind) once with its count (at most 100 listed).
+    pub faults: Faults,
     pub divergences: Vec<BarrierInfo>,
     /// Under `--race-policy same-value`, when the canonical run met benign races only:
     /// what exploring every order decided.
@@ -515,6 +527,7 @@ pub fn check_races(launch: &Launch, jobs: usize) -> RacesReport {
             })
             .collect(),
         fault: e.fault.clone(),
+        faults: e.faults.clone(),
         divergences: e.divergences.clone(),
         other_orders: None,
     }
@@ -608,9 +621,7 @@ impl RacesReport {
             }
             err.push_str(&src.race(launch, &r.race.race, &notes));
         }
-        if let Some(f) = &self.fault {
-            err.push_str(&src.fault(launch, f));
-        }
+        err.push_str(&src.faults(launch, self.fault.as_ref(), &self.faults));
         for d in &self.divergences {
             err.push_str(&src.divergence(launch, d));
         }
@@ -640,7 +651,13 @@ impl RacesReport {
             (Some(f), _, _) if matches!(f.kind, interp::fault::FaultKind::StepBound { .. }) => {
                 format!("no verdict: non-terminating (no end within the step bound; {summary})")
             }
-            (Some(_), _, _) => format!("no verdict: the execution faulted ({summary})"),
+            (Some(f), _, _) if !f.kind.continues() || !launch.continue_after_faults => {
+                format!("no verdict: the execution faulted ({summary})")
+            }
+            (Some(_), harmful, _) => format!(
+                "no verdict: the execution faulted and went on past the faults, with {harmful} \
+                 harmful race(s) ({summary})"
+            ),
             (None, 0, 0) if self.atomics => format!(
                 "no race in the canonical execution; the kernel uses atomics, so other schedules \
                  may take other paths: `ksim explore --exhaustive` checks them all ({summary})"

@@ -157,6 +157,10 @@ pub struct LaunchSpec {
     /// What memory nothing wrote held (`--uninit`; absent: `zero`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub uninit: interp::Uninit,
+    /// The run went on past faults (absent: it stopped at the first, as before
+    /// `--stop-at-first-fault` existed).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub continue_after_faults: bool,
 }
 
 fn is_zero(u: &interp::Uninit) -> bool {
@@ -188,6 +192,7 @@ impl LaunchSpec {
             atomicity: Atomicity::Statement,
             warp_size: None,
             uninit: o.uninit,
+            continue_after_faults: o.continue_after_faults,
         }
     }
 
@@ -203,6 +208,7 @@ impl LaunchSpec {
             inputs: self.inputs.clone(),
             max_steps: Some(self.max_steps),
             uninit: self.uninit,
+            continue_after_faults: self.continue_after_faults,
         })
     }
 }
@@ -528,6 +534,7 @@ mod tests {
                 atomicity: Atomicity::Statement,
                 warp_size: None,
                 uninit: interp::Uninit::Zero,
+                continue_after_faults: false,
             },
             resolved: serde_json::Value::Null,
             race: serde_json::Value::Null,

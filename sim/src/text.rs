@@ -2,6 +2,7 @@
 //! diagnostic against the kernel's source, a divergent barrier as one line, an element by
 //! name. The CLI prints what these return; nothing here writes to a terminal.
 
+use interp::fault::Faults;
 use interp::reference::BarrierInfo;
 use interp::{AccessKind, Fault, Launch, Race, ThreadId};
 use lang::diag::Diagnostic;
@@ -207,6 +208,47 @@ impl SourceText<'_> {
             }
             None => format!("runtime fault: {fault}\n"),
         }
+    }
+
+    /// Every fault of an execution ([`interp::fault::Faults`]): each distinct one as
+    /// [`SourceText::fault`] shows it, with its count when it happened more than once,
+    /// then the ones beyond the cap and a summary when the run went on past faults.
+    /// Without any, the fault `fault` alone (a report from before fault lists).
+    pub fn faults(&self, launch: &Launch, fault: Option<&Fault>, faults: &Faults) -> String {
+        if faults.is_empty() {
+            return fault.map(|f| self.fault(launch, f)).unwrap_or_default();
+        }
+        let mut s = String::new();
+        let mut occurrences = 0;
+        for f in &faults.list {
+            s.push_str(&self.fault(launch, &f.fault));
+            occurrences += f.count;
+            if f.count > 1 {
+                s.push_str(&format!(
+                    "  = {} times in this execution (the first shown)\n",
+                    f.count
+                ));
+            }
+        }
+        if faults.unlisted > 0 {
+            s.push_str(&format!(
+                "{} more distinct fault(s) not listed: at most {} are\n",
+                faults.unlisted,
+                Faults::CAP
+            ));
+        }
+        if faults.list.len() > 1 || occurrences > 1 || faults.unlisted > 0 {
+            let ended = fault.filter(|f| !f.kind.continues() || !launch.continue_after_faults);
+            let how = match ended {
+                Some(f) => format!("the execution ended at: {}", f.kind),
+                None => "the execution went on past them".to_string(),
+            };
+            s.push_str(&format!(
+                "{} distinct fault(s), {occurrences} occurrence(s) listed; {how}\n",
+                faults.list.len() as u64 + faults.unlisted
+            ));
+        }
+        s
     }
 
     /// A divergent barrier: each `barrier` statement waited at highlighted with its

@@ -99,6 +99,14 @@ pub struct LaunchArgs {
     /// Reports keep it for replay.
     #[arg(long, value_name = "MODE", value_parser = interp::Uninit::parse)]
     pub uninit: Option<interp::Uninit>,
+    /// End the run at its first runtime fault. By default a run goes on past the faults
+    /// that allow it, as Oclgrind does, and reports each (statement, kind) once with its
+    /// count: an out-of-bounds read gives zero (the identity for `T`), an out-of-bounds
+    /// write is dropped, an uninitialised read gives what the memory holds, a division by
+    /// zero or a shift count out of range gives zero. A step bound or a false annotation
+    /// always ends the run; `explore` ends each execution at its first fault.
+    #[arg(long)]
+    pub stop_at_first_fault: bool,
 }
 
 /// `--race-policy`, `--atomicity` and `--warp-size`, for the commands that judge races of
@@ -358,6 +366,7 @@ impl LaunchArgs {
             max_steps: self.max_steps,
             // `.ksim`'s documented zero start, for teaching.
             uninit: self.uninit.unwrap_or(interp::Uninit::Zero),
+            continue_after_faults: !self.stop_at_first_fault,
         })
     }
 

@@ -128,7 +128,10 @@ fn catch_ctrl_c() {
 }
 
 pub fn explore(args: &ExploreArgs) -> CmdResult {
-    let (src, launch) = args.policy.launch(&args.launch)?;
+    let (src, mut launch) = args.policy.launch(&args.launch)?;
+    // Each execution ends at its first fault: going on past faults in every schedule
+    // would multiply the executions to explore.
+    launch.continue_after_faults = false;
     if args.jobs == 0 {
         return Err(Failure::usage("--jobs must be at least 1"));
     }
@@ -351,6 +354,7 @@ pub fn write_report(
     let mut spec = LaunchSpec::from_options(options, launch.max_steps, launch.race_policy);
     spec.atomicity = launch.atomicity;
     spec.warp_size = launch.warp_size;
+    spec.continue_after_faults = launch.continue_after_faults;
     let rep = RaceReport::new(src.view(), recorded.clone(), launch, spec, r, found_by, dir);
     let path = dir.join(rep.file_name_for(src.view()));
     match files::write_atomic(&path, rep.to_json().as_bytes()) {
@@ -429,6 +433,7 @@ fn launch_args(
         monoid: rep.launch.monoid.parse().map_err(bad)?,
         max_steps: Some(rep.launch.max_steps),
         uninit: Some(rep.launch.uninit),
+        stop_at_first_fault: !rep.launch.continue_after_faults,
     })
 }
 

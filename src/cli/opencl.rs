@@ -379,5 +379,6 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
         max_steps: args.max_steps,
         // A device leaves memory nothing wrote undefined.
         uninit: args.uninit.unwrap_or(interp::Uninit::Check),
+        continue_after_faults: !args.stop_at_first_fault,
     })
 }

@@ -53,7 +53,9 @@ Figure 7 (kernel state (σ_A, K), K(t) = (σ_v, ss) per thread t):
 ksim applies K-BARRIER per work-group, as soon as it is enabled.";
 
 pub fn step(args: &StepArgs) -> CmdResult {
-    let (src, launch) = args.launch.launch()?;
+    let (src, mut launch) = args.launch.launch()?;
+    // Stepping by hand ends at the first fault (`back` undoes it).
+    launch.continue_after_faults = false;
     sim::step_view::check_size(&launch).map_err(Failure::usage)?;
     let mut stepper = Stepper::new(&launch);
     let mut session = Session {

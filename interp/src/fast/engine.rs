@@ -4,11 +4,11 @@
 
 use super::batch::{exec_batch, Batch, W};
 use super::compile::{Inst, Program};
-use super::exec::{exec, ArrView, Exit, Plain, Who};
+use super::exec::{exec, ArrView, Exit, FaultLog, Plain, Who};
 use super::repr::{decode, encode};
 use super::shadow::{validate, Exact, ReadRec, Spec, Tracker, UndoRec};
 use super::{FastOptions, FastOutcome, RaceCount, Unsupported};
-use crate::fault::{Fault, FaultKind, ThreadId};
+use crate::fault::{Fault, FaultKind, Faults, ThreadId};
 use crate::launch::{Launch, Memory};
 use crate::race::Epochs;
 use crate::reference::{divergence, BarrierInfo, DivergenceSide};
@@ -112,6 +112,19 @@ pub(crate) struct Engine<'a> {
     threads_in_pool: usize,
     /// Per-chunk scratch, reused across intervals.
     scratch: Vec<Scratch>,
+    /// Every fault so far ([`crate::exec::Outcome::faults`]).
+    pub(super) faults: Faults,
+    /// Per array, what an out-of-bounds read gives ([`ArrView::zero`]).
+    zeros: Vec<u64>,
+}
+
+/// The fault `kind` of thread `who` at `site`.
+pub(super) fn located(prog: &Program, kind: FaultKind, site: u32, who: ThreadId) -> Fault {
+    Fault {
+        kind,
+        thread: Some(who),
+        span: Some(prog.spans[prog.sites[site as usize].stmt as usize].clone()),
+    }
 }
 
 impl<'a> Engine<'a> {
@@ -188,6 +201,9 @@ impl<'a> Engine<'a> {
                 }
             })
             .collect();
+        let zeros = (0..narr)
+            .map(|a| super::compile::default_slot(k.arrays[a].elem, launch.monoid))
+            .collect::<Result<Vec<u64>, _>>()?;
         Ok(Engine {
             launch,
             prog,
@@ -205,6 +221,8 @@ impl<'a> Engine<'a> {
             stride: 1 + prog.nvars,
             threads_in_pool,
             scratch: Vec::new(),
+            faults: Faults::default(),
+            zeros,
         })
     }
 
@@ -268,6 +286,7 @@ impl<'a> Engine<'a> {
                     local: k.arrays[a].space == Space::Local,
                     cross,
                     def: &self.def[a],
+                    zero: self.zeros[a],
                 }
             })
             .collect()
@@ -368,6 +387,7 @@ impl<'a> Engine<'a> {
                     }
                     Interval::Stop(f, steps) => {
                         self.steps = steps;
+                        self.faults.record(f.clone());
                         fault = Some(f);
                         break 'groups;
                     }
@@ -387,7 +407,8 @@ impl<'a> Engine<'a> {
         Ok(FastOutcome {
             memory,
             races,
-            fault,
+            fault: fault.or_else(|| self.faults.first().cloned()),
+            faults: self.faults,
             divergences,
             intervals: self.intervals,
             steps: self.steps,
@@ -465,6 +486,8 @@ impl<'a> Engine<'a> {
             self.tracker();
         }
         let mut tracker = self.tracker.take();
+        let mut faults = std::mem::take(&mut self.faults);
+        let mut log = self.launch.continue_after_faults.then(FaultLog::new);
         let res = {
             let views = self.views(g);
             let mut regs = self.new_regs(g);
@@ -493,7 +516,14 @@ impl<'a> Engine<'a> {
                         xconflict: false,
                     };
                     let e = exec(
-                        self.prog, &views, &mut regs, &mut pc, &mut steps, budget, &mut pol,
+                        self.prog,
+                        &views,
+                        &mut regs,
+                        &mut pc,
+                        &mut steps,
+                        budget,
+                        &mut pol,
+                        log.as_mut(),
                     );
                     if pol.xconflict {
                         out = Some(Interval::Restart);
@@ -502,9 +532,29 @@ impl<'a> Engine<'a> {
                     e
                 } else {
                     exec(
-                        self.prog, &views, &mut regs, &mut pc, &mut steps, budget, &mut Plain,
+                        self.prog,
+                        &views,
+                        &mut regs,
+                        &mut pc,
+                        &mut steps,
+                        budget,
+                        &mut Plain,
+                        log.as_mut(),
                     )
                 };
+                if let Some(log) = log.as_mut() {
+                    if let Exit::Fault { site, .. } = exit {
+                        // The step that ends the execution is undone, with the faults it
+                        // went on past (as the reference semantics undoes it).
+                        let at =
+                            steps.wrapping_add(self.prog.sites[site as usize].pre as i64 as u64);
+                        log.retain(|f| f.2 != at);
+                    }
+                    let who = ThreadId { group: g, local: t };
+                    for (kind, site, _) in log.drain(..) {
+                        faults.record(located(self.prog, kind, site, who));
+                    }
+                }
                 match exit {
                     Exit::Barrier => {
                         st[0] = pc as u64;
@@ -539,6 +589,7 @@ impl<'a> Engine<'a> {
             t.end_interval();
         }
         self.tracker = tracker;
+        self.faults = faults;
         res
     }
 

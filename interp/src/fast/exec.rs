@@ -34,6 +34,9 @@ pub(crate) struct ArrView<'a> {
     /// by `abs_base + offset`), set once the element is defined; empty when the array
     /// starts defined or the check is off ([`crate::undef`]).
     pub def: &'a [AtomicU64],
+    /// What an out-of-bounds read gives when the run goes on past it: the element type's
+    /// zero (the identity for `T`), encoded.
+    pub zero: u64,
 }
 
 impl ArrView<'_> {
@@ -233,10 +236,17 @@ fn oob(view: &ArrView, index: Vec<i64>) -> FaultKind {
     }
 }
 
+/// The faults a thread went on past, in order: each kind with its site and the thread's
+/// step (in the interval) that met it.
+pub(crate) type FaultLog = Vec<(FaultKind, u32, u64)>;
+
 /// Runs one thread. `regs` holds its variables, constants and builtins; `pc` and `steps`
 /// are updated in place (`steps`: statements executed in this interval; a run's statements
 /// are added when the run ends). `budget`: the most steps the thread may execute.
+/// `log`: where a fault that allows it ([`FaultKind::continues`]) is recorded, the thread
+/// going on as the reference semantics does; `None`: every fault ends the run.
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn exec<P: Policy>(
     prog: &Program,
     views: &[ArrView],
@@ -245,6 +255,7 @@ pub(crate) fn exec<P: Policy>(
     steps_io: &mut u64,
     budget: u64,
     pol: &mut P,
+    mut log: Option<&mut FaultLog>,
 ) -> Exit {
     debug_assert!(regs.len() >= prog.nregs);
     let code = &prog.code[..];
@@ -260,32 +271,41 @@ pub(crate) fn exec<P: Policy>(
     }
     let mut pc = *pc_io as usize;
     let mut steps = *steps_io;
+    // A fault at `site`: recorded when it allows going on (the caller then goes on),
+    // else the end of the run.
     macro_rules! fault {
         ($site:expr, $kind:expr) => {{
             let mut site = $site;
-            *pc_io = pc as u32;
-            *steps_io = steps;
             let s = &sites[site as usize];
             if (steps as i64 + s.pre as i64 + 1) as u64 > budget {
+                *pc_io = pc as u32;
+                *steps_io = steps;
                 return Exit::Budget;
             }
-            // Inside a store's value: the store's element is checked first (S-ARRAY).
-            let mut kind = None;
-            if s.guard != NO_SITE {
-                let g = &sites[s.guard as usize];
-                let view = &views[g.arr as usize];
-                let index: Vec<i64> = (0..g.nidx as usize)
-                    .map(|k| idx(r!(g.regs[k]), g.signed[k]))
-                    .collect();
-                if crate::eval::offset(&index, view.dims).is_none() {
-                    kind = Some(oob(view, index));
-                    site = s.guard;
+            let mut kind: FaultKind = $kind;
+            match log.as_deref_mut() {
+                Some(log) if kind.continues() => {
+                    log.push((kind, site, (steps as i64 + s.pre as i64) as u64))
+                }
+                _ => {
+                    *pc_io = pc as u32;
+                    *steps_io = steps;
+                    // Inside a store's value: the store's element is checked first
+                    // (S-ARRAY).
+                    if s.guard != NO_SITE {
+                        let g = &sites[s.guard as usize];
+                        let view = &views[g.arr as usize];
+                        let index: Vec<i64> = (0..g.nidx as usize)
+                            .map(|k| idx(r!(g.regs[k]), g.signed[k]))
+                            .collect();
+                        if crate::eval::offset(&index, view.dims).is_none() {
+                            kind = oob(view, index);
+                            site = s.guard;
+                        }
+                    }
+                    return Exit::Fault { kind, site };
                 }
             }
-            return Exit::Fault {
-                kind: kind.unwrap_or_else(|| $kind),
-                site,
-            };
         }};
     }
     macro_rules! jump {
@@ -328,6 +348,8 @@ pub(crate) fn exec<P: Policy>(
                             dividend: Value::Int(x).to_string()
                         }
                     );
+                    r!(d) = 0;
+                    continue;
                 }
                 let v = if matches!(inst, Inst::DivI { .. }) {
                     x.wrapping_div(y)
@@ -345,6 +367,8 @@ pub(crate) fn exec<P: Policy>(
                             dividend: Value::Uint(x).to_string()
                         }
                     );
+                    r!(d) = 0;
+                    continue;
                 }
                 let v = if matches!(inst, Inst::DivU { .. }) {
                     x / y
@@ -357,6 +381,8 @@ pub(crate) fn exec<P: Policy>(
                 let (x, y) = (r!(a) as u32 as i32, r!(b) as u32 as i32);
                 if !(0..32).contains(&y) {
                     fault!(site, FaultKind::ShiftRange { count: y as i64 });
+                    r!(d) = 0;
+                    continue;
                 }
                 let v = if matches!(inst, Inst::ShlI { .. }) {
                     x << y
@@ -369,6 +395,8 @@ pub(crate) fn exec<P: Policy>(
                 let (x, y) = (r!(a) as u32, r!(b) as u32);
                 if y >= 32 {
                     fault!(site, FaultKind::ShiftRange { count: y as i64 });
+                    r!(d) = 0;
+                    continue;
                 }
                 let v = if matches!(inst, Inst::ShlU { .. }) {
                     x << y
@@ -449,13 +477,16 @@ pub(crate) fn exec<P: Policy>(
                 site,
             } => match wide_binary(op, r, r!(a), r!(b)) {
                 Ok(v) => r!(d) = v,
-                Err(OpError::DivisionByZero) => fault!(
-                    site,
-                    FaultKind::DivisionByZero {
-                        dividend: r.decode(r!(a)).to_string()
-                    }
-                ),
-                Err(OpError::ShiftRange(count)) => fault!(site, FaultKind::ShiftRange { count }),
+                Err(err) => {
+                    let kind = match err {
+                        OpError::DivisionByZero => FaultKind::DivisionByZero {
+                            dividend: r.decode(r!(a)).to_string(),
+                        },
+                        OpError::ShiftRange(count) => FaultKind::ShiftRange { count },
+                    };
+                    fault!(site, kind);
+                    r!(d) = 0;
+                }
             },
             Inst::Log2 { d, a, signed, to } => {
                 let v = idx(r!(a), signed);
@@ -496,6 +527,8 @@ pub(crate) fn exec<P: Policy>(
                 let x = idx(r!(i), s.signed[0]);
                 if x < 0 || x as u64 >= view.mem.len() as u64 {
                     fault!(site, oob(view, vec![x]));
+                    r!(d) = view.zero;
+                    continue;
                 }
                 if !view.defined(x as usize) {
                     fault!(site, undef(view, x as usize));
@@ -511,6 +544,8 @@ pub(crate) fn exec<P: Policy>(
                 let x = idx(r!(i), s.signed[0]);
                 if x < 0 || x as u64 >= view.mem.len() as u64 {
                     fault!(site, oob(view, vec![x]));
+                    r!(d) = view.zero;
+                    continue;
                 }
                 if !view.defined(x as usize) {
                     fault!(site, undef(view, x as usize));
@@ -524,6 +559,8 @@ pub(crate) fn exec<P: Policy>(
                 let (d0, d1) = (view.dims[0] as u64, view.dims[1] as u64);
                 if x < 0 || x as u64 >= d0 || y < 0 || y as u64 >= d1 {
                     fault!(site, oob(view, vec![x, y]));
+                    r!(d) = view.zero;
+                    continue;
                 }
                 let off = x as usize * d1 as usize + y as usize;
                 if !view.defined(off) {
@@ -561,6 +598,8 @@ pub(crate) fn exec<P: Policy>(
                 let (d0, d1) = (view.dims[0] as u64, view.dims[1] as u64);
                 if x < 0 || x as u64 >= d0 || y < 0 || y as u64 >= d1 {
                     fault!(site, oob(view, vec![x, y]));
+                    r!(d) = view.zero;
+                    continue;
                 }
                 let off = x as usize * d1 as usize + y as usize;
                 if !view.defined(off) {
@@ -577,6 +616,7 @@ pub(crate) fn exec<P: Policy>(
                 let x = idx(r!(i), s.signed[0]);
                 if x < 0 || x as u64 >= view.mem.len() as u64 {
                     fault!(site, oob(view, vec![x]));
+                    continue;
                 }
                 if pol.store(view, s, x as usize, r!(v), steps).is_err() {
                     return Exit::Stop;
@@ -590,6 +630,7 @@ pub(crate) fn exec<P: Policy>(
                 let (d0, d1) = (view.dims[0] as u64, view.dims[1] as u64);
                 if x < 0 || x as u64 >= d0 || y < 0 || y as u64 >= d1 {
                     fault!(site, oob(view, vec![x, y]));
+                    continue;
                 }
                 let off = x as usize * d1 as usize + y as usize;
                 if pol.store(view, s, off, r!(v), steps).is_err() {
@@ -615,6 +656,8 @@ pub(crate) fn exec<P: Policy>(
                 let index = &index[..s.nidx as usize];
                 let Some(off) = crate::eval::offset(index, view.dims) else {
                     fault!(site, oob(view, index.to_vec()));
+                    r!(d) = view.zero;
+                    continue;
                 };
                 if !view.defined(off) {
                     fault!(site, undef(view, off));

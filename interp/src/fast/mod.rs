@@ -63,7 +63,11 @@
 //! budget in an interval is the remaining global budget, so an infinite loop ends the run.
 //! A runtime fault (out of bounds, division by zero, shift count) is the first one of `C`
 //! (lowest group, interval, `tid`, statement); races found before it are real; no claim is
-//! made about the rest. Memory after a fault or the step bound is unspecified.
+//! made about the rest. Memory after a fault or the step bound is unspecified. When the
+//! launch goes on past faults ([`Launch::continue_after_faults`]), the sequential paths
+//! record each fault that allows it and go on as the reference semantics does
+//! ([`crate::fault::FaultKind::continues`]); a speculative interval that meets a fault is
+//! run again sequentially, so the faults are found in canonical order.
 //!
 //! # How an interval is executed
 //!
@@ -210,7 +214,11 @@ pub struct FastOutcome {
     pub memory: Memory,
     /// Races in the order their first instance was found (empty unless tracked).
     pub races: Vec<RaceCount>,
+    /// The fault that ended the execution, else the first fault it went on past
+    /// ([`crate::exec::Outcome::fault`]).
     pub fault: Option<Fault>,
+    /// Every fault, each (statement, kind) once with its count.
+    pub faults: crate::fault::Faults,
     /// Barriers that fired without every thread of the group waiting at the same barrier
     /// statement, as the reference semantics reports them ([`crate::exec::Outcome`]).
     pub divergences: Vec<BarrierInfo>,

@@ -26,10 +26,10 @@
 
 use super::compile::{Inst, Program, Reg, Site};
 use super::engine::{Engine, DONE};
-use super::exec::{exec, ArrView, Exit, Policy, Rmw, Who};
+use super::exec::{exec, ArrView, Exit, FaultLog, Policy, Rmw, Who};
 use super::shadow::Tracker;
 use super::{FastOutcome, RaceCount, Unsupported};
-use crate::fault::{Fault, ThreadId};
+use crate::fault::{Fault, Faults, ThreadId};
 use crate::race::{AccessKind, Epochs};
 use crate::warp::{SimtCost, Warps};
 use std::sync::atomic::Ordering::Relaxed;
@@ -265,6 +265,7 @@ impl Engine<'_> {
                     ) {
                         Ok(waiting) => at_barrier += waiting,
                         Err(f) => {
+                            self.faults.record(f.clone());
                             fault = Some(f);
                             break 'groups;
                         }
@@ -292,7 +293,8 @@ impl Engine<'_> {
         FastOutcome {
             memory,
             races,
-            fault,
+            fault: fault.or_else(|| self.faults.first().cloned()),
+            faults: self.faults,
             divergences,
             intervals: self.intervals,
             steps: self.steps,
@@ -312,16 +314,26 @@ impl Engine<'_> {
         cost: &mut SimtCost,
     ) -> Result<usize, Fault> {
         let mut tracker = self.tracker.take();
+        let mut faults = std::mem::take(&mut self.faults);
         // Instructions so far in the execution (the engine's step counter).
         let mut count = self.steps;
-        let res = self.warp_steps(ctx, cur, sc, written_by, cost, &mut tracker, &mut count);
+        let res = self.warp_steps(
+            ctx,
+            cur,
+            sc,
+            written_by,
+            cost,
+            (&mut tracker, &mut faults),
+            &mut count,
+        );
         self.tracker = tracker;
+        self.faults = faults;
         self.steps = count;
         res
     }
 
-    /// [`Engine::warp_interval`] with the tracker and the step counter taken out of the
-    /// engine (the lanes' views borrow it).
+    /// [`Engine::warp_interval`] with the tracker, the faults and the step counter taken
+    /// out of the engine (the lanes' views borrow it).
     #[allow(clippy::too_many_arguments)]
     fn warp_steps(
         &self,
@@ -330,10 +342,11 @@ impl Engine<'_> {
         sc: &mut WarpScratch,
         written_by: &mut [Vec<u64>],
         cost: &mut SimtCost,
-        tracker: &mut Option<Tracker>,
+        (tracker, faults): (&mut Option<Tracker>, &mut Faults),
         count: &mut u64,
     ) -> Result<usize, Fault> {
         let prog = self.prog;
+        let mut log = self.launch.continue_after_faults.then(FaultLog::new);
         let s = self.stride;
         let nregs = prog.nregs;
         {
@@ -379,6 +392,9 @@ impl Engine<'_> {
                 sc.writes.clear();
                 sc.atomics.clear();
                 let mut went = 0u64;
+                // The faults the lanes went on past: counted once the instruction is
+                // done (a lane that stops the execution undoes the whole instruction).
+                let mut pending = Vec::new();
                 let mut m = active;
                 while m != 0 {
                     let lane = m.trailing_zeros() as usize;
@@ -405,7 +421,23 @@ impl Engine<'_> {
                     };
                     let regs = &mut sc.regs[lane * nregs..(lane + 1) * nregs];
                     let (mut pc, mut steps) = (pc + 1, 0u64);
-                    let exit = exec(prog, &views, regs, &mut pc, &mut steps, u64::MAX, &mut pol);
+                    let exit = exec(
+                        prog,
+                        &views,
+                        regs,
+                        &mut pc,
+                        &mut steps,
+                        u64::MAX,
+                        &mut pol,
+                        log.as_mut(),
+                    );
+                    if let Some(log) = log.as_mut() {
+                        let who = ThreadId {
+                            group: ctx.group,
+                            local: tid,
+                        };
+                        pending.extend(log.drain(..).map(|(kind, site, _)| (who, kind, site)));
+                    }
                     went |= (pol.went as u64) << lane;
                     sc.lanes[lane] = match exit {
                         Exit::Sync => Lane::Next(pc),
@@ -430,6 +462,9 @@ impl Engine<'_> {
                             unreachable!("no budget and no stopping policy in a warp")
                         }
                     };
+                }
+                for (who, kind, site) in pending {
+                    faults.record(super::engine::located(prog, kind, site, who));
                 }
                 for w in &sc.writes {
                     self.mem[w.arr as usize][w.abs].store(w.value, Relaxed);
@@ -503,6 +538,7 @@ fn settle(prog: &Program, views: &[ArrView], regs: &mut [u64], pc: u32) -> Lane 
         &mut steps,
         u64::MAX,
         &mut NoAccess,
+        None,
     ) {
         Exit::Sync => Lane::Next(pc),
         Exit::Barrier => Lane::Waiting(pc),
