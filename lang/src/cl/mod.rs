@@ -14,6 +14,7 @@ pub mod lower;
 pub mod ndrange;
 pub mod parse;
 pub mod pp;
+pub mod simbuild;
 pub mod simfile;
 
 use crate::ast::Span;
