@@ -132,16 +132,21 @@ pub fn load(args: &LaunchArgs, files: &dyn sim::replay::Files) -> Result<Loaded,
         .zip(params.iter().cloned())
         .filter(|(a, _)| matches!(a.kind, simfile::ArgKind::Buffer { dump: true, .. }))
         .map(|(arg, param)| {
-            let array = c
-                .info
-                .buffers
-                .iter()
-                .find(|b| b.name == arg.name)
-                .map(|b| b.array.clone())
-                .expect("a dumped buffer is a kernel buffer");
-            Dump { arg, param, array }
+            // A buffer of structs is a buffer per member in ksim (`lang::cl::simstruct`).
+            let Some(b) = c.info.buffers.iter().find(|b| b.name == arg.name) else {
+                return Err(fail(lang::diag::Diagnostic::new(
+                    format!(
+                        "not supported yet: `dump` of `{}`, a buffer of `{}`",
+                        arg.name,
+                        param.base.name()
+                    ),
+                    arg.span.clone(),
+                )));
+            };
+            let array = b.array.clone();
+            Ok(Dump { arg, param, array })
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     let notes = build_notes + &super::opencl::notes(&src, &c.info);
     Ok(Loaded {
         src,

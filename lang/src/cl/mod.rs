@@ -16,6 +16,7 @@ pub mod parse;
 pub mod pp;
 pub mod simbuild;
 pub mod simfile;
+pub mod simstruct;
 
 use crate::ast::Span;
 use crate::diag::Diagnostic;
