@@ -155,3 +155,23 @@ fn vectors_and_structs_by_value_are_their_bytes() {
         text(&o)
     );
 }
+
+#[test]
+fn check_loads_and_validates_the_launch_of_a_sim_file() {
+    let o = ksim(&["check", "tests/kernels/reverse_scale.sim"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("kernel `reverse_scale` of tests/kernels/reverse_scale.cl, 2 groups of 4 work-items (8)"),
+        "{}",
+        text(&o)
+    );
+    // A launch that does not bind (an argument missing) is a usage error in the file.
+    let sim = files(
+        "check-bad",
+        SCALE,
+        "# build: -DN=2\nkernel.cl\nk\n4 1 1\n2 1 1\n",
+    );
+    let o = ksim(&["check", s(&sim)]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("unexpected end of file"), "{}", text(&o));
+}
