@@ -1146,15 +1146,11 @@ fn scalar_members(
     for m in members {
         for l in 0..m.lanes {
             let mut name = a.name.clone();
-            for part in [
-                m.path.clone(),
-                (m.lanes > 1)
-                    .then(|| simstruct::component(l, m.lanes))
-                    .unwrap_or_default(),
-            ] {
-                if !part.is_empty() {
-                    name = format!("{name}.{part}");
-                }
+            if !m.path.is_empty() {
+                name = format!("{name}.{}", m.path);
+            }
+            if m.lanes > 1 {
+                name = format!("{name}.{}", simstruct::component(l, m.lanes));
             }
             let Some(s) = info.scalars.iter().find(|s| s.name == name) else {
                 continue;
