@@ -12,7 +12,7 @@ use std::path::Path;
 
 /// Measured with `cargo run --release --example conformance -- ../shared/corpora/gpuverify-opencl`.
 const LOADED_AT_LEAST: usize = 465;
-const AGREE_AT_LEAST: usize = 404;
+const AGREE_AT_LEAST: usize = 413;
 
 #[test]
 fn gpuverify_corpus_loads_agrees_and_has_no_class_a() {
@@ -48,4 +48,28 @@ fn gpuverify_corpus_loads_agrees_and_has_no_class_a() {
         "EXCEPTIONS entries that classify no disagreement (remove them):\n{}",
         stale.join("\n")
     );
+}
+
+#[test]
+fn a_work_group_size_the_header_fixes_is_run_as_it_is() {
+    let h = runner::header("//pass\n//--local_size=256 --num_groups=8\n").unwrap();
+    assert_eq!(runner::launch(&h).unwrap(), (vec![256], vec![4]));
+    let h = runner::header("//pass\n//--local_size=* --num_groups=8\n").unwrap();
+    assert_eq!(
+        runner::launch(&h).unwrap().0,
+        vec![128],
+        "an open size is scaled"
+    );
+    let h = runner::header("//pass\n//--local_size=512,512,512 --num_groups=2\n").unwrap();
+    assert_eq!(
+        runner::launch(&h).unwrap().0,
+        vec![128, 1, 1],
+        "a launch beyond 2^16 work-items is scaled"
+    );
+    let h = runner::header(
+        "//pass\n//--local_size=64 --num_groups=2\n\
+         __kernel __attribute__((reqd_work_group_size(16, 1, 1))) void k() {}\n",
+    )
+    .unwrap();
+    assert_eq!(runner::launch(&h).unwrap().0, vec![16]);
 }

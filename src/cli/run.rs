@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The kernel source: `.ksim`, or OpenCL C (`.cl`).
+    /// The kernel source: `.ksim`, OpenCL C (`.cl`), or an Oclgrind simulator file
+    /// (`.sim`), whose launch is loaded and checked too.
     pub file: PathBuf,
     /// Also print the desugared core form (Figure 4 plus barrier).
     #[arg(long)]
@@ -25,6 +26,9 @@ pub struct CheckArgs {
 pub fn check(args: &CheckArgs) -> CmdResult {
     if super::opencl::is_cl(&args.file) {
         return check_cl(args);
+    }
+    if super::simfile::is_sim(&args.file) {
+        return check_sim(args);
     }
     if !args.define.is_empty() || args.cl.kernel.is_some() || !args.cl.include.is_empty() {
         return Err(Failure::usage(
@@ -55,6 +59,59 @@ fn check_cl(args: &CheckArgs) -> CmdResult {
     print!("{}", super::opencl::notes(&src, &c.info));
     if args.core {
         print!("{}", lang::print_core::print_core(&c.kernel));
+    }
+    Ok(EXIT_OK)
+}
+
+/// `ksim check X.sim`: the program, its kernel and the whole launch the file gives (its
+/// arguments read and bound, the NDRange checked), without running it.
+fn check_sim(args: &CheckArgs) -> CmdResult {
+    if args.cl.kernel.is_some() {
+        return Err(Failure::usage("--kernel: a `.sim` file names its kernel"));
+    }
+    let launch = LaunchArgs {
+        file: args.file.clone(),
+        define: args.define.clone(),
+        cl: ClArgs {
+            kernel: None,
+            include: args.cl.include.clone(),
+        },
+        groups: None,
+        local_size: None,
+        global: None,
+        local: None,
+        arg: Vec::new(),
+        input: Vec::new(),
+        monoid: "int-add".parse().map_err(Failure::usage)?,
+        max_steps: None,
+        uninit: None,
+    };
+    let l = super::simfile::load(&launch, &sim::replay::Disk)?;
+    let bound = Launch::new(l.kernel.clone(), &l.opts)
+        .map_err(|e| Failure::usage(format!("{}: the launch: {}", args.file.display(), e.0)))?;
+    // The dimensions the launch uses (trailing 1s of both left out).
+    let n = (0..3)
+        .rposition(|d| bound.group_dims[d] != 1 || bound.local_dims[d] != 1)
+        .map_or(1, |d| d + 1);
+    let dims = |d: &[usize; 3]| {
+        d[..n]
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(" x ")
+    };
+    println!(
+        "{}: kernel `{}` of {}, {} groups of {} work-items ({}), launch loads and is well-typed",
+        args.file.display(),
+        l.info.name,
+        l.program.display(),
+        dims(&bound.group_dims),
+        dims(&bound.local_dims),
+        bound.threads()
+    );
+    print!("{}", l.notes);
+    if args.core {
+        print!("{}", lang::print_core::print_core(&l.kernel));
     }
     Ok(EXIT_OK)
 }

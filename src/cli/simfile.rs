@@ -7,7 +7,7 @@ use super::common::{Failure, LaunchArgs, Source};
 use interp::launch::LaunchOptions;
 use interp::Value;
 use lang::cl::simfile::{self, ArgInfo, Num, SimArg, SimParser};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Whether a kernel file is an Oclgrind simulator file (by extension).
@@ -39,7 +39,8 @@ pub struct Loaded {
 
 /// Reads the `.sim` file of `args` (and its program, through `files`), compiles its program
 /// and binds its launch. The file gives the kernel and the whole launch, so the launch
-/// flags are refused with it; `-D` and `-I` go to the program's build.
+/// flags are refused with it; `-D` and `-I` go to the program's build, and without them
+/// the file's `# build:` options do.
 pub fn load(args: &LaunchArgs, files: &dyn sim::replay::Files) -> Result<Loaded, Failure> {
     let flags = [
         (args.cl.kernel.is_some(), "--kernel"),
@@ -82,11 +83,12 @@ pub fn load(args: &LaunchArgs, files: &dyn sim::replay::Files) -> Result<Loaded,
         }
         Ok(_) => {}
     }
+    let (define, include, build_notes) = build_options(args, &sim, dir).map_err(fail)?;
     let mut params = Vec::new();
     let (src, c, _) = super::opencl::load_cl_unit(
         &program,
-        &args.define,
-        &args.cl.include,
+        &define,
+        &include,
         &mut |unit| {
             let name = &header.kernel.text;
             params = simfile::kernel_args(unit, name).ok_or_else(|| {
@@ -130,17 +132,22 @@ pub fn load(args: &LaunchArgs, files: &dyn sim::replay::Files) -> Result<Loaded,
         .zip(params.iter().cloned())
         .filter(|(a, _)| matches!(a.kind, simfile::ArgKind::Buffer { dump: true, .. }))
         .map(|(arg, param)| {
-            let array = c
-                .info
-                .buffers
-                .iter()
-                .find(|b| b.name == arg.name)
-                .map(|b| b.array.clone())
-                .expect("a dumped buffer is a kernel buffer");
-            Dump { arg, param, array }
+            // A buffer of structs is a buffer per member in ksim (`lang::cl::simstruct`).
+            let Some(b) = c.info.buffers.iter().find(|b| b.name == arg.name) else {
+                return Err(fail(lang::diag::Diagnostic::new(
+                    format!(
+                        "not supported yet: `dump` of `{}`, a buffer of `{}`",
+                        arg.name,
+                        param.base.name()
+                    ),
+                    arg.span.clone(),
+                )));
+            };
+            let array = b.array.clone();
+            Ok(Dump { arg, param, array })
         })
-        .collect();
-    let notes = super::opencl::notes(&src, &c.info);
+        .collect::<Result<_, _>>()?;
+    let notes = build_notes + &super::opencl::notes(&src, &c.info);
     Ok(Loaded {
         src,
         kernel: Arc::new(c.kernel),
@@ -151,6 +158,37 @@ pub fn load(args: &LaunchArgs, files: &dyn sim::replay::Files) -> Result<Loaded,
         params,
         info: c.info,
     })
+}
+
+/// The program's `-D` and `-I`: the command line's when it gives any, else those of the
+/// file's `# build:` comments (`-I` relative to the `.sim` file, as the program file is);
+/// with notes on the options not applied.
+#[allow(clippy::type_complexity)]
+fn build_options(
+    args: &LaunchArgs,
+    sim: &Source,
+    dir: &Path,
+) -> Result<(Vec<(String, Option<String>)>, Vec<PathBuf>, String), lang::diag::Diagnostic> {
+    let b = lang::cl::simbuild::build_options(&sim.text)?;
+    let mut notes = String::new();
+    if !args.define.is_empty() || !args.cl.include.is_empty() {
+        if let Some(span) = b.spans.first() {
+            notes += &format!(
+                "note: {}: the file's `# build:` options are not applied: the command line \
+                 gives -D or -I\n",
+                sim.location(span.start)
+            );
+        }
+        return Ok((args.define.clone(), args.cl.include.clone(), notes));
+    }
+    for (opt, span) in &b.ignored {
+        notes += &format!(
+            "note: {}: build option `{opt}` ignored (it changes nothing ksim computes)\n",
+            sim.location(span.start)
+        );
+    }
+    let include = b.include.iter().map(|d| dir.join(d)).collect();
+    Ok((b.defines, include, notes))
 }
 
 /// The launch memory limit (as `Launch::new` applies it) for the buffers of a file with

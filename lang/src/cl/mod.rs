@@ -14,7 +14,9 @@ pub mod lower;
 pub mod ndrange;
 pub mod parse;
 pub mod pp;
+pub mod simbuild;
 pub mod simfile;
+pub mod simstruct;
 
 use crate::ast::Span;
 use crate::diag::Diagnostic;

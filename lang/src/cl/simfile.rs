@@ -27,6 +27,7 @@
 
 use super::ast::{AddrSpace, Base, Unit};
 use super::lower::KernelInfo;
+use super::simstruct::{self, Layout, Member};
 use crate::ast::{Span, TypeName};
 use crate::diag::Diagnostic;
 
@@ -111,7 +112,7 @@ impl DataType {
 
     /// The data type of an OpenCL scalar type as it lies in memory (`size_t` is 8 bytes,
     /// as on Oclgrind's 64-bit device); `None` for types that are no number.
-    fn of_base(b: &Base) -> Option<DataType> {
+    pub(super) fn of_base(b: &Base) -> Option<DataType> {
         Some(match b {
             Base::Char { unsigned: false } => DataType::Char,
             Base::Char { unsigned: true } => DataType::Uchar,
@@ -177,6 +178,9 @@ pub struct ArgInfo {
     pub pointer: bool,
     /// The scalar type, or the pointee's type.
     pub base: Base,
+    /// For a struct type: its layout in the device's memory, or why a `.sim` file cannot
+    /// give its bytes ([`simstruct`](super::simstruct)).
+    pub layout: Option<Result<Layout, String>>,
 }
 
 impl ArgInfo {
@@ -212,6 +216,10 @@ pub fn kernel_args(unit: &Unit, name: &str) -> Option<Vec<ArgInfo>> {
                 },
                 pointer: !p.ty.pointers.is_empty(),
                 base: p.ty.base.clone(),
+                layout: match &p.ty.base {
+                    Base::Struct(tag) => Some(super::simstruct::layout(unit, tag)),
+                    _ => None,
+                },
             })
             .collect(),
     )
@@ -927,6 +935,23 @@ pub fn to_flags(
                 )
             })
         };
+        if let Some(layout) = &p.layout {
+            struct_flags(a, p, layout, info, &mut out)?;
+            continue;
+        }
+        if let (ArgKind::Scalar { bytes }, Base::Vector(e, n)) = (&a.kind, &p.base) {
+            let dt = DataType::of_base(e).expect("a vector of numbers");
+            let lanes = *n as usize;
+            let member = Member {
+                path: String::new(),
+                ty: dt,
+                lanes,
+                offset: 0,
+            };
+            let size = dt.size() * simstruct::slots(lanes);
+            scalar_members(a, &p.base.name(), size, bytes, &[member], info, &mut out)?;
+            continue;
+        }
         let Some(dt) = DataType::of_base(&p.base) else {
             return Err(Diagnostic::new(
                 format!(
@@ -1021,6 +1046,123 @@ pub fn to_flags(
         }
     }
     Ok(out)
+}
+
+/// A struct argument: a buffer (or `__local` memory) of structs as one input per member
+/// buffer `NAME.member`, the members' values cut out of each struct's bytes; a struct by
+/// value as one scalar per member.
+fn struct_flags(
+    a: &SimArg,
+    p: &ArgInfo,
+    layout: &Result<Layout, String>,
+    info: &KernelInfo,
+    out: &mut FlagLaunch,
+) -> Res<()> {
+    let err = |m: String| Diagnostic::new(m, a.span.clone());
+    let layout = layout.as_ref().map_err(|why| {
+        err(format!(
+            "parameter `{}` has type `{}`, whose bytes a .sim file cannot give: {why}",
+            a.name,
+            p.type_name()
+        ))
+    })?;
+    let (bytes, undef) = match &a.kind {
+        ArgKind::Buffer { bytes, noinit, .. } => (bytes.as_slice(), *noinit),
+        ArgKind::Local { size } => (&vec![0; *size][..], true),
+        ArgKind::Scalar { bytes } => {
+            return scalar_members(
+                a,
+                &p.base.name(),
+                layout.size,
+                bytes,
+                &layout.members,
+                info,
+                out,
+            )
+        }
+        ArgKind::Null => {
+            return Err(err(format!(
+                "a null buffer (`{}`) is not supported: ksim's buffers are arrays",
+                a.name
+            )))
+        }
+    };
+    if !bytes.len().is_multiple_of(layout.size) {
+        return Err(err(format!(
+            "{} bytes are not a whole number of `{}` ({} bytes each)",
+            bytes.len(),
+            p.base.name(),
+            layout.size
+        )));
+    }
+    let n = bytes.len() / layout.size;
+    for m in &layout.members {
+        let name = format!("{}.{}", a.name, m.path);
+        // A member the kernel never uses has no buffer.
+        let Some(b) = info.buffers.iter().find(|b| b.name == name) else {
+            continue;
+        };
+        let slots = simstruct::slots(m.lanes);
+        let spec = if undef {
+            format!("undef:{}", n * slots)
+        } else {
+            let mut values = Vec::with_capacity(n * slots);
+            for i in 0..n {
+                for l in 0..slots {
+                    let at = i * layout.size + m.offset + l * m.ty.size();
+                    let v = m.ty.decode(&bytes[at..at + m.ty.size()]);
+                    values.push(
+                        ksim_value(v, b.elem, m.ty)
+                            .map_err(|e| err(format!("argument `{name}`: {e}")))?,
+                    );
+                }
+            }
+            values.join(",")
+        };
+        out.inputs.push((name, spec));
+    }
+    Ok(())
+}
+
+/// A vector or struct passed by value: its `size` bytes as one scalar argument per
+/// component (`v.x`, `s.a`, `s.b.y`), as ksim's lowering names them.
+fn scalar_members(
+    a: &SimArg,
+    ty: &str,
+    size: usize,
+    bytes: &[u8],
+    members: &[Member],
+    info: &KernelInfo,
+    out: &mut FlagLaunch,
+) -> Res<()> {
+    let err = |m: String| Diagnostic::new(m, a.span.clone());
+    if bytes.len() != size {
+        return Err(err(format!(
+            "`{}` is a {size}-byte `{ty}`, but its header gives size={}",
+            a.name,
+            bytes.len()
+        )));
+    }
+    for m in members {
+        for l in 0..m.lanes {
+            let mut name = a.name.clone();
+            if !m.path.is_empty() {
+                name = format!("{name}.{}", m.path);
+            }
+            if m.lanes > 1 {
+                name = format!("{name}.{}", simstruct::component(l, m.lanes));
+            }
+            let Some(s) = info.scalars.iter().find(|s| s.name == name) else {
+                continue;
+            };
+            let at = m.offset + l * m.ty.size();
+            let v = m.ty.decode(&bytes[at..at + m.ty.size()]);
+            let v =
+                ksim_value(v, s.ty, m.ty).map_err(|e| err(format!("argument `{name}`: {e}")))?;
+            out.args.push((name, v));
+        }
+    }
+    Ok(())
 }
 
 /// `v` (of the OpenCL type `dt`) as ksim's launch text for its lowered type `ty`.
@@ -1153,6 +1295,7 @@ mod tests {
             space,
             pointer: true,
             base: Base::Int { unsigned: false },
+            layout: None,
         }
     }
 
@@ -1162,6 +1305,7 @@ mod tests {
             space: AddrSpace::Private,
             pointer: false,
             base,
+            layout: None,
         }
     }
 
