@@ -520,6 +520,10 @@ impl Converter<'_> {
                 let v = e.value.as_ref().and_then(|v| v.as_i64()).unwrap_or(0);
                 ExprKind::Char(v as u8 as i8 as i64)
             }
+            "CXXBoolLiteralExpr" => {
+                let v = e.value.as_ref().and_then(|v| v.as_bool()).unwrap_or(false);
+                ExprKind::Name(v.to_string())
+            }
             "StringLiteral" => {
                 let v = value();
                 ExprKind::Str(
