@@ -9,6 +9,7 @@ use super::json::{Loc, Node, SrcLoc};
 use super::types::{Typedef, Types};
 use crate::ast::{BinOp, Span, UnOp};
 use crate::cl::ast::*;
+use crate::cl::builtins;
 use crate::cl::parse::{deref_of, MAX_DEPTH};
 use crate::diag::Diagnostic;
 
@@ -279,9 +280,11 @@ impl Converter<'_> {
     }
 
     fn var(&mut self, d: &Node) -> Res<Decl> {
-        let span = self.span(d);
+        let whole = self.span(d);
         let name = self.ident(d);
-        let ty = self.ty_of(d, &span)?;
+        // From the name on, as the hand-written parser gave it (traces show `i = ...`).
+        let span = name.span.start.min(whole.end)..whole.end;
+        let ty = self.ty_of(d, &whole)?;
         let init = match d.inner.iter().find(|c| !c.kind.ends_with("Attr")) {
             Some(e) => Some(self.init(e)?),
             None => None,
@@ -472,10 +475,39 @@ impl Converter<'_> {
     fn expr(&mut self, e: &Node) -> Res<Expr> {
         let e = strip_implicit(e);
         let span = self.span(e);
+        if let Some(name) = self.known_macro(e) {
+            return Ok(Expr {
+                kind: ExprKind::Name(name),
+                span,
+            });
+        }
         self.enter(&span)?;
         let r = self.expr_inner(e, span);
         self.depth -= 1;
         r
+    }
+
+    /// The name of an OpenCL macro that the lowering knows by name (`CLK_LOCAL_MEM_FENCE`,
+    /// `INT_MAX`, ...) when `e` is its whole expansion from clang's header: kept as the
+    /// name, as the lowering reads fence arguments and sampler bits by name.
+    fn known_macro(&self, e: &Node) -> Option<String> {
+        let r = e.range.as_ref()?;
+        let (begin, end) = (
+            r.begin.expansion_loc.as_ref()?,
+            r.end.expansion_loc.as_ref()?,
+        );
+        let spelled = r.begin.spelling_loc.as_ref()?;
+        if begin.offset != end.offset
+            || begin.file != end.file
+            || self.spans.offset(spelled).is_some()
+        {
+            return None;
+        }
+        let name = self.spans.token(begin)?;
+        let known = builtins::constant(&name).is_some()
+            || builtins::fence_flag(&name).is_some()
+            || name.starts_with("CLK_");
+        known.then_some(name)
     }
 
     fn boxed(&mut self, e: &Node) -> Res<Box<Expr>> {
