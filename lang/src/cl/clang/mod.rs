@@ -49,8 +49,15 @@ pub fn parse_unit(
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    // A replayed report's folder may be gone: clang then runs elsewhere (its includes,
+    // which it reads from disk, are not found: a known gap of this front end).
+    let cwd = if dir.is_dir() {
+        dir.clone()
+    } else {
+        std::env::temp_dir()
+    };
     let mut cmd = Command::new(CLANG);
-    cmd.current_dir(&dir)
+    cmd.current_dir(&cwd)
         .args(["-x", "cl", "-cl-std=CL1.2", "-fsyntax-only", "-H", "-w"])
         .args(["-fno-color-diagnostics", "-fno-caret-diagnostics"])
         .args(["-Xclang", "-finclude-default-header"])
