@@ -154,3 +154,33 @@ fn a_missing_clang_names_the_package() {
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(t.contains("apt install clang-15"), "{t}");
 }
+
+/// `NULL` (clang's `((void*)0)`) and a GNU `noreturn` helper read as the hand-written front
+/// end reads them.
+#[test]
+fn null_and_noreturn_as_before() {
+    if !has_clang() {
+        return;
+    }
+    let d = common::tmp("clang-null");
+    std::fs::write(
+        d.join("k.cl"),
+        "void f(__global int *a) __attribute__ ((noreturn));\n\
+         kernel void k(global int *a) {\n  global int *p = a;\n  if (p != NULL) p[0] = 1;\n  \
+         if (get_global_id(0) == 9) f(a);\n}\n",
+    )
+    .unwrap();
+    let args = [
+        "run",
+        "k.cl",
+        "--global",
+        "4",
+        "--local",
+        "4",
+        "--input",
+        "a=zeros:4",
+    ];
+    let old = common::ksim_in(&d, &args);
+    let new = ksim_clang(&d, &args);
+    assert_eq!(common::text(&old), common::text(&new));
+}

@@ -249,7 +249,9 @@ impl Converter<'_> {
             .map_err(|m| Diagnostic::new(m, span.clone()))?;
         let mut params = Vec::new();
         let mut body = None;
-        let (mut is_kernel, mut noreturn) = (false, false);
+        let mut is_kernel = false;
+        // GNU `noreturn` is an attribute of the function's type.
+        let mut noreturn = text.contains("__attribute__((noreturn))");
         for c in &d.inner {
             match c.kind.as_str() {
                 "ParmVarDecl" => {
@@ -506,7 +508,8 @@ impl Converter<'_> {
         let name = self.spans.token(begin)?;
         let known = builtins::constant(&name).is_some()
             || builtins::fence_flag(&name).is_some()
-            || name.starts_with("CLK_");
+            || name.starts_with("CLK_")
+            || name == "NULL";
         known.then_some(name)
     }
 
