@@ -8,6 +8,13 @@ cd "$(dirname "$0")/.."
 if [ -x scripts/install-opencl.sh ]; then
     scripts/install-opencl.sh
 fi
+# Debian's clang-15: ksim's C front end (lang/src/cl/clang), the clang PoCL uses.
+if ! command -v clang-15 >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang-15
+fi
 # Headless chromium for the HTML trace page's test (tests/teach_html.rs).
 if [ -x scripts/install-chromium.sh ]; then
     scripts/install-chromium.sh

@@ -9,6 +9,7 @@
 
 pub mod ast;
 pub mod builtins;
+pub mod clang;
 pub mod lex;
 pub mod lower;
 pub mod ndrange;
@@ -91,12 +92,17 @@ pub fn compile(
     compile_unit(&unit, opts)
 }
 
-/// Preprocesses and parses the main file of `map` (the first half of [`compile`]).
+/// Preprocesses and parses the main file of `map` (the first half of [`compile`]): with
+/// clang ([`clang`]) when the environment sets `KSIM_CL_FRONTEND=clang`, else with the
+/// hand-written preprocessor and parser.
 pub fn parse_unit(
     map: &mut SourceMap,
     opts: &ClOptions,
     load: &mut pp::Loader<'_>,
 ) -> Result<ast::Unit, Vec<Diagnostic>> {
+    if std::env::var("KSIM_CL_FRONTEND").is_ok_and(|v| v == "clang") {
+        return clang::parse_unit(map, opts, load);
+    }
     let tokens = pp::preprocess(map, &opts.pp, load)?.tokens;
     parse::parse(&tokens)
 }

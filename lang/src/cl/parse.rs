@@ -1257,7 +1257,7 @@ fn hex_float(s: &str) -> Option<f64> {
 /// footnote 102, §6.5.2.1) taken out, so that the lowering sees the element itself (a
 /// vector buffer's element is a vector, not its first component): `*&x` is `x`, and
 /// `*(&a[i] + j)` is `a[i + j]` (`- j`: `a[i - j]`).
-fn deref_of(e: Expr) -> ExprKind {
+pub(crate) fn deref_of(e: Expr) -> ExprKind {
     match e.kind {
         ExprKind::AddrOf(x) => x.kind,
         ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), p, j) if matches!(&p.kind, ExprKind::AddrOf(x) if matches!(x.kind, ExprKind::Index(..))) =>

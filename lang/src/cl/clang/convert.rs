@@ -1,0 +1,747 @@
+//! clang's typed tree ([`super::json::Node`]) → the OpenCL syntax tree [`crate::cl::ast`],
+//! which the existing lowering takes. Implicit conversions (`ImplicitCastExpr`) are
+//! dropped: the lowering derives them again from the types, as it does for the
+//! hand-written parser's tree. Explicit casts, literals with their C types, and every
+//! other construct map one to one; a node kind with no counterpart is refused with
+//! "not supported yet: ..." at its span.
+
+use super::json::{Loc, Node, SrcLoc};
+use super::types::{Typedef, Types};
+use crate::ast::{BinOp, Span, UnOp};
+use crate::cl::ast::*;
+use crate::cl::builtins;
+use crate::cl::parse::{deref_of, MAX_DEPTH};
+use crate::diag::Diagnostic;
+
+type Res<T> = Result<T, Diagnostic>;
+
+/// Turns a location into a span of the [`crate::cl::SourceMap`]: `None` for a location
+/// outside the files the user wrote (clang's and ksim's own headers).
+pub trait Spans {
+    fn offset(&self, loc: &Loc) -> Option<usize>;
+    /// The text of the token at `loc`.
+    fn token(&self, loc: &Loc) -> Option<String>;
+}
+
+pub struct Converter<'s> {
+    spans: &'s dyn Spans,
+    types: Types,
+    structs: Vec<StructDef>,
+    /// clang's id of each struct of [`Converter::structs`].
+    struct_ids: Vec<String>,
+    depth: usize,
+    /// The span of the innermost node seen that is in the user's files: the span given to
+    /// a node that has none of its own (one written inside a header's macro).
+    last: Span,
+}
+
+/// Converts a translation unit, keeping the declarations of the user's files.
+pub fn unit(root: &Node, spans: &dyn Spans) -> Res<Unit> {
+    let mut c = Converter {
+        spans,
+        types: Types::default(),
+        structs: Vec::new(),
+        struct_ids: Vec::new(),
+        depth: 0,
+        last: 0..0,
+    };
+    let mut items = Vec::new();
+    for d in &root.inner {
+        if d.is_implicit || c.own_span(d).is_none() {
+            continue;
+        }
+        if let Some(item) = c.decl(d)? {
+            items.push(item);
+        }
+    }
+    Ok(Unit {
+        items,
+        structs: c.structs,
+    })
+}
+
+fn binop(op: &str) -> Option<BinOp> {
+    Some(match op {
+        "*" => BinOp::Mul,
+        "/" => BinOp::Div,
+        "%" => BinOp::Rem,
+        "+" => BinOp::Add,
+        "-" => BinOp::Sub,
+        "<<" => BinOp::Shl,
+        ">>" => BinOp::Shr,
+        "<" => BinOp::Lt,
+        "<=" => BinOp::Le,
+        ">" => BinOp::Gt,
+        ">=" => BinOp::Ge,
+        "==" => BinOp::Eq,
+        "!=" => BinOp::Ne,
+        "&" => BinOp::BitAnd,
+        "^" => BinOp::BitXor,
+        "|" => BinOp::BitOr,
+        "&&" => BinOp::LogAnd,
+        "||" => BinOp::LogOr,
+        _ => return None,
+    })
+}
+
+/// A node without `kind`: clang's null child (`for (;;)` has no condition).
+fn is_null(n: &Node) -> bool {
+    n.kind.is_empty()
+}
+
+impl Converter<'_> {
+    fn unsupported<T>(&self, what: &str, span: &Span) -> Res<T> {
+        Err(Diagnostic::new(
+            format!("not supported yet: {what}"),
+            span.clone(),
+        ))
+    }
+
+    fn at(&self, loc: &SrcLoc) -> Option<(usize, usize)> {
+        let l = loc.user()?;
+        let start = self.spans.offset(l)?;
+        Some((start, start + l.tok_len.max(1)))
+    }
+
+    /// The node's own span (its range), or `None` outside the user's files.
+    fn own_span(&self, n: &Node) -> Option<Span> {
+        match &n.range {
+            Some(r) => {
+                let (s, _) = self.at(&r.begin)?;
+                let e = self.at(&r.end).map_or(s + 1, |(_, e)| e);
+                Some(s..e.max(s + 1))
+            }
+            None => n.loc.as_ref().and_then(|l| self.at(l)).map(|(s, e)| s..e),
+        }
+    }
+
+    /// The node's span, or the last one seen.
+    fn span(&mut self, n: &Node) -> Span {
+        match self.own_span(n) {
+            Some(s) => {
+                self.last = s.clone();
+                s
+            }
+            None => self.last.clone(),
+        }
+    }
+
+    /// The span of the node's name (its `loc`), or its span.
+    fn name_span(&mut self, n: &Node) -> Span {
+        match n.loc.as_ref().and_then(|l| self.at(l)) {
+            Some((s, e)) => s..e,
+            None => self.span(n),
+        }
+    }
+
+    fn ident(&mut self, n: &Node) -> Ident {
+        Ident {
+            name: n.name.clone().unwrap_or_default(),
+            span: self.name_span(n),
+        }
+    }
+
+    fn ty_of(&self, n: &Node, span: &Span) -> Res<Type> {
+        let text = n.ty.as_ref().map_or("int", |t| t.qual_type.as_str());
+        self.types
+            .parse(text, span)
+            .map_err(|m| Diagnostic::new(m, span.clone()))
+    }
+
+    /// A declaration at program scope (or a struct/typedef inside a function).
+    fn decl(&mut self, d: &Node) -> Res<Option<Item>> {
+        let span = self.span(d);
+        Ok(match d.kind.as_str() {
+            "FunctionDecl" => Some(Item::Function(self.function(d, span)?)),
+            "VarDecl" => Some(Item::Global(self.var(d)?)),
+            "RecordDecl" => {
+                self.record(d)?;
+                Some(Item::TypeDecl(span))
+            }
+            "TypedefDecl" => {
+                self.typedef(d);
+                Some(Item::TypeDecl(span))
+            }
+            "EnumDecl" => return self.unsupported("`enum`", &span),
+            "EmptyDecl" => None,
+            k => return self.unsupported(&format!("the declaration `{k}`"), &span),
+        })
+    }
+
+    fn typedef(&mut self, d: &Node) {
+        let name = d.name.clone().unwrap_or_default();
+        let owned = d.inner.iter().find_map(|t| {
+            t.owned_tag_decl
+                .as_ref()
+                .or(t.decl.as_ref())
+                .or_else(|| t.inner.first().and_then(|r| r.decl.as_ref()))
+                .map(|r| r.id.clone())
+        });
+        let tag = owned.and_then(|id| {
+            self.structs
+                .iter()
+                .zip(&self.struct_ids)
+                .find(|(_, i)| **i == id)
+                .map(|(s, _)| s.tag.clone())
+        });
+        let def = match tag {
+            Some(tag) => Typedef::Struct(tag),
+            None => Typedef::Text(
+                d.ty.as_ref()
+                    .map(|t| t.qual_type.clone())
+                    .unwrap_or_default(),
+            ),
+        };
+        self.types.typedefs.insert(name, def);
+    }
+
+    /// A struct or union definition: recorded under its tag (`(anonymous N)` without one).
+    fn record(&mut self, d: &Node) -> Res<()> {
+        let span = self.span(d);
+        if !d.complete_definition {
+            return Ok(());
+        }
+        let is_union = d.tag_used.as_deref() == Some("union");
+        let tag = match &d.name {
+            Some(n) if !n.is_empty() => n.clone(),
+            _ => {
+                let tag = format!("(anonymous {})", self.structs.len() + 1);
+                if let Some(l) = d.loc.as_ref().and_then(|l| l.user()) {
+                    let kw = d.tag_used.as_deref().unwrap_or("struct");
+                    for how in ["unnamed", "anonymous"] {
+                        let key = format!("({how} {kw} at {}:{}:{})", l.file, l.line, l.col);
+                        self.types.unnamed.insert(key, tag.clone());
+                    }
+                }
+                tag
+            }
+        };
+        let mut fields = Vec::new();
+        for f in &d.inner {
+            match f.kind.as_str() {
+                "FieldDecl" => {
+                    let name = self.ident(f);
+                    let ty = self.ty_of(f, &name.span)?;
+                    fields.push(Field { ty, name });
+                }
+                "RecordDecl" => self.record(f)?,
+                k if k.ends_with("Attr") => {}
+                k => return self.unsupported(&format!("`{k}` in a struct"), &span),
+            }
+        }
+        self.structs.push(StructDef {
+            tag,
+            is_union,
+            fields,
+            span,
+        });
+        self.struct_ids.push(d.id.clone());
+        Ok(())
+    }
+
+    fn function(&mut self, d: &Node, span: Span) -> Res<Function> {
+        let name = self.ident(d);
+        let text = d.ty.as_ref().map_or("", |t| t.qual_type.as_str());
+        let ret_text = text.split('(').next().unwrap_or("").trim();
+        let ret = self
+            .types
+            .parse(ret_text, &span)
+            .map_err(|m| Diagnostic::new(m, span.clone()))?;
+        let mut params = Vec::new();
+        let mut body = None;
+        let mut is_kernel = false;
+        // GNU `noreturn` is an attribute of the function's type.
+        let mut noreturn = text.contains("__attribute__((noreturn))");
+        for c in &d.inner {
+            match c.kind.as_str() {
+                "ParmVarDecl" => {
+                    let pspan = self.span(c);
+                    let name = c.name.as_ref().map(|_| self.ident(c));
+                    let ty = self.ty_of(c, &pspan)?;
+                    params.push(Param {
+                        ty,
+                        name,
+                        span: pspan,
+                    });
+                }
+                "CompoundStmt" => body = Some(self.block(c)?),
+                "OpenCLKernelAttr" => is_kernel = true,
+                "NoReturnAttr" | "C11NoReturnAttr" => noreturn = true,
+                _ => {}
+            }
+        }
+        Ok(Function {
+            name,
+            is_kernel,
+            ret,
+            params,
+            body,
+            noreturn,
+            span,
+        })
+    }
+
+    fn var(&mut self, d: &Node) -> Res<Decl> {
+        let whole = self.span(d);
+        let name = self.ident(d);
+        // From the name on, as the hand-written parser gave it (traces show `i = ...`).
+        let span = name.span.start.min(whole.end)..whole.end;
+        let ty = self.ty_of(d, &whole)?;
+        let init = match d.inner.iter().find(|c| !c.kind.ends_with("Attr")) {
+            Some(e) => Some(self.init(e)?),
+            None => None,
+        };
+        Ok(Decl {
+            ty,
+            name,
+            init,
+            span,
+        })
+    }
+
+    fn init(&mut self, e: &Node) -> Res<Init> {
+        let e = strip_implicit(e);
+        if e.kind == "InitListExpr" {
+            let span = self.span(e);
+            let items = e
+                .inner
+                .iter()
+                .filter(|i| i.kind != "ImplicitValueInitExpr")
+                .map(|i| self.init(i))
+                .collect::<Res<Vec<_>>>()?;
+            return Ok(Init::List(items, span));
+        }
+        Ok(Init::Expr(self.expr(e)?))
+    }
+
+    fn block(&mut self, b: &Node) -> Res<Block> {
+        let span = self.span(b);
+        let mut stmts = Vec::new();
+        for s in &b.inner {
+            if let Some(s) = self.stmt(s)? {
+                stmts.push(s);
+            }
+        }
+        Ok(Block { stmts, span })
+    }
+
+    fn enter(&mut self, span: &Span) -> Res<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Diagnostic::new(
+                format!("nested more than {MAX_DEPTH} deep"),
+                span.clone(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A statement as the body of another: a declaration-only one becomes `;`.
+    fn sub(&mut self, s: &Node) -> Res<Box<Stmt>> {
+        let span = self.span(s);
+        Ok(Box::new(self.stmt(s)?.unwrap_or(Stmt {
+            kind: StmtKind::Empty,
+            span,
+        })))
+    }
+
+    fn stmt(&mut self, s: &Node) -> Res<Option<Stmt>> {
+        let span = self.span(s);
+        self.enter(&span)?;
+        let r = self.stmt_inner(s, span);
+        self.depth -= 1;
+        r
+    }
+
+    fn stmt_inner(&mut self, s: &Node, span: Span) -> Res<Option<Stmt>> {
+        let kind = match s.kind.as_str() {
+            "CompoundStmt" => StmtKind::Block(self.block(s)?),
+            "DeclStmt" => {
+                let mut decls = Vec::new();
+                for d in &s.inner {
+                    match d.kind.as_str() {
+                        "VarDecl" => decls.push(self.var(d)?),
+                        "RecordDecl" => self.record(d)?,
+                        "TypedefDecl" => self.typedef(d),
+                        "EnumDecl" => return self.unsupported("`enum`", &span),
+                        k => return self.unsupported(&format!("the declaration `{k}`"), &span),
+                    }
+                }
+                if decls.is_empty() {
+                    return Ok(None);
+                }
+                StmtKind::Decl(decls)
+            }
+            "IfStmt" => {
+                let [cond, then, rest @ ..] = &s.inner[..] else {
+                    return self.unsupported("this `if`", &span);
+                };
+                StmtKind::If {
+                    cond: self.expr(cond)?,
+                    then: self.sub(then)?,
+                    els: match rest.first() {
+                        Some(e) if s.has_else => Some(self.sub(e)?),
+                        _ => None,
+                    },
+                }
+            }
+            "WhileStmt" => {
+                let [cond, body] = &s.inner[..] else {
+                    return self.unsupported("this `while`", &span);
+                };
+                StmtKind::While {
+                    cond: self.expr(cond)?,
+                    body: self.sub(body)?,
+                }
+            }
+            "DoStmt" => {
+                let [body, cond] = &s.inner[..] else {
+                    return self.unsupported("this `do`", &span);
+                };
+                StmtKind::DoWhile {
+                    body: self.sub(body)?,
+                    cond: self.expr(cond)?,
+                }
+            }
+            "ForStmt" => {
+                let [init, var, cond, step, body] = &s.inner[..] else {
+                    return self.unsupported("this `for`", &span);
+                };
+                if !is_null(var) {
+                    return self.unsupported("a declaration as a `for` condition", &span);
+                }
+                StmtKind::For {
+                    init: match Some(init).filter(|n| !is_null(n)) {
+                        Some(i) => self.stmt(i)?.map(Box::new),
+                        None => None,
+                    },
+                    cond: Some(cond)
+                        .filter(|n| !is_null(n))
+                        .map(|c| self.expr(c))
+                        .transpose()?,
+                    step: Some(step)
+                        .filter(|n| !is_null(n))
+                        .map(|c| self.expr(c))
+                        .transpose()?,
+                    body: self.sub(body)?,
+                }
+            }
+            "SwitchStmt" => {
+                let [value, body] = &s.inner[..] else {
+                    return self.unsupported("this `switch`", &span);
+                };
+                StmtKind::Switch {
+                    value: self.expr(value)?,
+                    body: self.sub(body)?,
+                }
+            }
+            "CaseStmt" => {
+                let [value, body] = &s.inner[..] else {
+                    return self.unsupported("a `case` range", &span);
+                };
+                StmtKind::Case(self.expr(value)?, self.sub(body)?)
+            }
+            "DefaultStmt" => {
+                let [body] = &s.inner[..] else {
+                    return self.unsupported("this `default`", &span);
+                };
+                StmtKind::Default(self.sub(body)?)
+            }
+            "BreakStmt" => StmtKind::Break,
+            "ContinueStmt" => StmtKind::Continue,
+            "ReturnStmt" => StmtKind::Return(s.inner.first().map(|e| self.expr(e)).transpose()?),
+            "NullStmt" => StmtKind::Empty,
+            "GotoStmt" => StmtKind::Goto(Ident {
+                name: "goto".into(),
+                span: span.clone(),
+            }),
+            "LabelStmt" => {
+                let label = self.ident(s);
+                let [body] = &s.inner[..] else {
+                    return self.unsupported("this label", &span);
+                };
+                StmtKind::Label(label, self.sub(body)?)
+            }
+            // `#pragma unroll`, `__attribute__((opencl_unroll_hint))`: hints for a compiler.
+            "AttributedStmt" => {
+                let Some(body) = s.inner.iter().find(|c| !c.kind.ends_with("Attr")) else {
+                    return Ok(None);
+                };
+                return self.stmt(body);
+            }
+            _ => StmtKind::Expr(self.expr(s)?),
+        };
+        Ok(Some(Stmt { kind, span }))
+    }
+
+    fn expr(&mut self, e: &Node) -> Res<Expr> {
+        let e = strip_implicit(e);
+        let span = self.span(e);
+        if let Some(name) = self.known_macro(e) {
+            return Ok(Expr {
+                kind: ExprKind::Name(name),
+                span,
+            });
+        }
+        self.enter(&span)?;
+        let r = self.expr_inner(e, span);
+        self.depth -= 1;
+        r
+    }
+
+    /// The name of an OpenCL macro that the lowering knows by name (`CLK_LOCAL_MEM_FENCE`,
+    /// `INT_MAX`, ...) when `e` is its whole expansion from clang's header: kept as the
+    /// name, as the lowering reads fence arguments and sampler bits by name.
+    fn known_macro(&self, e: &Node) -> Option<String> {
+        let r = e.range.as_ref()?;
+        let (begin, end) = (
+            r.begin.expansion_loc.as_ref()?,
+            r.end.expansion_loc.as_ref()?,
+        );
+        let spelled = r.begin.spelling_loc.as_ref()?;
+        if begin.offset != end.offset
+            || begin.file != end.file
+            || self.spans.offset(spelled).is_some()
+        {
+            return None;
+        }
+        let name = self.spans.token(begin)?;
+        let known = builtins::constant(&name).is_some()
+            || builtins::fence_flag(&name).is_some()
+            || name.starts_with("CLK_")
+            || name == "NULL";
+        known.then_some(name)
+    }
+
+    fn boxed(&mut self, e: &Node) -> Res<Box<Expr>> {
+        Ok(Box::new(self.expr(e)?))
+    }
+
+    fn expr_inner(&mut self, e: &Node, span: Span) -> Res<Expr> {
+        let one = |this: &Self| match &e.inner[..] {
+            [x] => Ok(x),
+            _ => this.unsupported(&format!("this `{}`", e.kind), &span),
+        };
+        let two = |this: &Self| match &e.inner[..] {
+            [a, b] => Ok((a, b)),
+            _ => this.unsupported(&format!("this `{}`", e.kind), &span),
+        };
+        let value = || e.value.as_ref().and_then(|v| v.as_str()).unwrap_or("");
+        let qual = e.ty.as_ref().map_or("", |t| t.qual_type.as_str());
+        let kind = match e.kind.as_str() {
+            "IntegerLiteral" => {
+                let ty =
+                    e.ty.as_ref()
+                        .and_then(|t| t.desugared_qual_type.as_deref())
+                        .unwrap_or(qual);
+                ExprKind::Int {
+                    value: value().parse().map_err(|_| {
+                        Diagnostic::new(
+                            format!("`{}` is not a valid number", value()),
+                            span.clone(),
+                        )
+                    })?,
+                    unsigned: ty.contains("unsigned"),
+                    long: ty.contains("long"),
+                }
+            }
+            "FloatingLiteral" => ExprKind::Float {
+                value: value().parse().map_err(|_| {
+                    Diagnostic::new(format!("`{}` is not a valid number", value()), span.clone())
+                })?,
+                single: qual == "float",
+            },
+            "CharacterLiteral" => {
+                let v = e.value.as_ref().and_then(|v| v.as_i64()).unwrap_or(0);
+                ExprKind::Char(v as u8 as i8 as i64)
+            }
+            "CXXBoolLiteralExpr" => {
+                let v = e.value.as_ref().and_then(|v| v.as_bool()).unwrap_or(false);
+                ExprKind::Name(v.to_string())
+            }
+            "StringLiteral" => {
+                let v = value();
+                ExprKind::Str(
+                    v.get(1..v.len().saturating_sub(1))
+                        .unwrap_or("")
+                        .to_string(),
+                )
+            }
+            "DeclRefExpr" => {
+                let d = e.referenced_decl.as_deref();
+                if d.is_some_and(|d| d.kind == "EnumConstantDecl") {
+                    return self.unsupported("`enum`", &span);
+                }
+                ExprKind::Name(d.and_then(|d| d.name.clone()).unwrap_or_default())
+            }
+            "ParenExpr" => {
+                return Ok(Expr {
+                    kind: self.expr(one(self)?)?.kind,
+                    span,
+                })
+            }
+            "ConstantExpr" => return self.expr(one(self)?),
+            "ArraySubscriptExpr" => {
+                let (a, i) = two(self)?;
+                ExprKind::Index(self.boxed(a)?, self.boxed(i)?)
+            }
+            "CallExpr" => {
+                let Some((callee, args)) = e.inner.split_first() else {
+                    return self.unsupported("this call", &span);
+                };
+                let callee = strip_implicit(callee);
+                if callee.kind != "DeclRefExpr" {
+                    return self.unsupported("calling something other than a function name", &span);
+                }
+                let func = Ident {
+                    name: callee
+                        .referenced_decl
+                        .as_ref()
+                        .and_then(|d| d.name.clone())
+                        .unwrap_or_default(),
+                    span: self.span(callee),
+                };
+                let args = args.iter().map(|a| self.expr(a)).collect::<Res<Vec<_>>>()?;
+                ExprKind::Call { func, args }
+            }
+            "MemberExpr" => {
+                let base = self.boxed(one(self)?)?;
+                ExprKind::Member {
+                    field: Ident {
+                        name: e.name.clone().unwrap_or_default(),
+                        span: e
+                            .loc
+                            .as_ref()
+                            .and_then(|l| self.at(l))
+                            .map_or(span.clone(), |(s, t)| s..t),
+                    },
+                    base,
+                    arrow: e.is_arrow,
+                }
+            }
+            "ExtVectorElementExpr" => {
+                let base = self.boxed(one(self)?)?;
+                // clang's JSON leaves the accessor (`xy`, `s0`) out: it is the last token.
+                let name = e
+                    .range
+                    .as_ref()
+                    .and_then(|r| r.end.spelling())
+                    .and_then(|l| self.spans.token(l))
+                    .unwrap_or_default();
+                ExprKind::Member {
+                    field: Ident {
+                        name,
+                        span: span.end.saturating_sub(1)..span.end,
+                    },
+                    base,
+                    arrow: false,
+                }
+            }
+            "UnaryOperator" => {
+                let a = self.boxed(one(self)?)?;
+                match (e.opcode.as_deref().unwrap_or(""), e.is_postfix) {
+                    ("-", _) => ExprKind::Unary(UnOp::Neg, a),
+                    ("!", _) => ExprKind::Unary(UnOp::Not, a),
+                    ("~", _) => ExprKind::Unary(UnOp::BitNot, a),
+                    ("+", _) => ExprKind::Plus(a),
+                    ("&", _) => ExprKind::AddrOf(a),
+                    ("*", _) => deref_of(*a),
+                    ("++", false) => ExprKind::IncDec(IncDec::PreInc, a),
+                    ("--", false) => ExprKind::IncDec(IncDec::PreDec, a),
+                    ("++", true) => ExprKind::IncDec(IncDec::PostInc, a),
+                    ("--", true) => ExprKind::IncDec(IncDec::PostDec, a),
+                    ("__extension__", _) => return Ok(*a),
+                    (op, _) => return self.unsupported(&format!("the operator `{op}`"), &span),
+                }
+            }
+            "BinaryOperator" => {
+                let (a, b) = two(self)?;
+                let op = e.opcode.as_deref().unwrap_or("");
+                let (a, b) = (self.boxed(a)?, self.boxed(b)?);
+                match op {
+                    "=" => ExprKind::Assign {
+                        op: None,
+                        target: a,
+                        value: b,
+                    },
+                    "," => ExprKind::Comma(a, b),
+                    _ => match binop(op) {
+                        Some(op) => ExprKind::Binary(op, a, b),
+                        None => return self.unsupported(&format!("the operator `{op}`"), &span),
+                    },
+                }
+            }
+            "CompoundAssignOperator" => {
+                let (a, b) = two(self)?;
+                let op = e.opcode.as_deref().unwrap_or("").trim_end_matches('=');
+                let Some(op) = binop(op) else {
+                    return self.unsupported(&format!("the operator `{op}=`"), &span);
+                };
+                ExprKind::Assign {
+                    op: Some(op),
+                    target: self.boxed(a)?,
+                    value: self.boxed(b)?,
+                }
+            }
+            "ConditionalOperator" => {
+                let [c, a, b] = &e.inner[..] else {
+                    return self.unsupported("this `?:`", &span);
+                };
+                ExprKind::Cond(self.boxed(c)?, self.boxed(a)?, self.boxed(b)?)
+            }
+            "CStyleCastExpr" => {
+                let ty = self.ty_of(e, &span)?;
+                let inner = strip_implicit(one(self)?);
+                if e.cast_kind.as_deref() == Some("VectorSplat") && inner.kind == "ParenExpr" {
+                    // `(float4)(x)`: a vector literal of one element.
+                    ExprKind::VecLit(Box::new(ty), vec![self.expr(inner)?])
+                } else {
+                    ExprKind::Cast(Box::new(ty), self.boxed(inner)?)
+                }
+            }
+            "CompoundLiteralExpr" => {
+                let ty = self.ty_of(e, &span)?;
+                let list = strip_implicit(one(self)?);
+                if list.kind != "InitListExpr" {
+                    return self.unsupported("this compound literal", &span);
+                }
+                let items = list
+                    .inner
+                    .iter()
+                    .map(|i| self.expr(i))
+                    .collect::<Res<Vec<_>>>()?;
+                ExprKind::VecLit(Box::new(ty), items)
+            }
+            "UnaryExprOrTypeTraitExpr" if e.name.as_deref() == Some("sizeof") => {
+                match &e.arg_type {
+                    Some(t) => ExprKind::SizeofType(Box::new(
+                        self.types
+                            .parse(&t.qual_type, &span)
+                            .map_err(|m| Diagnostic::new(m, span.clone()))?,
+                    )),
+                    None => ExprKind::SizeofExpr(self.boxed(one(self)?)?),
+                }
+            }
+            "UnaryExprOrTypeTraitExpr" => {
+                let what = e.name.clone().unwrap_or_default();
+                return self.unsupported(&format!("`{what}`"), &span);
+            }
+            "StmtExpr" => return self.unsupported("GNU statement expressions", &span),
+            "InitListExpr" => return self.unsupported("an initializer list here", &span),
+            k => return self.unsupported(&format!("the expression `{k}`"), &span),
+        };
+        Ok(Expr { kind, span })
+    }
+}
+
+/// The node under clang's implicit conversions, which the lowering derives again.
+fn strip_implicit(mut e: &Node) -> &Node {
+    while matches!(
+        e.kind.as_str(),
+        "ImplicitCastExpr" | "FullExpr" | "ExprWithCleanups"
+    ) && e.inner.len() == 1
+    {
+        e = &e.inner[0];
+    }
+    e
+}
