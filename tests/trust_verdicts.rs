@@ -378,7 +378,10 @@ fn explore_searches_the_state_graph_where_orders_of_updates_are_many() {
     let o = ksim(&["explore", "--exhaustive", &k, "--report-dir", r]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let graph = stdout(&o);
-    assert!(graph.contains("the state graph was searched instead"), "{graph}");
+    assert!(
+        graph.contains("the state graph was searched instead"),
+        "{graph}"
+    );
     assert!(graph.contains("distinct states explored: "), "{graph}");
     assert_eq!(last_line(&o), "EXHAUSTIVE", "{graph}");
     // A bound on executions keeps the reduction alone: both find the same stores, races
@@ -396,7 +399,10 @@ fn explore_searches_the_state_graph_where_orders_of_updates_are_many() {
     assert!(dpor.contains("source-DPOR"), "{dpor}");
     assert!(dpor.contains("executions: 10080 complete"), "{dpor}");
     assert_eq!(findings_of(&graph), findings_of(&dpor));
-    assert!(findings_of(&graph).iter().any(|l| l.contains("c = 5")), "{graph}");
+    assert!(
+        findings_of(&graph).iter().any(|l| l.contains("c = 5")),
+        "{graph}"
+    );
     // Every race report the state graph wrote replays.
     for r in std::fs::read_dir(&reports).unwrap() {
         let o = ksim(&["replay", r.unwrap().path().to_str().unwrap()]);

@@ -85,6 +85,7 @@ fn check_sim(args: &CheckArgs) -> CmdResult {
         monoid: "int-add".parse().map_err(Failure::usage)?,
         max_steps: None,
         uninit: None,
+        stop_at_first_fault: false,
     };
     let l = super::simfile::load(&launch, &sim::replay::Disk)?;
     let bound = Launch::new(l.kernel.clone(), &l.opts)

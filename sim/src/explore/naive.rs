@@ -203,7 +203,9 @@ impl Naive<'_, '_> {
                 self.leaf_done();
                 return;
             }
-            Some((depth, on_path)) if self.depth < *depth => (*depth, *on_path) = (self.depth, true),
+            Some((depth, on_path)) if self.depth < *depth => {
+                (*depth, *on_path) = (self.depth, true)
+            }
             Some(_) => {
                 self.col.summary.pruned += 1;
                 self.col.summary.cache_hits += 1;
