@@ -10,6 +10,7 @@ pub mod core;
 pub mod diag;
 pub mod parse;
 pub mod print;
+pub mod pvl;
 pub mod print_core;
 pub mod render;
 pub mod summary;

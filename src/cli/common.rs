@@ -38,8 +38,9 @@ pub type CmdResult = Result<i32, Failure>;
 /// Options of `.cl` (OpenCL C) kernels: which kernel, and where `#include` looks.
 #[derive(Args, Clone, Debug, Default)]
 pub struct ClArgs {
-    /// The kernel to run from a `.cl` file (default: its only kernel).
-    #[arg(long, value_name = "NAME")]
+    /// The kernel to run from a `.cl` file (default: its only kernel); for a `.pvl`
+    /// program, the method (default: the only one with a `par` block).
+    #[arg(long, value_name = "NAME", alias = "method")]
     pub kernel: Option<String>,
     /// A directory where `#include "..."` looks (after the including file's directory).
     #[arg(short = 'I', value_name = "DIR")]
@@ -273,6 +274,10 @@ pub fn load_with(
         let (src, c, _) = super::opencl::load_cl_unit(path, &[], &[], &mut |_| Ok(None), files)?;
         return Ok((src, Arc::new(c.kernel)));
     }
+    if super::pvl::is_pvl(path) {
+        let (src, c) = super::pvl::load(path, None, files)?;
+        return Ok((src, Arc::new(c.kernel)));
+    }
     check_source(Source::read_with(path, files)?)
 }
 
@@ -396,6 +401,13 @@ impl LaunchArgs {
             )?;
             let opts = super::opencl::launch_options(self, &c.info)?;
             let notes = super::opencl::notes(&src, &c.info);
+            (src, Arc::new(c.kernel), opts, notes)
+        } else if super::pvl::is_pvl(&self.file) {
+            let mut plain = self.clone();
+            plain.cl.kernel = None;
+            let opts = plain.ksim_options()?;
+            let (src, c) = super::pvl::load(&self.file, self.cl.kernel.as_deref(), &rec)?;
+            let notes = super::pvl::notes(&src, &c);
             (src, Arc::new(c.kernel), opts, notes)
         } else {
             let opts = self.ksim_options()?;

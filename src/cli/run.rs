@@ -26,6 +26,9 @@ pub fn check(args: &CheckArgs) -> CmdResult {
     if super::opencl::is_cl(&args.file) {
         return check_cl(args);
     }
+    if super::pvl::is_pvl(&args.file) {
+        return check_pvl(args);
+    }
     if !args.define.is_empty() || args.cl.kernel.is_some() || !args.cl.include.is_empty() {
         return Err(Failure::usage(
             "-D, -I and --kernel are for OpenCL C (`.cl`) kernels",
@@ -35,6 +38,20 @@ pub fn check(args: &CheckArgs) -> CmdResult {
     println!("{}: {}", args.file.display(), lang::summary::kernel(&k));
     if args.core {
         print!("{}", lang::print_core::print_core(&k));
+    }
+    Ok(EXIT_OK)
+}
+
+/// `ksim check program.pvl`: the method's kernel, the lowering's notes.
+fn check_pvl(args: &CheckArgs) -> CmdResult {
+    if !args.define.is_empty() || !args.cl.include.is_empty() {
+        return Err(Failure::usage("-D and -I are for OpenCL C (`.cl`) kernels"));
+    }
+    let (src, c) = super::pvl::load(&args.file, args.cl.kernel.as_deref(), &sim::replay::Disk)?;
+    println!("{}: {}", args.file.display(), lang::summary::kernel(&c.kernel));
+    print!("{}", super::pvl::notes(&src, &c));
+    if args.core {
+        print!("{}", lang::print_core::print_core(&c.kernel));
     }
     Ok(EXIT_OK)
 }
