@@ -25,7 +25,11 @@ fn left_rotation_runs_clean_and_says_permissions_are_not_checked() {
     let t = text(&o);
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(t.contains("array = 1 2 3 4 5 6 7 0"), "{t}");
-    assert_eq!(t.matches("permissions are not checked yet").count(), 1, "{t}");
+    assert_eq!(
+        t.matches("permissions are not checked yet").count(),
+        1,
+        "{t}"
+    );
     // The method's postcondition `\old` over the quantified `i` is named, not skipped
     // silently.
     assert!(
@@ -137,7 +141,11 @@ fn unknown_constructs_are_named_with_their_span() {
     );
     let o = ksim(&["check", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("`invariant`/`atomic` blocks are not supported yet"), "{}", text(&o));
+    assert!(
+        text(&o).contains("`invariant`/`atomic` blocks are not supported yet"),
+        "{}",
+        text(&o)
+    );
     assert!(text(&o).contains("pvl-atomic.pvl:4:28"), "{}", text(&o));
 }
 
@@ -160,7 +168,10 @@ fn nested_par_blocks_are_groups_of_work_items() {
 fn corpus_pvl_programs_load_count() {
     let corpus = root().join("../shared/corpora/vercors-gpu");
     if !corpus.exists() {
-        assert!(std::env::var_os("KSIM_REQUIRE_CORPUS").is_none(), "corpus missing");
+        assert!(
+            std::env::var_os("KSIM_REQUIRE_CORPUS").is_none(),
+            "corpus missing"
+        );
         eprintln!("skipped: no corpus at {}", corpus.display());
         return;
     }

@@ -10,8 +10,8 @@ pub mod core;
 pub mod diag;
 pub mod parse;
 pub mod print;
-pub mod pvl;
 pub mod print_core;
+pub mod pvl;
 pub mod render;
 pub mod summary;
 

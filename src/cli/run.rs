@@ -48,7 +48,11 @@ fn check_pvl(args: &CheckArgs) -> CmdResult {
         return Err(Failure::usage("-D and -I are for OpenCL C (`.cl`) kernels"));
     }
     let (src, c) = super::pvl::load(&args.file, args.cl.kernel.as_deref(), &sim::replay::Disk)?;
-    println!("{}: {}", args.file.display(), lang::summary::kernel(&c.kernel));
+    println!(
+        "{}: {}",
+        args.file.display(),
+        lang::summary::kernel(&c.kernel)
+    );
     print!("{}", super::pvl::notes(&src, &c));
     if args.core {
         print!("{}", lang::print_core::print_core(&c.kernel));

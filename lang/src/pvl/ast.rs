@@ -168,7 +168,10 @@ pub enum StmtKind {
         body: Block,
     },
     /// `atomic(name) { ... }`
-    Atomic { name: Ident, body: Block },
+    Atomic {
+        name: Ident,
+        body: Block,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

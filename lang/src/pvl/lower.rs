@@ -207,9 +207,7 @@ fn mentions(e: &Expr, v: &str) -> bool {
         ExprKind::Name(n) => n == v,
         ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => mentions(a, v) || mentions(b, v),
         ExprKind::Field(a, _) | ExprKind::Unary(_, a) => mentions(a, v),
-        ExprKind::Call(_, args) | ExprKind::Special(_, args) => {
-            args.iter().any(|a| mentions(a, v))
-        }
+        ExprKind::Call(_, args) | ExprKind::Special(_, args) => args.iter().any(|a| mentions(a, v)),
         ExprKind::Cond(a, b, c) => mentions(a, v) || mentions(b, v) || mentions(c, v),
         ExprKind::Quant {
             var, cond, body, ..
@@ -293,19 +291,22 @@ pub fn lower(program: &Program, method: Option<&str>) -> Result<Lowered, Vec<Dia
         _ => false,
     };
     let m = match method {
-        Some(name) => methods.iter().find(|m| m.name.name == name).ok_or_else(|| {
-            vec![Diagnostic::new(
-                format!(
-                    "no method `{name}` in this program; its methods: {}",
-                    methods
-                        .iter()
-                        .map(|m| m.name.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                0..0,
-            )]
-        })?,
+        Some(name) => methods
+            .iter()
+            .find(|m| m.name.name == name)
+            .ok_or_else(|| {
+                vec![Diagnostic::new(
+                    format!(
+                        "no method `{name}` in this program; its methods: {}",
+                        methods
+                            .iter()
+                            .map(|m| m.name.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    0..0,
+                )]
+            })?,
         None => {
             let with_par: Vec<&&Method> = methods.iter().filter(|m| has_par(m)).collect();
             match with_par.as_slice() {
@@ -539,9 +540,11 @@ impl Lowerer<'_> {
             span: grid.unwrap_or(group).span.clone(),
         });
         let mut sized = Vec::new();
-        for e in (self.arrays.values().flatten()).chain(launch.iter().flat_map(|l| {
-            std::iter::once(&l.value).chain(&l.more)
-        })) {
+        for e in (self.arrays.values().flatten()).chain(
+            launch
+                .iter()
+                .flat_map(|l| std::iter::once(&l.value).chain(&l.more)),
+        ) {
             names(e, &mut sized);
         }
         for (ty, p) in &m.params {
@@ -573,7 +576,15 @@ impl Lowerer<'_> {
                 },
                 &it.name.span,
             );
-            let v = bin(BinOp::Add, lo, ex(k::ExprKind::Cast(k::TypeName::Int, Box::new(id)), &it.name.span), &it.name.span);
+            let v = bin(
+                BinOp::Add,
+                lo,
+                ex(
+                    k::ExprKind::Cast(k::TypeName::Int, Box::new(id)),
+                    &it.name.span,
+                ),
+                &it.name.span,
+            );
             out.push(decl(k::TypeName::Int, &rn(&it.name.name), v, &it.name.span));
         }
         for (d, it) in group.iters.iter().enumerate() {
@@ -585,20 +596,51 @@ impl Lowerer<'_> {
                 },
                 &it.name.span,
             );
-            let v = bin(BinOp::Add, lo, ex(k::ExprKind::Cast(k::TypeName::Int, Box::new(id)), &it.name.span), &it.name.span);
+            let v = bin(
+                BinOp::Add,
+                lo,
+                ex(
+                    k::ExprKind::Cast(k::TypeName::Int, Box::new(id)),
+                    &it.name.span,
+                ),
+                &it.name.span,
+            );
             out.push(decl(k::TypeName::Int, &rn(&it.name.name), v, &it.name.span));
         }
         let everywhere: Vec<Clause> = m
             .contract
             .iter()
-            .filter(|c| matches!(c, Clause::Spec { kind: ClauseKind::ContextEverywhere, .. }))
+            .filter(|c| {
+                matches!(
+                    c,
+                    Clause::Spec {
+                        kind: ClauseKind::ContextEverywhere,
+                        ..
+                    }
+                )
+            })
             .cloned()
             .collect();
         // The method's contract, by the first work-item of a one-group launch.
         let first = {
-            let mut c = bin(BinOp::Eq, name("tid", &m.name.span), int(0, &m.name.span), &m.name.span);
+            let mut c = bin(
+                BinOp::Eq,
+                name("tid", &m.name.span),
+                int(0, &m.name.span),
+                &m.name.span,
+            );
             if grid.is_some() {
-                c = bin(BinOp::LogAnd, c, bin(BinOp::Eq, name("group_id", &m.name.span), int(0, &m.name.span), &m.name.span), &m.name.span);
+                c = bin(
+                    BinOp::LogAnd,
+                    c,
+                    bin(
+                        BinOp::Eq,
+                        name("group_id", &m.name.span),
+                        int(0, &m.name.span),
+                        &m.name.span,
+                    ),
+                    &m.name.span,
+                );
             }
             c
         };
@@ -606,24 +648,68 @@ impl Lowerer<'_> {
         let mut method_old = Vec::new();
         if method_checks {
             let mut pre = Vec::new();
-            self.clauses(&m.contract, &[ClauseKind::Requires, ClauseKind::Context, ClauseKind::ContextEverywhere], Annotation::Requires, &mut pre);
+            self.clauses(
+                &m.contract,
+                &[
+                    ClauseKind::Requires,
+                    ClauseKind::Context,
+                    ClauseKind::ContextEverywhere,
+                ],
+                Annotation::Requires,
+                &mut pre,
+            );
             // `\old` of the method's postcondition: saved by the same thread.
             let mut post = Vec::new();
             self.old = Some(Vec::new());
-            self.clauses(&m.contract, &[ClauseKind::Ensures, ClauseKind::Context, ClauseKind::ContextEverywhere], Annotation::Ensures, &mut post);
+            self.clauses(
+                &m.contract,
+                &[
+                    ClauseKind::Ensures,
+                    ClauseKind::Context,
+                    ClauseKind::ContextEverywhere,
+                ],
+                Annotation::Ensures,
+                &mut post,
+            );
             method_old = self.old.take().unwrap_or_default();
             if !pre.is_empty() || !method_old.is_empty() {
                 let mut pre_all = method_old.clone();
                 pre_all.extend(pre);
                 // Saved values are declared at thread level, so the postcondition sees them.
-                out.extend(method_old.iter().filter(|s| matches!(s.kind, k::StmtKind::Decl { .. })).map(|s| match &s.kind {
-                    k::StmtKind::Decl { ty, name, .. } => st(k::StmtKind::Decl { ty: *ty, name: name.clone(), init: None }, &s.span),
-                    _ => unreachable!(),
-                }));
-                let pre_all = pre_all.into_iter().map(|s| match s.kind {
-                    k::StmtKind::Decl { name, init: Some(v), .. } => st(k::StmtKind::Assign { target: k::LValue::Var(name), op: k::AssignOp::Set, value: v }, &s.span),
-                    other => st(other, &s.span),
-                }).collect();
+                out.extend(
+                    method_old
+                        .iter()
+                        .filter(|s| matches!(s.kind, k::StmtKind::Decl { .. }))
+                        .map(|s| match &s.kind {
+                            k::StmtKind::Decl { ty, name, .. } => st(
+                                k::StmtKind::Decl {
+                                    ty: *ty,
+                                    name: name.clone(),
+                                    init: None,
+                                },
+                                &s.span,
+                            ),
+                            _ => unreachable!(),
+                        }),
+                );
+                let pre_all = pre_all
+                    .into_iter()
+                    .map(|s| match s.kind {
+                        k::StmtKind::Decl {
+                            name,
+                            init: Some(v),
+                            ..
+                        } => st(
+                            k::StmtKind::Assign {
+                                target: k::LValue::Var(name),
+                                op: k::AssignOp::Set,
+                                value: v,
+                            },
+                            &s.span,
+                        ),
+                        other => st(other, &s.span),
+                    })
+                    .collect();
                 out.push(if_(first.clone(), pre_all, &m.name.span));
                 out.push(st(k::StmtKind::Barrier(k::Fence::BOTH), &m.name.span));
             }
@@ -636,10 +722,28 @@ impl Lowerer<'_> {
             contract.extend(g.contract.iter().cloned());
         }
         contract.extend(everywhere.iter().cloned());
-        self.clauses(&contract, &[ClauseKind::Requires, ClauseKind::Context, ClauseKind::ContextEverywhere], Annotation::Assert, &mut out);
+        self.clauses(
+            &contract,
+            &[
+                ClauseKind::Requires,
+                ClauseKind::Context,
+                ClauseKind::ContextEverywhere,
+            ],
+            Annotation::Assert,
+            &mut out,
+        );
         self.old = Some(Vec::new());
         let mut post = Vec::new();
-        self.clauses(&contract, &[ClauseKind::Ensures, ClauseKind::Context, ClauseKind::ContextEverywhere], Annotation::Ensures, &mut post);
+        self.clauses(
+            &contract,
+            &[
+                ClauseKind::Ensures,
+                ClauseKind::Context,
+                ClauseKind::ContextEverywhere,
+            ],
+            Annotation::Ensures,
+            &mut post,
+        );
         let saved = self.old.take().unwrap_or_default();
         out.extend(saved);
         for s in &group.body.stmts {
@@ -664,17 +768,31 @@ impl Lowerer<'_> {
 
     /// The clauses of `kinds` in `contract`, as checks of annotation `a`; a clause that
     /// cannot be checked gets a note.
-    fn clauses(&mut self, contract: &[Clause], kinds: &[ClauseKind], a: Annotation, out: &mut Vec<k::Stmt>) {
+    fn clauses(
+        &mut self,
+        contract: &[Clause],
+        kinds: &[ClauseKind],
+        a: Annotation,
+        out: &mut Vec<k::Stmt>,
+    ) {
         for c in contract {
-            let Clause::Spec { kind, expr, span } = c else { continue };
+            let Clause::Spec { kind, expr, span } = c else {
+                continue;
+            };
             if !kinds.contains(kind) {
                 continue;
             }
             let mut stmts = Vec::new();
             match self.check(a, expr, span, &mut stmts) {
                 Ok(()) => out.extend(stmts),
-                Err(Fail::Skip(why)) => self.note(span, format!("`{}` clause not checked: {why}", kind.keyword())),
-                Err(Fail::Error(d)) => self.note(&d.span, format!("`{}` clause not checked: {}", kind.keyword(), d.message)),
+                Err(Fail::Skip(why)) => self.note(
+                    span,
+                    format!("`{}` clause not checked: {why}", kind.keyword()),
+                ),
+                Err(Fail::Error(d)) => self.note(
+                    &d.span,
+                    format!("`{}` clause not checked: {}", kind.keyword(), d.message),
+                ),
             }
         }
     }
@@ -749,7 +867,8 @@ impl Lowerer<'_> {
             hi = bin(BinOp::Add, hi, int(hi_off, &whole.span), &whole.span);
         }
         let v = self.temp(&var.name);
-        self.env.push(HashMap::from([(var.name.clone(), name(&v, &var.span))]));
+        self.env
+            .push(HashMap::from([(var.name.clone(), name(&v, &var.span))]));
         let mut guard = Vec::new();
         let c = self.expr(cond, &mut guard);
         let mut then = Vec::new();
@@ -797,7 +916,12 @@ impl Lowerer<'_> {
                 }
                 name(&rn(n), s)
             }
-            ExprKind::Null => return err("`null` is only compared with an array here (`a != null`)", s),
+            ExprKind::Null => {
+                return err(
+                    "`null` is only compared with an array here (`a != null`)",
+                    s,
+                )
+            }
             ExprKind::Read | ExprKind::Write | ExprKind::NoPerm => {
                 return err("a permission amount stands only in `Perm(loc, amount)`", s)
             }
@@ -813,7 +937,10 @@ impl Lowerer<'_> {
                 let ExprKind::Name(a) = &base.kind else {
                     return err("only arrays can be indexed", &base.span);
                 };
-                let indices = idx.into_iter().map(|i| self.expr(i, pre)).collect::<Res<_>>()?;
+                let indices = idx
+                    .into_iter()
+                    .map(|i| self.expr(i, pre))
+                    .collect::<Res<_>>()?;
                 ex(
                     k::ExprKind::Index {
                         array: ident(&rn(a), &base.span),
@@ -826,7 +953,15 @@ impl Lowerer<'_> {
                 (ExprKind::Name(a), "length") if self.arrays.contains_key(a) => {
                     self.arrays[a][0].clone()
                 }
-                _ => return err(format!("field `.{}` is not supported here (only an array parameter's `.length`)", f.name), s),
+                _ => {
+                    return err(
+                        format!(
+                        "field `.{}` is not supported here (only an array parameter's `.length`)",
+                        f.name
+                    ),
+                        s,
+                    )
+                }
             },
             ExprKind::Call(f, args) => match f.name.as_str() {
                 "Perm" | "PointsTo" | "Value" => {
@@ -839,7 +974,19 @@ impl Lowerer<'_> {
                 ("old", [x]) => self.old(x, pre)?,
                 ("array", [a, n]) => {
                     let n = self.expr(n, pre)?;
-                    let len = self.expr(&Expr { kind: ExprKind::Field(Box::new(a.clone()), Ident { name: "length".into(), span: a.span.clone() }), span: a.span.clone() }, pre)?;
+                    let len = self.expr(
+                        &Expr {
+                            kind: ExprKind::Field(
+                                Box::new(a.clone()),
+                                Ident {
+                                    name: "length".into(),
+                                    span: a.span.clone(),
+                                },
+                            ),
+                            span: a.span.clone(),
+                        },
+                        pre,
+                    )?;
                     bin(BinOp::Eq, len, n, s)
                 }
                 _ => return err(format!("`\\{}` is not supported yet", f.name), s),
@@ -878,7 +1025,11 @@ impl Lowerer<'_> {
                     let t = self.temp("cond");
                     pre.push(decl(k::TypeName::Bool, &t, x, s));
                     rp.push(assign(&t, yv, s));
-                    let guard = if op == BinOp::LogAnd { name(&t, s) } else { not(name(&t, s)) };
+                    let guard = if op == BinOp::LogAnd {
+                        name(&t, s)
+                    } else {
+                        not(name(&t, s))
+                    };
                     pre.push(if_(guard, rp, s));
                     name(&t, s)
                 } else {
@@ -899,12 +1050,21 @@ impl Lowerer<'_> {
             ExprKind::Quant { q, var, cond, body } => {
                 let exists = *q == Quantifier::Exists;
                 let t = self.temp(if exists { "exists" } else { "forall" });
-                pre.push(decl(k::TypeName::Bool, &t, ex(k::ExprKind::Bool(!exists), s), s));
+                pre.push(decl(
+                    k::TypeName::Bool,
+                    &t,
+                    ex(k::ExprKind::Bool(!exists), s),
+                    s,
+                ));
                 let t2 = t.clone();
                 self.quant_loop(var, cond, e, pre, |l, out| {
                     let b = l.expr(body, out)?;
                     let b = if exists { b } else { not(b) };
-                    out.push(if_(b, vec![assign(&t2, ex(k::ExprKind::Bool(exists), s), s)], s));
+                    out.push(if_(
+                        b,
+                        vec![assign(&t2, ex(k::ExprKind::Bool(exists), s), s)],
+                        s,
+                    ));
                     Ok(())
                 })?;
                 name(&t, s)
@@ -916,28 +1076,55 @@ impl Lowerer<'_> {
     /// stands under hold there).
     fn old(&mut self, x: &Expr, pre: &mut Vec<k::Stmt>) -> Res<k::Expr> {
         if !self.env.is_empty() {
-            return Err(Fail::Skip("`\\old` of an expression over a quantified variable is not supported yet".into()));
+            return Err(Fail::Skip(
+                "`\\old` of an expression over a quantified variable is not supported yet".into(),
+            ));
         }
         let Some(mut sink) = self.old.take() else {
-            return Err(Fail::Skip("`\\old` outside a postcondition is not supported yet".into()));
+            return Err(Fail::Skip(
+                "`\\old` outside a postcondition is not supported yet".into(),
+            ));
         };
         let r = self.expr(x, &mut sink);
         let _ = pre;
         let v = self.temp("old");
         let ty = match &x.kind {
-            ExprKind::Bool(_) | ExprKind::Unary(UnOp::Not, _) | ExprKind::Quant { .. } => k::TypeName::Bool,
-            ExprKind::Binary(Bin::Op(op), ..) if matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne | BinOp::LogAnd | BinOp::LogOr) => k::TypeName::Bool,
+            ExprKind::Bool(_) | ExprKind::Unary(UnOp::Not, _) | ExprKind::Quant { .. } => {
+                k::TypeName::Bool
+            }
+            ExprKind::Binary(Bin::Op(op), ..)
+                if matches!(
+                    op,
+                    BinOp::Lt
+                        | BinOp::Le
+                        | BinOp::Gt
+                        | BinOp::Ge
+                        | BinOp::Eq
+                        | BinOp::Ne
+                        | BinOp::LogAnd
+                        | BinOp::LogOr
+                ) =>
+            {
+                k::TypeName::Bool
+            }
             _ => k::TypeName::Int,
         };
-        let r = r.map(|val| match self.guards.iter().cloned().reduce(|a, b| bin(BinOp::LogAnd, a, b, &x.span)) {
-            None => sink.push(decl(ty, &v, val, &x.span)),
-            Some(g) => {
-                let zero = match ty {
-                    k::TypeName::Bool => ex(k::ExprKind::Bool(false), &x.span),
-                    _ => int(0, &x.span),
-                };
-                sink.push(decl(ty, &v, zero, &x.span));
-                sink.push(if_(g, vec![assign(&v, val, &x.span)], &x.span));
+        let r = r.map(|val| {
+            match self
+                .guards
+                .iter()
+                .cloned()
+                .reduce(|a, b| bin(BinOp::LogAnd, a, b, &x.span))
+            {
+                None => sink.push(decl(ty, &v, val, &x.span)),
+                Some(g) => {
+                    let zero = match ty {
+                        k::TypeName::Bool => ex(k::ExprKind::Bool(false), &x.span),
+                        _ => int(0, &x.span),
+                    };
+                    sink.push(decl(ty, &v, zero, &x.span));
+                    sink.push(if_(g, vec![assign(&v, val, &x.span)], &x.span));
+                }
             }
         });
         self.old = Some(sink);
@@ -948,14 +1135,22 @@ impl Lowerer<'_> {
     /// A call in an expression: a `pure` function with an expression body, inlined.
     fn call(&mut self, f: &Ident, args: &[Expr], s: &Span, pre: &mut Vec<k::Stmt>) -> Res<k::Expr> {
         let program = self.program;
-        let Some(m) = program.classes.iter().flat_map(|c| &c.methods).find(|m| m.name.name == f.name) else {
+        let Some(m) = program
+            .classes
+            .iter()
+            .flat_map(|c| &c.methods)
+            .find(|m| m.name.name == f.name)
+        else {
             return err(format!("unknown function `{}`", f.name), &f.span);
         };
         let Some(MethodBody::Expr(body)) = &m.body else {
             return err(format!("`{}` is not a pure function with an expression body; calls of methods are not supported yet", f.name), &f.span);
         };
         if args.len() != m.params.len() {
-            return err(format!("`{}` takes {} arguments", f.name, m.params.len()), s);
+            return err(
+                format!("`{}` takes {} arguments", f.name, m.params.len()),
+                s,
+            );
         }
         if self.depth >= 32 {
             return err(format!("`{}`: pure functions nested (or recursive) deeper than 32 calls are not supported yet", f.name), s);
@@ -1105,12 +1300,20 @@ impl Lowerer<'_> {
         let mut all = contract.to_vec();
         all.extend(everywhere.iter().cloned());
         let mut inv = Vec::new();
-        self.clauses(&all, &[ClauseKind::LoopInvariant, ClauseKind::ContextEverywhere], Annotation::Invariant, &mut inv);
+        self.clauses(
+            &all,
+            &[ClauseKind::LoopInvariant, ClauseKind::ContextEverywhere],
+            Annotation::Invariant,
+            &mut inv,
+        );
         v.extend(inv.iter().cloned());
         let mut pre = Vec::new();
         let c = self.expr(cond, &mut pre)?;
         if !pre.is_empty() {
-            return err("a quantifier in a loop condition is not supported yet", &cond.span);
+            return err(
+                "a quantifier in a loop condition is not supported yet",
+                &cond.span,
+            );
         }
         let mut b = Vec::new();
         self.stmt(body, everywhere, &mut b)?;
@@ -1118,7 +1321,13 @@ impl Lowerer<'_> {
             self.stmt(s, everywhere, &mut b)?;
         }
         b.extend(inv);
-        v.push(st(k::StmtKind::While { cond: c, body: Box::new(block(b, &body.span)) }, sp));
+        v.push(st(
+            k::StmtKind::While {
+                cond: c,
+                body: Box::new(block(b, &body.span)),
+            },
+            sp,
+        ));
         out.push(block(v, sp));
         Ok(())
     }

@@ -238,18 +238,19 @@ where
                 kind,
                 span: sp(e.span()),
             })
-            .or(quant
-                .delimited_by(p("("), p(")"))
-                .map_with(|kind, e| Expr {
-                    kind,
-                    span: sp(e.span()),
-                }))
+            .or(quant.delimited_by(p("("), p(")")).map_with(|kind, e| Expr {
+                kind,
+                span: sp(e.span()),
+            }))
             .or(expr.clone().delimited_by(p("("), p(")")))
             .labelled("expression")
             .boxed();
 
         let bin = |b: Bin| {
-            move |l: Expr, _, r: Expr, e: &mut chumsky::input::MapExtra<'t, '_, I, Extra<'t, 's>>| {
+            move |l: Expr,
+                  _,
+                  r: Expr,
+                  e: &mut chumsky::input::MapExtra<'t, '_, I, Extra<'t, 's>>| {
                 Expr {
                     kind: ExprKind::Binary(b, Box::new(l), Box::new(r)),
                     span: sp(e.span()),
@@ -266,9 +267,11 @@ where
                     span: sp(e.span()),
                 },
             ),
-            postfix(12, p(".").ignore_then(ident), |base: Expr, f: Ident, e| Expr {
-                kind: ExprKind::Field(Box::new(base), f),
-                span: sp(e.span()),
+            postfix(12, p(".").ignore_then(ident), |base: Expr, f: Ident, e| {
+                Expr {
+                    kind: ExprKind::Field(Box::new(base), f),
+                    span: sp(e.span()),
+                }
             }),
             prefix(
                 11,
