@@ -50,8 +50,8 @@ pub struct ClArgs {
 /// The kernel file and the launch: shared by run, trace, explore, races, verify-scan.
 #[derive(Args, Clone, Debug)]
 pub struct LaunchArgs {
-    /// The kernel source: `.ksim`, OpenCL C (`.cl`), or an Oclgrind simulator file (`.sim`)
-    /// that names a `.cl` kernel and gives its whole launch.
+    /// The kernel source: `.ksim`, OpenCL C (`.cl`), a VerCors PVL program (`.pvl`), or an
+    /// Oclgrind simulator file (`.sim`) that names a `.cl` kernel and gives its whole launch.
     pub file: PathBuf,
     /// `.ksim`: bind a size or scalar parameter: `-D n=8`. Sizes are checked (no 32-bit
     /// wrap-around); a launch may have 2^28 threads, 2^28 elements per array and need

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The kernel source: `.ksim`, or OpenCL C (`.cl`).
+    /// The kernel source: `.ksim`, OpenCL C (`.cl`), or a VerCors PVL program (`.pvl`).
     pub file: PathBuf,
     /// Also print the desugared core form (Figure 4 plus barrier).
     #[arg(long)]

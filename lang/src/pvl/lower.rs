@@ -228,10 +228,13 @@ fn conjuncts(e: &Expr) -> Vec<&Expr> {
     }
 }
 
+/// One end of a quantifier's range: an expression and what to add to it.
+type End<'e> = Option<(&'e Expr, u64)>;
+
 /// The range `lo .. hi` of a quantifier over `v` with condition `cond`: `lo <= v`
 /// (`v >= lo`, `lo < v`, `v > lo`) and `v < hi` (`v <= hi`, `hi > v`, `hi >= v`) among
 /// its conjuncts.
-fn bounds<'e>(v: &str, cond: &'e Expr) -> (Option<(&'e Expr, u64)>, Option<(&'e Expr, u64)>) {
+fn bounds<'e>(v: &str, cond: &'e Expr) -> (End<'e>, End<'e>) {
     let is_v = |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if n == v);
     let (mut lo, mut hi) = (None, None);
     for c in conjuncts(cond) {
@@ -1092,21 +1095,19 @@ impl Lowerer<'_> {
             ExprKind::Bool(_) | ExprKind::Unary(UnOp::Not, _) | ExprKind::Quant { .. } => {
                 k::TypeName::Bool
             }
-            ExprKind::Binary(Bin::Op(op), ..)
-                if matches!(
-                    op,
+            ExprKind::Binary(
+                Bin::Op(
                     BinOp::Lt
-                        | BinOp::Le
-                        | BinOp::Gt
-                        | BinOp::Ge
-                        | BinOp::Eq
-                        | BinOp::Ne
-                        | BinOp::LogAnd
-                        | BinOp::LogOr
-                ) =>
-            {
-                k::TypeName::Bool
-            }
+                    | BinOp::Le
+                    | BinOp::Gt
+                    | BinOp::Ge
+                    | BinOp::Eq
+                    | BinOp::Ne
+                    | BinOp::LogAnd
+                    | BinOp::LogOr,
+                ),
+                ..,
+            ) => k::TypeName::Bool,
             _ => k::TypeName::Int,
         };
         let r = r.map(|val| {

@@ -93,8 +93,8 @@ fn lex(src: &str) -> Result<Vec<Spanned<'_>>, Diagnostic> {
             i += 1;
         } else if rest.starts_with("//") {
             i += rest.find('\n').unwrap_or(rest.len());
-        } else if rest.starts_with("/*") {
-            match rest[2..].find("*/") {
+        } else if let Some(comment) = rest.strip_prefix("/*") {
+            match comment.find("*/") {
                 Some(end) => i += end + 4,
                 None => return Err(Diagnostic::new("unterminated block comment", i..i + 2)),
             }
@@ -595,10 +595,10 @@ where
         .then_ignore(p(";"));
     enum Member {
         Fields(Vec<(Type, Ident)>),
-        Method(Method),
+        Method(Box<Method>),
     }
     let member = choice((
-        method.map(Member::Method),
+        method.map(|m| Member::Method(Box::new(m))),
         field.map(|(ty, names)| {
             Member::Fields(names.into_iter().map(|n| (ty.clone(), n)).collect())
         }),
@@ -620,7 +620,7 @@ where
             for m in members {
                 match m {
                     Member::Fields(f) => c.fields.extend(f),
-                    Member::Method(m) => c.methods.push(m),
+                    Member::Method(m) => c.methods.push(*m),
                 }
             }
             c
