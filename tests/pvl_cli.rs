@@ -40,10 +40,10 @@ fn left_rotation_runs_clean_and_says_permissions_are_not_checked() {
 
 #[test]
 fn check_summarises_the_method_and_picks_it_by_name() {
-    let o = ksim(&["check", ROT, "--method", "leftRotation"]);
+    let o = ksim(&["check", ROT, "--kernel", "leftRotation"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(stdout(&o).contains("kernel `leftRotation`"), "{}", text(&o));
-    let o = ksim(&["check", ROT, "--method", "nope"]);
+    let o = ksim(&["check", ROT, "--kernel", "nope"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("no method `nope`"), "{}", text(&o));
 }

@@ -40,7 +40,7 @@ pub type CmdResult = Result<i32, Failure>;
 pub struct ClArgs {
     /// The kernel to run from a `.cl` file (default: its only kernel); for a `.pvl`
     /// program, the method (default: the only one with a `par` block).
-    #[arg(long, value_name = "NAME", alias = "method")]
+    #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
     /// A directory where `#include "..."` looks (after the including file's directory).
     #[arg(short = 'I', value_name = "DIR")]

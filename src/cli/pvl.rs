@@ -1,5 +1,5 @@
 //! `.pvl` programs (VerCors's PVL) on the command line: one method, picked with
-//! `--method NAME` (or `--kernel NAME`) when several have a `par` block, becomes a kernel
+//! `--kernel NAME` when several have a `par` block, becomes a kernel
 //! launched like a `.ksim` one (`-D N=8` binds its `int` parameters).
 
 use super::common::{Failure, Source};

@@ -323,7 +323,7 @@ pub fn lower(program: &Program, method: Option<&str>) -> Result<Lowered, Vec<Dia
                 several => {
                     return Err(vec![Diagnostic::new(
                         format!(
-                            "several methods have a `par` block ({}): pick one with --method NAME",
+                            "several methods have a `par` block ({}): pick one with --kernel NAME",
                             several
                                 .iter()
                                 .map(|m| m.name.name.as_str())
