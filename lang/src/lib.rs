@@ -12,6 +12,7 @@ pub mod int_fn;
 pub mod parse;
 pub mod print;
 pub mod print_core;
+pub mod pvl;
 pub mod render;
 pub mod summary;
 

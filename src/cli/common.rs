@@ -38,7 +38,8 @@ pub type CmdResult = Result<i32, Failure>;
 /// Options of `.cl` (OpenCL C) kernels: which kernel, and where `#include` looks.
 #[derive(Args, Clone, Debug, Default)]
 pub struct ClArgs {
-    /// The kernel to run from a `.cl` file (default: its only kernel).
+    /// The kernel to run from a `.cl` file (default: its only kernel); for a `.pvl`
+    /// program, the method (default: the only one with a `par` block).
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
     /// A directory where `#include "..."` looks (after the including file's directory).
@@ -49,8 +50,8 @@ pub struct ClArgs {
 /// The kernel file and the launch: shared by run, trace, explore, races, verify-scan.
 #[derive(Args, Clone, Debug)]
 pub struct LaunchArgs {
-    /// The kernel source: `.ksim`, OpenCL C (`.cl`), or an Oclgrind simulator file (`.sim`)
-    /// that names a `.cl` kernel and gives its whole launch.
+    /// The kernel source: `.ksim`, OpenCL C (`.cl`), a VerCors PVL program (`.pvl`), or an
+    /// Oclgrind simulator file (`.sim`) that names a `.cl` kernel and gives its whole launch.
     pub file: PathBuf,
     /// `.ksim`: bind a size or scalar parameter: `-D n=8`. Sizes are checked (no 32-bit
     /// wrap-around); a launch may have 2^28 threads, 2^28 elements per array and need
@@ -281,6 +282,10 @@ pub fn load_with(
         let (src, c, _) = super::opencl::load_cl_unit(path, &[], &[], &mut |_| Ok(None), files)?;
         return Ok((src, Arc::new(c.kernel)));
     }
+    if super::pvl::is_pvl(path) {
+        let (src, c) = super::pvl::load(path, None, files)?;
+        return Ok((src, Arc::new(c.kernel)));
+    }
     check_source(Source::read_with(path, files)?)
 }
 
@@ -405,6 +410,13 @@ impl LaunchArgs {
             )?;
             let opts = super::opencl::launch_options(self, &c.info)?;
             let notes = super::opencl::notes(&src, &c.info);
+            (src, Arc::new(c.kernel), opts, notes)
+        } else if super::pvl::is_pvl(&self.file) {
+            let mut plain = self.clone();
+            plain.cl.kernel = None;
+            let opts = plain.ksim_options()?;
+            let (src, c) = super::pvl::load(&self.file, self.cl.kernel.as_deref(), &rec)?;
+            let notes = super::pvl::notes(&src, &c);
             (src, Arc::new(c.kernel), opts, notes)
         } else {
             let opts = self.ksim_options()?;

@@ -9,6 +9,7 @@ pub mod graph;
 pub mod limits;
 pub mod native;
 pub mod opencl;
+pub mod pvl;
 pub mod race_views;
 pub mod races;
 pub mod run;

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The kernel source: `.ksim`, OpenCL C (`.cl`), or an Oclgrind simulator file
-    /// (`.sim`), whose launch is loaded and checked too.
+    /// The kernel source: `.ksim`, OpenCL C (`.cl`), a VerCors PVL program (`.pvl`), or an
+    /// Oclgrind simulator file (`.sim`), whose launch is loaded and checked too.
     pub file: PathBuf,
     /// Also print the desugared core form (Figure 4 plus barrier).
     #[arg(long)]
@@ -30,6 +30,9 @@ pub fn check(args: &CheckArgs) -> CmdResult {
     if super::simfile::is_sim(&args.file) {
         return check_sim(args);
     }
+    if super::pvl::is_pvl(&args.file) {
+        return check_pvl(args);
+    }
     if !args.define.is_empty() || args.cl.kernel.is_some() || !args.cl.include.is_empty() {
         return Err(Failure::usage(
             "-D, -I and --kernel are for OpenCL C (`.cl`) kernels",
@@ -39,6 +42,24 @@ pub fn check(args: &CheckArgs) -> CmdResult {
     println!("{}: {}", args.file.display(), lang::summary::kernel(&k));
     if args.core {
         print!("{}", lang::print_core::print_core(&k));
+    }
+    Ok(EXIT_OK)
+}
+
+/// `ksim check program.pvl`: the method's kernel, the lowering's notes.
+fn check_pvl(args: &CheckArgs) -> CmdResult {
+    if !args.define.is_empty() || !args.cl.include.is_empty() {
+        return Err(Failure::usage("-D and -I are for OpenCL C (`.cl`) kernels"));
+    }
+    let (src, c) = super::pvl::load(&args.file, args.cl.kernel.as_deref(), &sim::replay::Disk)?;
+    println!(
+        "{}: {}",
+        args.file.display(),
+        lang::summary::kernel(&c.kernel)
+    );
+    print!("{}", super::pvl::notes(&src, &c));
+    if args.core {
+        print!("{}", lang::print_core::print_core(&c.kernel));
     }
     Ok(EXIT_OK)
 }
