@@ -226,9 +226,10 @@ fn the_runner_gives_open_launch_sizes_the_largest_the_scaling_keeps() {
         launch("--local_size=* --global_size=200"),
         (vec![100], vec![2])
     );
+    // A work-group size the header fixes is run as written (issue 26, item 9).
     assert_eq!(
         launch("--local_size=1024 --num_groups=*"),
-        (vec![128], vec![4])
+        (vec![1024], vec![4])
     );
     assert_eq!(
         launch("--local_size=16 --global_size=*"),
