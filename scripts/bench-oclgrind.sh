@@ -48,16 +48,12 @@ scan_sim() { # k racy
     echo "$work/$name.sim"
 }
 
-# Prints "SECONDS KIB" of one command (or "failed"), its output discarded.
+# Prints "SECONDS KIB" of one command (or "failed"), its output discarded. Exit status 1
+# is a result (ksim found a race or a fault), not a failure.
 measure() {
-    local t
-    if t=$( { /usr/bin/time -f "%e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 ); then
-        echo "$t"
-    elif [[ $t =~ ^[0-9.]+\ [0-9]+$ ]]; then
-        echo "$t" # ksim exits 1 on a race: a result, not a failure
-    else
-        echo "failed"
-    fi
+    local rc=0
+    /usr/bin/time -o "$work/time" -f "%e %M" "$@" >/dev/null 2>&1 || rc=$?
+    if [[ $rc -le 1 ]]; then tail -1 "$work/time"; else echo failed; fi
 }
 
 ratio() { # a b -> a/b with 1 decimal, or -

@@ -295,3 +295,27 @@ pub enum ExprKind {
         args: Vec<Expr>,
     },
 }
+
+/// An expression at `span` (for the front ends that lower into this tree).
+pub(crate) fn ex(kind: ExprKind, span: &Span) -> Expr {
+    Expr {
+        kind,
+        span: span.clone(),
+    }
+}
+
+/// A statement at `span`.
+pub(crate) fn st(kind: StmtKind, span: &Span) -> Stmt {
+    Stmt {
+        kind,
+        span: span.clone(),
+    }
+}
+
+/// An identifier at `span`.
+pub(crate) fn ident(name: &str, span: &Span) -> Ident {
+    Ident {
+        name: name.to_string(),
+        span: span.clone(),
+    }
+}

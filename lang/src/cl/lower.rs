@@ -22,7 +22,7 @@
 
 use super::ast as cl;
 use super::builtins::{self, Builtin, Fence};
-use crate::ast::{self as k, BinOp, Space, Span, TypeName, UnOp};
+use crate::ast::{self as k, ex, ident, st, BinOp, Space, Span, TypeName, UnOp};
 use crate::check::{name_of, ty_of};
 use crate::core::Ty;
 use crate::diag::Diagnostic;
@@ -549,27 +549,6 @@ fn expr_assigned(e: &cl::Expr, out: &mut HashSet<String>) {
             expr_assigned(a, out)
         }
         Int { .. } | Float { .. } | Char(_) | Str(_) | Name(_) | SizeofType(_) => {}
-    }
-}
-
-fn ex(kind: k::ExprKind, span: &Span) -> k::Expr {
-    k::Expr {
-        kind,
-        span: span.clone(),
-    }
-}
-
-fn st(kind: k::StmtKind, span: &Span) -> k::Stmt {
-    k::Stmt {
-        kind,
-        span: span.clone(),
-    }
-}
-
-fn ident(name: &str, span: &Span) -> k::Ident {
-    k::Ident {
-        name: name.to_string(),
-        span: span.clone(),
     }
 }
 

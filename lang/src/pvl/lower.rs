@@ -25,7 +25,7 @@
 //! `\forall*` over them) are kept in the syntax tree and not checked: the caller says so.
 
 use super::ast::*;
-use crate::ast as k;
+use crate::ast::{self as k, ex, ident, st};
 use crate::core::Annotation;
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
@@ -64,27 +64,6 @@ type Res<T> = Result<T, Fail>;
 
 fn err<T>(msg: impl Into<String>, span: &Span) -> Res<T> {
     Err(Fail::Error(Diagnostic::new(msg, span.clone())))
-}
-
-fn ex(kind: k::ExprKind, span: &Span) -> k::Expr {
-    k::Expr {
-        kind,
-        span: span.clone(),
-    }
-}
-
-fn st(kind: k::StmtKind, span: &Span) -> k::Stmt {
-    k::Stmt {
-        kind,
-        span: span.clone(),
-    }
-}
-
-fn ident(name: &str, span: &Span) -> k::Ident {
-    k::Ident {
-        name: name.to_string(),
-        span: span.clone(),
-    }
 }
 
 fn int(v: u64, span: &Span) -> k::Expr {
