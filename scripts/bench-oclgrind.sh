@@ -56,9 +56,11 @@ measure() {
     if [[ $rc -le 1 ]]; then tail -1 "$work/time"; else echo failed; fi
 }
 
-ratio() { # a b -> a/b with 1 decimal, or -
+# a ÷ b with one decimal, or "≥N" when b is below time's resolution (0.01 s), or "-".
+ratio() {
     if [[ $1 == failed || $2 == failed ]]; then echo -; else
-        awk -v a="${1% *}" -v b="${2% *}" 'BEGIN { if (b < 0.005) b = 0.005; printf "%.1f", a / b }'
+        awk -v a="${1% *}" -v b="${2% *}" \
+            'BEGIN { if (b < 0.01) printf "≥%.0f", a / 0.01; else printf "%.1f", a / b }'
     fi
 }
 
