@@ -319,3 +319,15 @@ pub(crate) fn ident(name: &str, span: &Span) -> Ident {
         span: span.clone(),
     }
 }
+
+/// `var = value;` at `span`.
+pub(crate) fn set(var: &str, value: Expr, span: &Span) -> Stmt {
+    st(
+        StmtKind::Assign {
+            target: LValue::Var(ident(var, span)),
+            op: AssignOp::Set,
+            value,
+        },
+        span,
+    )
+}

@@ -22,7 +22,7 @@
 
 use super::ast as cl;
 use super::builtins::{self, Builtin, Fence};
-use crate::ast::{self as k, ex, ident, st, BinOp, Space, Span, TypeName, UnOp};
+use crate::ast::{self as k, ex, ident, set, st, BinOp, Space, Span, TypeName, UnOp};
 use crate::check::{name_of, ty_of};
 use crate::core::Ty;
 use crate::diag::Diagnostic;
@@ -566,17 +566,6 @@ fn and(a: k::Expr, b: k::Expr) -> k::Expr {
     ex(
         k::ExprKind::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)),
         &span,
-    )
-}
-
-fn set(var: &str, value: k::Expr, span: &Span) -> k::Stmt {
-    st(
-        k::StmtKind::Assign {
-            target: k::LValue::Var(ident(var, span)),
-            op: k::AssignOp::Set,
-            value,
-        },
-        span,
     )
 }
 

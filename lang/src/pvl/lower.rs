@@ -25,7 +25,7 @@
 //! `\forall*` over them) are kept in the syntax tree and not checked: the caller says so.
 
 use super::ast::*;
-use crate::ast::{self as k, ex, ident, st};
+use crate::ast::{self as k, ex, ident, set, st};
 use crate::core::Annotation;
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
@@ -124,17 +124,6 @@ fn if_(cond: k::Expr, then: Vec<k::Stmt>, span: &Span) -> k::Stmt {
                 span: span.clone(),
             }],
             els: None,
-        },
-        span,
-    )
-}
-
-fn assign(var: &str, value: k::Expr, span: &Span) -> k::Stmt {
-    st(
-        k::StmtKind::Assign {
-            target: k::LValue::Var(ident(var, span)),
-            op: k::AssignOp::Set,
-            value,
         },
         span,
     )
@@ -549,45 +538,10 @@ impl Lowerer<'_> {
         // postcondition, method postcondition.
         let mut out = Vec::new();
         if let Some(g) = grid {
-            let it = &g.iters[0];
-            let lo = self.pure_expr(&it.lo)?;
-            let id = ex(
-                k::ExprKind::Call {
-                    func: ident("get_group_id", &it.name.span),
-                    args: vec![int(0, &it.name.span)],
-                },
-                &it.name.span,
-            );
-            let v = bin(
-                BinOp::Add,
-                lo,
-                ex(
-                    k::ExprKind::Cast(k::TypeName::Int, Box::new(id)),
-                    &it.name.span,
-                ),
-                &it.name.span,
-            );
-            out.push(decl(k::TypeName::Int, &rn(&it.name.name), v, &it.name.span));
+            out.push(self.iterator(&g.iters[0], "get_group_id", 0)?);
         }
         for (d, it) in group.iters.iter().enumerate() {
-            let lo = self.pure_expr(&it.lo)?;
-            let id = ex(
-                k::ExprKind::Call {
-                    func: ident("get_local_id", &it.name.span),
-                    args: vec![int(d as u64, &it.name.span)],
-                },
-                &it.name.span,
-            );
-            let v = bin(
-                BinOp::Add,
-                lo,
-                ex(
-                    k::ExprKind::Cast(k::TypeName::Int, Box::new(id)),
-                    &it.name.span,
-                ),
-                &it.name.span,
-            );
-            out.push(decl(k::TypeName::Int, &rn(&it.name.name), v, &it.name.span));
+            out.push(self.iterator(it, "get_local_id", d as u64)?);
         }
         let everywhere: Vec<Clause> = m
             .contract
@@ -859,7 +813,7 @@ impl Lowerer<'_> {
         let c = r?;
         let s = &whole.span;
         guard.push(if_(c, then, s));
-        guard.push(assign(&v, bin(BinOp::Add, name(&v, s), int(1, s), s), s));
+        guard.push(set(&v, bin(BinOp::Add, name(&v, s), int(1, s), s), s));
         out.push(block(
             vec![
                 decl(k::TypeName::Int, &v, lo, s),
@@ -877,6 +831,23 @@ impl Lowerer<'_> {
     }
 
     /// An expression without statements (sizes, launch ranges).
+    /// A `par` iterator's declaration: `int t = lo + (int) func(dim)`, `func` the work-item
+    /// function that numbers this block's threads.
+    fn iterator(&mut self, it: &Iter, func: &str, dim: u64) -> Res<k::Stmt> {
+        let span = &it.name.span;
+        let lo = self.pure_expr(&it.lo)?;
+        let id = ex(
+            k::ExprKind::Call {
+                func: ident(func, span),
+                args: vec![int(dim, span)],
+            },
+            span,
+        );
+        let id = ex(k::ExprKind::Cast(k::TypeName::Int, Box::new(id)), span);
+        let v = bin(BinOp::Add, lo, id, span);
+        Ok(decl(k::TypeName::Int, &rn(&it.name.name), v, span))
+    }
+
     fn pure_expr(&mut self, e: &Expr) -> Res<k::Expr> {
         let mut pre = Vec::new();
         let x = self.expr(e, &mut pre)?;
@@ -1006,7 +977,7 @@ impl Lowerer<'_> {
                     // The right operand's statements run only when it is evaluated.
                     let t = self.temp("cond");
                     pre.push(decl(k::TypeName::Bool, &t, x, s));
-                    rp.push(assign(&t, yv, s));
+                    rp.push(set(&t, yv, s));
                     let guard = if op == BinOp::LogAnd {
                         name(&t, s)
                     } else {
@@ -1044,7 +1015,7 @@ impl Lowerer<'_> {
                     let b = if exists { b } else { not(b) };
                     out.push(if_(
                         b,
-                        vec![assign(&t2, ex(k::ExprKind::Bool(exists), s), s)],
+                        vec![set(&t2, ex(k::ExprKind::Bool(exists), s), s)],
                         s,
                     ));
                     Ok(())
@@ -1103,7 +1074,7 @@ impl Lowerer<'_> {
                         _ => int(0, &x.span),
                     };
                     sink.push(decl(ty, &v, zero, &x.span));
-                    sink.push(if_(g, vec![assign(&v, val, &x.span)], &x.span));
+                    sink.push(if_(g, vec![set(&v, val, &x.span)], &x.span));
                 }
             }
         });
