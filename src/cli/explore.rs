@@ -49,7 +49,8 @@ pub struct ExploreArgs {
     pub launch: LaunchArgs,
     #[command(flatten)]
     pub policy: PolicyArgs,
-    /// Every execution up to equivalence (state caching + partial-order reduction).
+    /// Every execution up to equivalence (state caching + partial-order reduction; the state
+    /// graph instead where, without state caching, the reduction meets many executions).
     #[arg(long)]
     pub exhaustive: bool,
     /// N executions with uniformly random scheduling choices.
