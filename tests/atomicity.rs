@@ -32,7 +32,9 @@ fn a_lost_update_is_a_second_final_store_under_access_only() {
     assert!(s.contains("distinct final stores: 1\n"), "{s}");
     assert!(s.contains("x = 2"), "{s}");
     assert!(
-        s.contains("cannot change the result on this input under statement atomicity"),
+        s.contains(
+            "cannot change the arrays' final values on this input under statement atomicity"
+        ),
         "{s}"
     );
     let a = explore("access");

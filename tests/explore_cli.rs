@@ -319,10 +319,13 @@ fn non_termination_and_faults_are_reported() {
 fn usage_errors_exit_2() {
     let o = ksim(&["explore", "examples/kogge_stone.ksim", "-D", "n=4"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    // `--depth` belongs to `--pct` (which no longer needs it: depth 3 by default).
     let o = ksim(&[
         "explore",
-        "--pct",
+        "--random",
         "5",
+        "--depth",
+        "2",
         "examples/kogge_stone.ksim",
         "-D",
         "n=4",

@@ -37,6 +37,47 @@ impl Schedule {
         s
     }
 
+    /// The schedule in one line, `0 1 2 3 0×4 1×6`: each run a thread, `×count` when it
+    /// runs more than one step ([`Schedule::parse`] reads it back).
+    pub fn text(&self) -> String {
+        let runs: Vec<String> = (self.runs.iter())
+            .map(|&(t, n)| {
+                if n == 1 {
+                    t.to_string()
+                } else {
+                    format!("{t}×{n}")
+                }
+            })
+            .collect();
+        runs.join(" ")
+    }
+
+    /// Reads [`Schedule::text`]'s form: runs separated by spaces or commas, each `T` or
+    /// `T×N` (also `TxN` and `T*N`, which are easier to type).
+    pub fn parse(text: &str) -> Result<Schedule, String> {
+        let mut s = Schedule::default();
+        for run in text.split([' ', ',', '\t', '\n']).filter(|r| !r.is_empty()) {
+            let (t, n) = match run.split_once(['×', 'x', '*']) {
+                Some((t, n)) => (t, n),
+                None => (run, "1"),
+            };
+            let bad = || format!("`{run}` is not a run of a schedule (THREAD or THREAD×STEPS)");
+            let t: usize = t.parse().map_err(|_| bad())?;
+            let n: u64 = n.parse().map_err(|_| bad())?;
+            if n == 0 {
+                return Err(bad());
+            }
+            match s.runs.last_mut() {
+                Some((last, k)) if *last == t => *k = k.checked_add(n).ok_or_else(bad)?,
+                _ => s.runs.push((t, n)),
+            }
+        }
+        if s.runs.is_empty() {
+            return Err("the schedule is empty".into());
+        }
+        Ok(s)
+    }
+
     /// Appends one step of thread `t`.
     pub fn push(&mut self, t: usize) {
         match self.runs.last_mut() {

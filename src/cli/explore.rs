@@ -3,7 +3,7 @@
 //! `sim::report`, and the replay decision `sim::replay`.
 //!
 //! `ksim explore FILE [launch options] (--exhaustive [--preemption-bound K] | --random N |
-//! --pct N --depth D)` explores the schedules of one launch and prints a summary that ends
+//! --pct N [--depth D])` explores the schedules of one launch and prints a summary that ends
 //! with `EXHAUSTIVE` or `INCOMPLETE (reason)` (`--json`: the model, see docs/json.md).
 //! Every distinct race is written to `--report-dir` (default `ksim-reports/` in the
 //! current directory) as a JSON race report, atomically, as soon as it is found (so that an
@@ -42,6 +42,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
+/// `--pct`'s depth when `--depth` is not given.
+const PCT_DEPTH: u32 = 3;
+
 #[derive(Args, Debug)]
 #[command(group(ArgGroup::new("mode").required(true).args(["exhaustive", "random", "pct"])))]
 pub struct ExploreArgs {
@@ -56,10 +59,11 @@ pub struct ExploreArgs {
     /// N executions with uniformly random scheduling choices.
     #[arg(long, value_name = "N")]
     pub random: Option<u64>,
-    /// N executions under the PCT scheduler (needs --depth).
-    #[arg(long, value_name = "N", requires = "depth")]
+    /// N executions under the PCT scheduler, for bugs of depth --depth.
+    #[arg(long, value_name = "N")]
     pub pct: Option<u64>,
-    /// PCT bug depth d (d - 1 priority change points).
+    /// PCT bug depth d (d - 1 priority change points; default 3: PCT's authors found
+    /// most concurrency bugs at depth 3 or less).
     #[arg(long, value_name = "D")]
     pub depth: Option<u32>,
     /// With --exhaustive: every schedule with at most K preemptions, iteratively deepened
@@ -136,6 +140,9 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
     if args.jobs == 0 {
         return Err(Failure::usage("--jobs must be at least 1"));
     }
+    if args.depth.is_some() && args.pct.is_none() {
+        return Err(Failure::usage("--depth is PCT's: it needs --pct N"));
+    }
     if args.depth == Some(0) {
         return Err(Failure::usage("--depth must be at least 1"));
     }
@@ -155,7 +162,7 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
     } else {
         Mode::Pct {
             n: args.pct.expect("mode group"),
-            depth: args.depth.expect("requires depth"),
+            depth: args.depth.unwrap_or(PCT_DEPTH),
             seed: args.seed,
         }
     };
@@ -202,11 +209,16 @@ pub fn explore(args: &ExploreArgs) -> CmdResult {
             let rate = p.executions as f64 / p.elapsed.as_secs_f64().max(1e-9);
             if p.total.is_some() {
                 b.set_position(p.executions);
-                b.set_message(format!("{} races, {rate:.0}/s", p.races));
+                b.set_message(format!(
+                    "{}, {rate:.0}/s",
+                    model::plural(p.races, "race", "races")
+                ));
             } else {
                 b.set_message(format!(
-                    "{} executions, {} states, {} races, {rate:.0} executions/s",
-                    p.executions, p.states, p.races
+                    "{} executions, {} states, {}, {rate:.0} executions/s",
+                    p.executions,
+                    p.states,
+                    model::plural(p.races, "race", "races")
                 ));
                 b.tick();
             }

@@ -147,7 +147,9 @@ pub enum ScheduleKind {
 
 #[derive(Args, Debug)]
 pub struct ScheduleArgs {
-    /// `canonical`, `round-robin`, `random`, or `@FILE` to follow a recorded schedule.
+    /// `canonical`, `round-robin`, `random`, `@FILE` to follow a recorded schedule, or a
+    /// schedule written out, `'0 1 2 3 0×4 1×6'` (thread, or thread×steps; `x` or `*` for
+    /// ×), as `explore` prints one per final store.
     #[arg(long, default_value = "canonical")]
     pub schedule: String,
     /// Seed for `--schedule random`.
@@ -166,12 +168,19 @@ impl ScheduleArgs {
                 .map_err(|e| Failure::usage(format!("schedule `{path}`: {e}")))?;
             return Ok(Scheduler::Replay(schedule));
         }
+        if self.schedule.starts_with(|c: char| c.is_ascii_digit()) {
+            let schedule = Schedule::parse(&self.schedule)
+                .and_then(|s| s.check(launch).map(|_| s))
+                .map_err(|e| Failure::usage(format!("--schedule: {e}")))?;
+            return Ok(Scheduler::Replay(schedule));
+        }
         match ScheduleKind::from_str(&self.schedule, true) {
             Ok(ScheduleKind::Canonical) => Ok(Scheduler::Canonical),
             Ok(ScheduleKind::RoundRobin) => Ok(Scheduler::RoundRobin),
             Ok(ScheduleKind::Random) => Ok(Scheduler::Random { seed: self.seed }),
             Err(_) => Err(Failure::usage(format!(
-                "unknown schedule `{}`: use canonical, round-robin, random or @FILE",
+                "unknown schedule `{}`: use canonical, round-robin, random, @FILE or the \
+                 schedule itself ('0 1 0×3')",
                 self.schedule
             ))),
         }

@@ -44,6 +44,9 @@ pub fn preemption_bounded(
     col.summary.states = 0;
     col.summary.caching_off = Some(REDUCTION_OFF);
     col.summary.reduction_off = Some(REDUCTION_OFF);
+    if cfg.jobs > 1 {
+        col.summary.jobs_ignored = Some("a preemption-bounded search runs on one thread");
+    }
     // Deviation lists by total cost: `levels[c]` holds those of cost c not yet run.
     let mut levels: Vec<Vec<Preemptions>> = vec![Vec::new(); bound as usize + 1];
     levels[0].push(Vec::new());

@@ -257,9 +257,15 @@ type ElemKey = (usize, usize, usize);
 /// Why there is no state caching when work-groups share data (see the module
 /// documentation, "Several work-groups").
 pub const CACHING_OFF_SHARED: &str = "several work-groups access one `global` element, one \
-    of them writing, or a step faults: a barrier orders only its own group, so accesses \
-    before a barrier can race with accesses of another group after it, and no barrier is a \
-    point where the future depends on the state alone";
+    of them writing: a barrier orders only its own group, so accesses before a barrier can \
+    race with accesses of another group after it, and no barrier is a point where the future \
+    depends on the state alone";
+
+/// Why there is no state caching when the canonical run of several work-groups faults: the
+/// fault ends the footprint that would show whether groups share data.
+pub const CACHING_OFF_FAULT: &str = "a step of the canonical run faults, so whether several \
+    work-groups access one `global` element is unknown: a barrier orders only its own group, \
+    and no barrier is a point where the future depends on the state alone";
 
 /// Why there is no state caching when a barrier leaves a memory space unordered (for
 /// some work-item, where fences are computed at run time).
@@ -511,7 +517,9 @@ fn explore_all<'p>(
     visit: Option<VisitFn<'p>>,
 ) -> Summary {
     if launch.warp_size.is_some() {
-        return super::naive::exhaustive_warps(launch, cfg, progress);
+        let mut s = super::naive::exhaustive_warps(launch, cfg, progress);
+        s.jobs_ignored = (cfg.jobs > 1).then_some(JOBS_IGNORED_WARPS);
+        return s;
     }
     let mut col = Collector::new(Mode::Exhaustive, cfg);
     let mut caching = Ok(());
@@ -523,8 +531,10 @@ fn explore_all<'p>(
         let faulted = out
             .fault
             .is_some_and(|f| !matches!(f.kind, FaultKind::StepBound { .. }));
-        if footprint.shared || faulted {
+        if footprint.shared {
             caching = Err(CACHING_OFF_SHARED);
+        } else if faulted {
+            caching = Err(CACHING_OFF_FAULT);
         }
     }
     let mut progress = progress;
@@ -538,15 +548,18 @@ fn explore_all<'p>(
         let mut d = search(launch, &trial, tried, caching, progress, None);
         if d.stop != Some(Incomplete::MaxExecutions) {
             let verdict = verdict(&d);
-            return d.col.finish(verdict);
+            return jobs_ignored(d.col.finish(verdict), cfg, JOBS_IGNORED_NO_CACHING);
         }
         progress = d.progress.take();
         let reborrow = progress.as_mut().map(|p| &mut **p as ProgressFn<'_>);
         if let Some(summary) = super::naive::state_graph(launch, cfg, reborrow, STATE_GRAPH_PAIRS) {
-            return summary;
+            return jobs_ignored(summary, cfg, JOBS_IGNORED_NO_CACHING);
         }
     }
-    let mut d = if par::applies(launch, cfg, caching.is_ok()) && visit.is_none() {
+    let parallel = par::applies(launch, cfg, caching.is_ok()) && visit.is_none();
+    // A shared element found by the parallel search restarts it sequentially.
+    let mut restarted = false;
+    let mut d = if parallel {
         let searched = if dag::applies(cfg) {
             dag::search(launch, cfg, col, progress)
         } else {
@@ -558,13 +571,20 @@ fn explore_all<'p>(
                 let (mut col, progress) = *restart;
                 // The sequential search would have met the shared element too.
                 col.restart();
+                restarted = true;
                 search(launch, cfg, col, Err(CACHING_OFF_SHARED), progress, None)
             }
         }
     } else {
         search(launch, cfg, col, caching, progress, visit)
     };
-    if d.footprint.as_ref().is_some_and(|f| f.shared) {
+    let shared = d.footprint.as_ref().is_some_and(|f| f.shared);
+    let one_job = if caching.is_err() || restarted || shared {
+        JOBS_IGNORED_NO_CACHING
+    } else {
+        JOBS_IGNORED_BOUNDED
+    };
+    if shared {
         // A shared element showed up during the search: start again without caching.
         let (progress, visit) = (d.progress.take(), d.visit.take());
         col = d.col;
@@ -572,7 +592,32 @@ fn explore_all<'p>(
         d = search(launch, cfg, col, Err(CACHING_OFF_SHARED), progress, visit);
     }
     let verdict = verdict(&d);
-    d.col.finish(verdict)
+    let summary = d.col.finish(verdict);
+    if parallel && !restarted {
+        summary
+    } else {
+        jobs_ignored(summary, cfg, one_job)
+    }
+}
+
+/// Why `--jobs` does not apply to a search without state caching (the whole search is one
+/// segment; the state graph is searched on one thread too).
+const JOBS_IGNORED_NO_CACHING: &str = "without state caching the search is one sequential segment";
+
+/// Why `--jobs` does not apply with several work-groups and a bound that stops the search
+/// (see "Several jobs" in the module documentation).
+const JOBS_IGNORED_BOUNDED: &str = "with several work-groups, a bound that stops the search \
+    (--max-executions, --max-states, --max-races, --stop-on-race) needs the sequential order";
+
+/// Why `--jobs` does not apply under `--warp-size`.
+const JOBS_IGNORED_WARPS: &str = "the search of warp interleavings runs on one thread";
+
+/// `summary`, saying why `--jobs` went unused where more than one job was asked for.
+fn jobs_ignored(mut summary: Summary, cfg: &Config, why: &'static str) -> Summary {
+    if cfg.jobs > 1 {
+        summary.jobs_ignored = Some(why);
+    }
+    summary
 }
 
 /// The verdict of a finished search.

@@ -301,6 +301,8 @@ pub struct Summary {
     pub caching_off: Option<&'static str>,
     /// Why partial-order reduction is off, when it is (exhaustive search).
     pub reduction_off: Option<&'static str>,
+    /// Why the search ran on one thread although `--jobs` asked for more, when it did.
+    pub jobs_ignored: Option<&'static str>,
     /// Preemption-bounded search: the fewest preemptions of a schedule that reaches each
     /// race, in the order of `races`.
     pub race_preemptions: Vec<u32>,
@@ -336,6 +338,7 @@ impl Summary {
             caching_off: None,
             canonical: None,
             reduction_off: None,
+            jobs_ignored: None,
             race_preemptions: Vec::new(),
             race_free: None,
         }

@@ -2,7 +2,7 @@
 //! document, described in `docs/json.md`) and as text. The command line only parses its
 //! arguments, runs the explorer and prints one of these views.
 
-use super::{Mode, Summary, Verdict};
+use super::{Incomplete, Mode, Summary, Verdict};
 use crate::schedule::Schedule;
 use crate::text::SourceText;
 use interp::race::Race;
@@ -158,6 +158,8 @@ pub struct ExplorationModel {
     pub verdict_text: String,
     pub caching_off: Option<&'static str>,
     pub reduction_off: Option<&'static str>,
+    /// Why the search ran on one thread although `--jobs` asked for more.
+    pub jobs_ignored: Option<&'static str>,
     pub executions: Executions,
     pub states: u64,
     pub final_stores: Vec<FinalStoreModel>,
@@ -280,6 +282,7 @@ impl ExplorationModel {
             verdict_text: s.verdict.to_string(),
             caching_off: s.caching_off,
             reduction_off: s.reduction_off,
+            jobs_ignored: s.jobs_ignored,
             executions: Executions {
                 total: s.executions(),
                 complete: s.complete,
@@ -374,11 +377,58 @@ pub fn short_schedule(s: &Schedule, max: usize) -> String {
     }
 }
 
+/// An array's values in a line: all of them up to 32; a longer one run-length encoded
+/// (`0×256`) when that is short, else its first and last 8 values (`--json` has them all).
 fn values(v: &[Value]) -> String {
-    v.iter()
-        .map(|x| x.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
+    const ALL: usize = 32;
+    let text = |v: &[Value]| {
+        v.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    if v.len() <= ALL {
+        return text(v);
+    }
+    let mut runs: Vec<(&Value, usize)> = Vec::new();
+    for x in v {
+        match runs.last_mut() {
+            Some((y, n)) if *y == x => *n += 1,
+            _ => runs.push((x, 1)),
+        }
+    }
+    if runs.len() <= 8 {
+        let runs: Vec<String> = (runs.iter())
+            .map(|(x, n)| {
+                if *n == 1 {
+                    x.to_string()
+                } else {
+                    format!("{x}×{n}")
+                }
+            })
+            .collect();
+        return runs.join(" ");
+    }
+    format!(
+        "{} ... {} ({} values; --json has them all)",
+        text(&v[..8]),
+        text(&v[v.len() - 8..]),
+        v.len()
+    )
+}
+
+/// How to reproduce final store `i` (0-based) with `ksim run` and the same launch options:
+/// the schedule written out, when it is short enough to paste; its JSON path otherwise.
+fn store_schedule(s: &Schedule, i: usize) -> String {
+    const PASTE: usize = 64;
+    if s.runs.len() <= PASTE {
+        format!("--schedule '{}'", s.text())
+    } else {
+        format!(
+            "schedule {} (the whole schedule: --json, final_stores[{i}].schedule)",
+            short_schedule(s, 8)
+        )
+    }
 }
 
 fn array_label(launch: &Launch, a: usize, inst: usize) -> String {
@@ -390,7 +440,8 @@ fn array_label(launch: &Launch, a: usize, inst: usize) -> String {
     }
 }
 
-pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
+/// `1 race`, `2 races`: a count with its noun.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
@@ -415,6 +466,19 @@ fn mode_line(s: &Summary) -> String {
             if *bound == 1 { "" } else { "s" }
         ),
     }
+}
+
+/// The executions a search did not finish: cut by a bound (`--max-executions`,
+/// `--max-states`, `--timeout`), or stopped where the user asked it to stop (a race found,
+/// an interrupt), which is not a bound. Step-bound cuts are counted as non-terminating.
+fn cut_text(s: &Summary) -> String {
+    let stop = match s.verdict {
+        Verdict::Incomplete(Incomplete::RaceFound) => "at the race (--stop-on-race)",
+        Verdict::Incomplete(Incomplete::MaxRaces) => "at the last race (--max-races)",
+        Verdict::Incomplete(Incomplete::Interrupted) => "by the interrupt",
+        _ => return format!("{} cut by a bound", s.cut),
+    };
+    format!("{} stopped {stop}", s.cut)
 }
 
 /// The header line of `ksim explore` and `ksim run`: kernel, launch, and the monoid only
@@ -489,15 +553,24 @@ pub fn summary_text(
     if every_state {
         let _ = writeln!(
             w,
-            "executions: {} complete, {} pruned at explored states, {} cut by a bound",
-            s.complete, s.pruned, s.cut
+            "executions: {} complete, {} pruned at explored states, {}",
+            s.complete,
+            s.pruned,
+            cut_text(s)
         );
     } else {
         let _ = writeln!(
             w,
-            "executions: {} complete, {} pruned as redundant ({} at explored barrier states, {} sleep-set blocked), {} cut by a bound",
-            s.complete, s.pruned, s.cache_hits, s.sleep_blocked, s.cut
+            "executions: {} complete, {} pruned as redundant ({} at explored barrier states, {} sleep-set blocked), {}",
+            s.complete,
+            s.pruned,
+            s.cache_hits,
+            s.sleep_blocked,
+            cut_text(s)
         );
+    }
+    if let Some(why) = s.jobs_ignored {
+        let _ = writeln!(w, "--jobs: one thread ({why})");
     }
     if s.mode == Mode::Exhaustive {
         match s.caching_off {
@@ -575,7 +648,7 @@ pub fn summary_text(
             Some(false) => {
                 let _ = writeln!(
                     w,
-                    "  the race{} cannot change the result on this input under {} atomicity (every execution ends in the same store); still a data race (Definition 5.2)",
+                    "  the race{} cannot change the arrays' final values on this input under {} atomicity (every execution ends in the same arrays; private variables are not compared); still a data race (Definition 5.2)",
                     if s.races.len() > 1 { "s" } else { "" },
                     launch.atomicity.name()
                 );
@@ -661,6 +734,10 @@ pub fn summary_text(
 /// differs somewhere, in how many stores it differs from #1.
 fn final_stores_text(w: &mut String, launch: &Launch, s: &Summary) {
     use std::fmt::Write;
+    if s.finals.is_empty() {
+        let _ = writeln!(w, "distinct final stores: 0 (no execution ran to its end)");
+        return;
+    }
     let _ = writeln!(w, "distinct final stores: {}", s.finals.len());
     let k = &launch.kernel;
     let mut differing = Vec::new();
@@ -723,9 +800,6 @@ fn final_stores_text(w: &mut String, launch: &Launch, s: &Summary) {
         }
         return;
     }
-    if s.finals.is_empty() {
-        return;
-    }
     let names: Vec<String> = common
         .iter()
         .map(|&(a, i)| array_label(launch, a, i))
@@ -747,6 +821,10 @@ fn final_stores_text(w: &mut String, launch: &Launch, s: &Summary) {
         );
     }
     const SHOWN: usize = 20;
+    let _ = writeln!(
+        w,
+        "  each store below is reproduced by `ksim run` with this launch and its --schedule"
+    );
     for (i, f) in s.finals.iter().take(SHOWN).enumerate() {
         let mark = if race_free.and_then(|r| r.store) == Some(i + 1) {
             ", the race-free store"
@@ -757,10 +835,10 @@ fn final_stores_text(w: &mut String, launch: &Launch, s: &Summary) {
         };
         let _ = writeln!(
             w,
-            "  #{} ({}; schedule {}{mark}):",
+            "  #{} ({}{mark}): {}",
             i + 1,
             plural(f.count, "execution", "executions"),
-            short_schedule(&f.schedule, 8)
+            store_schedule(&f.schedule, i)
         );
         for &(a, inst) in &differing {
             let v = &f.memory.arrays[a][inst];
