@@ -42,7 +42,19 @@ fn split_engine(stderr: &str) -> (String, Option<String>) {
 #[derive(Debug, PartialEq, Eq)]
 enum Ran {
     Fast,
-    Reference,
+    /// With the reason given.
+    Reference(String),
+}
+
+impl Ran {
+    /// The fast executor ran, or the run reached the step bound, where the arrays need the
+    /// reference semantics.
+    fn fast_where_it_can(&self) -> bool {
+        match self {
+            Ran::Fast => true,
+            Ran::Reference(why) => why.contains("step bound"),
+        }
+    }
 }
 
 /// Runs `ksim run ARGS` on the default engine and on `--engine reference`, as text and as
@@ -69,7 +81,7 @@ fn same_output(dir: &Path, args: &[String]) -> Result<(i32, Ran), String> {
     }
     let ran = match d_engine.as_deref() {
         Some("fast executor") => Ran::Fast,
-        Some(e) if e.starts_with("reference semantics (") => Ran::Reference,
+        Some(e) if e.starts_with("reference semantics (") => Ran::Reference(e.to_string()),
         e => return Err(format!("{cmd}: engine line {e:?}")),
     };
     if (default.code, &default.stdout, &d_err) != (reference.code, &reference.stdout, &r_err) {
@@ -194,7 +206,7 @@ fn run_prints_the_same_on_both_engines_under_every_model_option() {
             let mut args = strings(&[file, "-D", "n=16", "--input", example_input(&path)]);
             args.extend(strings(opts));
             let (_, ran) = same_output(&root(), &args).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(ran, Ran::Fast, "{args:?}");
+            assert!(ran.fast_where_it_can(), "{args:?}: {ran:?}");
         }
     }
 }
@@ -237,7 +249,7 @@ fn run_prints_the_same_on_both_engines_for_the_test_kernels() {
     let mut codes = [0usize; 2];
     for case in cases {
         let (code, ran) = same_output(&dir, &strings(case)).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(ran, Ran::Fast, "{case:?}");
+        assert!(ran.fast_where_it_can(), "{case:?}: {ran:?}");
         codes[code as usize] += 1;
     }
     assert!(codes[0] > 0 && codes[1] > 0, "exit codes 0/1: {codes:?}");
@@ -278,7 +290,9 @@ fn run_prints_the_same_on_both_engines_for_the_rodinia_launches() {
 }
 
 /// Where the fast executor cannot give the model, the default says so and runs the
-/// reference semantics: another schedule, a monoid the fast executor does not implement.
+/// reference semantics: another schedule, a monoid the fast executor does not implement,
+/// a run cut at the step bound (the fast executor's arrays there are a few statements
+/// past the canonical ones: `blelloch.ksim --max-steps 300` differed).
 #[test]
 fn run_falls_back_to_the_reference_semantics_and_says_why() {
     let ks = root().join("examples/kogge_stone.ksim");
@@ -286,11 +300,12 @@ fn run_falls_back_to_the_reference_semantics_and_says_why() {
     for (extra, why) in [
         (&["--schedule", "round-robin"][..], "canonical schedule only"),
         (&["--monoid", "list"][..], "not supported by the fast executor"),
+        (&["--max-steps", "40"][..], "step bound"),
     ] {
         let mut args = strings(&[ks, "-D", "n=4", "--input", "in=iota"]);
         args.extend(strings(extra));
         let (_, ran) = same_output(&root(), &args).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(ran, Ran::Reference, "{extra:?}");
+        assert!(matches!(&ran, Ran::Reference(r) if r.contains(why)), "{ran:?}");
         let mut a = vec!["run".to_string()];
         a.extend(args);
         let e = ksim(&root(), &a);

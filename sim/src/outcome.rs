@@ -241,7 +241,28 @@ pub fn run(
     };
     match (scheduler, engine) {
         (Scheduler::Canonical, None) => {
-            let c = canonical::run_preferred_recording(launch, &opts, schedule);
+            let mut c = canonical::run_preferred_recording(launch, &opts, schedule);
+            // The fast executor checks the step budget at loop back-edges and barriers, so
+            // its memory at the step bound is a few statements past the canonical one's:
+            // the reference semantics stops at the exact step.
+            let bound = |c: &Canonical| {
+                matches!(
+                    c.execution.fault,
+                    Some(Fault {
+                        kind: interp::fault::FaultKind::StepBound { .. },
+                        ..
+                    })
+                )
+            };
+            if c.engine == Engine::Fast && bound(&c) {
+                c = canonical::run(launch, Engine::Reference, &opts)
+                    .expect("the reference semantics runs every launch");
+                c.fallback = Some(
+                    "the run reached the step bound, where only the reference semantics \
+                     gives the exact arrays"
+                        .into(),
+                );
+            }
             Ok(RunReport::of_canonical(launch, scheduler_name, c))
         }
         (Scheduler::Canonical, Some(engine)) => {
