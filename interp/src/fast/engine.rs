@@ -833,6 +833,18 @@ impl<'a> Engine<'a> {
         cur: &[u64],
         g: usize,
     ) -> (Fence, Option<(String, Vec<DivergenceSide>)>) {
+        let fence_at = |pc: u64| {
+            let Inst::Barrier { fence, stmt, .. } = self.prog.code[pc as usize - 1] else {
+                unreachable!("a waiting thread stands after a barrier instruction")
+            };
+            (fence, stmt)
+        };
+        // The usual case first, without building the lists: every thread waits at one
+        // barrier instruction (so at one statement): no divergence.
+        let pc = cur[0];
+        if pc != DONE && cur.chunks(self.stride).all(|st| st[0] == pc) {
+            return (fence_at(pc).0, None);
+        }
         let mut fence = Fence {
             local: false,
             global: false,
@@ -843,9 +855,7 @@ impl<'a> Engine<'a> {
                 terminated.push(t);
                 continue;
             }
-            let Inst::Barrier { fence: f, stmt, .. } = self.prog.code[st[0] as usize - 1] else {
-                unreachable!("a waiting thread stands after a barrier instruction")
-            };
+            let (f, stmt) = fence_at(st[0]);
             fence = fence.union(f);
             waiting.push((t, self.prog.spans[stmt as usize].clone()));
         }
