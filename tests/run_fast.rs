@@ -77,7 +77,9 @@ fn same_output(dir: &Path, args: &[String]) -> Result<(i32, Ran), String> {
     let (d_err, d_engine) = split_engine(&default.stderr);
     let (r_err, r_engine) = split_engine(&reference.stderr);
     if r_engine.as_deref() != Some("reference semantics") {
-        return Err(format!("{cmd} --engine reference: engine line {r_engine:?}"));
+        return Err(format!(
+            "{cmd} --engine reference: engine line {r_engine:?}"
+        ));
     }
     let ran = match d_engine.as_deref() {
         Some("fast executor") => Ran::Fast,
@@ -99,9 +101,15 @@ fn same_output(dir: &Path, args: &[String]) -> Result<(i32, Ran), String> {
     let mut d = json(run(&["--json"]), "default")?;
     let mut r = json(run(&["--json", "--engine", "reference"]), "reference")?;
     let (d_obj, r_obj) = (d.as_object_mut().unwrap(), r.as_object_mut().unwrap());
-    let want = if ran == Ran::Fast { "fast" } else { "reference" };
+    let want = if ran == Ran::Fast {
+        "fast"
+    } else {
+        "reference"
+    };
     if d_obj.remove("engine") != Some(Value::from(want)) {
-        return Err(format!("{cmd} --json: the text said {ran:?}, the JSON did not"));
+        return Err(format!(
+            "{cmd} --json: the text said {ran:?}, the JSON did not"
+        ));
     }
     if r_obj.remove("engine") != Some(Value::from("reference"))
         || r_obj.remove("fallback_reason") != Some(Value::Null)
@@ -110,10 +118,14 @@ fn same_output(dir: &Path, args: &[String]) -> Result<(i32, Ran), String> {
     }
     let reason = d_obj.remove("fallback_reason");
     if (ran == Ran::Fast) != (reason == Some(Value::Null)) {
-        return Err(format!("{cmd} --json: fallback_reason {reason:?} for {ran:?}"));
+        return Err(format!(
+            "{cmd} --json: fallback_reason {reason:?} for {ran:?}"
+        ));
     }
     if r["schedule"]["runs"].as_array().is_none() {
-        return Err(format!("{cmd} --json: the reference run recorded no schedule"));
+        return Err(format!(
+            "{cmd} --json: the reference run recorded no schedule"
+        ));
     }
     if d != r {
         return Err(format!(
@@ -271,7 +283,10 @@ fn run_prints_the_same_on_both_engines_for_the_rodinia_launches() {
         return;
     };
     let mut ran_fast = 0;
-    for case in list.lines().filter(|l| !l.is_empty() && !l.starts_with('#')) {
+    for case in list
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
         let path = corpus.join(case);
         let dir = path.parent().unwrap();
         let file = path.file_name().unwrap().to_str().unwrap();
@@ -298,14 +313,23 @@ fn run_falls_back_to_the_reference_semantics_and_says_why() {
     let ks = root().join("examples/kogge_stone.ksim");
     let ks = ks.to_str().unwrap();
     for (extra, why) in [
-        (&["--schedule", "round-robin"][..], "canonical schedule only"),
-        (&["--monoid", "list"][..], "not supported by the fast executor"),
+        (
+            &["--schedule", "round-robin"][..],
+            "canonical schedule only",
+        ),
+        (
+            &["--monoid", "list"][..],
+            "not supported by the fast executor",
+        ),
         (&["--max-steps", "40"][..], "step bound"),
     ] {
         let mut args = strings(&[ks, "-D", "n=4", "--input", "in=iota"]);
         args.extend(strings(extra));
         let (_, ran) = same_output(&root(), &args).unwrap_or_else(|e| panic!("{e}"));
-        assert!(matches!(&ran, Ran::Reference(r) if r.contains(why)), "{ran:?}");
+        assert!(
+            matches!(&ran, Ran::Reference(r) if r.contains(why)),
+            "{ran:?}"
+        );
         let mut a = vec!["run".to_string()];
         a.extend(args);
         let e = ksim(&root(), &a);
