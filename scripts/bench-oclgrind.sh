@@ -13,7 +13,7 @@
 #   oclgrind-kernel X.sim                                   ("oclgrind plain")
 #   ksim races X.sim                                        (fast executor + race check)
 #   ksim run --engine fast X.sim                            (fast executor)
-#   ksim run X.sim                                          (reference semantics)
+#   ksim run --engine reference X.sim                       (reference semantics)
 # Each command runs once, the launches in turn, so that the machine's load falls on all of
 # them alike; quote the ratios, not the times. A command that fails is shown as such.
 set -euo pipefail
@@ -94,7 +94,7 @@ for sim in "${launches[@]}"; do
         op=$(measure oclgrind-kernel --build-options "$build" "$f")
         kr=$(measure "$ksim" races --no-reports "$f")
         kf=$(measure "$ksim" run --engine fast "$f")
-        kref=$(measure "$ksim" run "$f")
+        kref=$(measure "$ksim" run --engine reference "$f")
         echo "| $name | $(secs "$oc") | $(secs "$kr") | $(ratio "$oc" "$kr") | $(secs "$op") | $(secs "$kf") | $(ratio "$op" "$kf") | $(secs "$kref") | $(mib "$oc") / $(mib "$kr") |"
     ) | tee -a "$out"
 done

@@ -220,8 +220,9 @@ fn check_kernel(k: &GenKernel, stats: &Stats) -> Result<(), TestCaseError> {
     }
 
     // The reference semantics, canonical schedule.
-    let (rf, rf_code) = json_of(d, k, &["run"], &["--json"])?;
-    let cmd_ref = cmdline(k, &["run"], &["--json"]);
+    let reference = ["run", "--engine", "reference"];
+    let (rf, rf_code) = json_of(d, k, &reference, &["--json"])?;
+    let cmd_ref = cmdline(k, &reference, &["--json"]);
     prop_assert_eq!(
         rf_code == 0,
         rf["clean"] == true,

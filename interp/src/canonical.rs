@@ -107,7 +107,8 @@ pub struct Canonical {
     pub engine: Engine,
     /// Why the fast executor did not run when it was preferred ([`run_preferred`]).
     pub fallback: Option<String>,
-    /// The recorded schedule (reference semantics only).
+    /// The recorded schedule (always by the reference semantics; by the fast executor
+    /// when asked, [`run_recording`]).
     pub schedule: Option<Schedule>,
     /// Per race, the number of conflicting access pairs between its two statements (fast
     /// executor with race tracking only; the reference semantics stops at the first).
@@ -119,6 +120,17 @@ pub struct Canonical {
 /// Runs `launch` along the canonical schedule on `engine`; the fast executor refuses
 /// launches it does not support (the `list` monoid).
 pub fn run(launch: &Launch, engine: Engine, opts: &Options) -> Result<Canonical, Unsupported> {
+    run_recording(launch, engine, opts, false)
+}
+
+/// [`run`]; with `schedule`, the fast executor records the schedule too
+/// ([`fast::run_with_schedule`]; the reference semantics always does).
+pub fn run_recording(
+    launch: &Launch,
+    engine: Engine,
+    opts: &Options,
+    schedule: bool,
+) -> Result<Canonical, Unsupported> {
     match engine {
         Engine::Reference => Ok(reference(launch)),
         Engine::Fast => {
@@ -126,7 +138,11 @@ pub fn run(launch: &Launch, engine: Engine, opts: &Options) -> Result<Canonical,
                 jobs: opts.jobs,
                 track_races: opts.track_races,
             };
-            let out = fast::run(launch, &fast_opts)?;
+            let out = if schedule {
+                fast::run_with_schedule(launch, &fast_opts)?
+            } else {
+                fast::run(launch, &fast_opts)?
+            };
             let (races, pairs) = out.races.into_iter().map(|r| (r.race, r.count)).unzip();
             Ok(Canonical {
                 execution: Execution {
@@ -140,7 +156,7 @@ pub fn run(launch: &Launch, engine: Engine, opts: &Options) -> Result<Canonical,
                 },
                 engine: Engine::Fast,
                 fallback: None,
-                schedule: None,
+                schedule: out.schedule,
                 race_pairs: opts.track_races.then_some(pairs),
                 intervals: Some(out.intervals),
             })
@@ -152,7 +168,12 @@ pub fn run(launch: &Launch, engine: Engine, opts: &Options) -> Result<Canonical,
 /// semantics with the reason in [`Canonical::fallback`] (for the caller to say: never a
 /// silent switch in what a user sees).
 pub fn run_preferred(launch: &Launch, opts: &Options) -> Canonical {
-    run(launch, Engine::Fast, opts).unwrap_or_else(|why| Canonical {
+    run_preferred_recording(launch, opts, false)
+}
+
+/// [`run_preferred`]; with `schedule`, the fast executor records the schedule too.
+pub fn run_preferred_recording(launch: &Launch, opts: &Options, schedule: bool) -> Canonical {
+    run_recording(launch, Engine::Fast, opts, schedule).unwrap_or_else(|why| Canonical {
         fallback: Some(why.to_string()),
         ..reference(launch)
     })

@@ -190,9 +190,14 @@ pub struct RunReport {
     pub launch: LaunchInfo,
     /// The scheduler as the user named it: `canonical`, `round-robin`, `random`, `@FILE`.
     pub scheduler: String,
+    /// The engine that ran: the fast executor (canonical schedule) or the reference
+    /// semantics.
+    pub engine: Engine,
+    /// Why the fast executor did not run where it was preferred (`--engine auto`).
+    pub fallback_reason: Option<String>,
     pub steps: u64,
-    /// The thread choices, run-length encoded; `None` when the fast executor ran (it does
-    /// not record them; the canonical schedule is `--schedule canonical`).
+    /// The thread choices, run-length encoded; `None` when the fast executor ran without
+    /// recording them (`ksim run` records them for `--json` only).
     pub schedule: Option<Schedule>,
     pub arrays: Arrays,
     pub races: Vec<RaceView>,
@@ -215,35 +220,70 @@ pub struct RunReport {
 }
 
 /// Runs `launch` once: the canonical schedule on `engine` (through
-/// [`interp::canonical`]), any other scheduler on the reference semantics. `scheduler_name`
-/// is what the report calls the scheduler. The fast executor runs only the canonical
-/// schedule and only the launches it supports: anything else is an `Err` saying so.
+/// [`interp::canonical`]), any other scheduler on the reference semantics. `engine: None`
+/// prefers the fast executor and falls back to the reference semantics where it must (a
+/// schedule other than the canonical one, a launch the fast executor does not support),
+/// saying why in [`RunReport::fallback_reason`]. `scheduler_name` is what the report calls
+/// the scheduler. `schedule`: record the schedule on the fast executor too (the reference
+/// semantics always does). `Some(Engine::Fast)` runs only the canonical schedule and only
+/// the launches the fast executor supports: anything else is an `Err` saying so.
 pub fn run(
     launch: &Launch,
     scheduler: &Scheduler,
     scheduler_name: &str,
-    engine: Engine,
+    engine: Option<Engine>,
     jobs: usize,
+    schedule: bool,
 ) -> Result<RunReport, String> {
+    let opts = canonical::Options {
+        jobs,
+        track_races: true,
+    };
     match (scheduler, engine) {
-        (Scheduler::Canonical, _) => {
-            let opts = canonical::Options {
-                jobs,
-                track_races: true,
+        (Scheduler::Canonical, None) => {
+            let mut c = canonical::run_preferred_recording(launch, &opts, schedule);
+            // The fast executor checks the step budget at loop back-edges and barriers, so
+            // its memory at the step bound is a few statements past the canonical one's:
+            // the reference semantics stops at the exact step.
+            let bound = |c: &Canonical| {
+                matches!(
+                    c.execution.fault,
+                    Some(Fault {
+                        kind: interp::fault::FaultKind::StepBound { .. },
+                        ..
+                    })
+                )
             };
-            let c = canonical::run(launch, engine, &opts)
+            if c.engine == Engine::Fast && bound(&c) {
+                c = canonical::run(launch, Engine::Reference, &opts)
+                    .expect("the reference semantics runs every launch");
+                c.fallback = Some(
+                    "the run reached the step bound, where only the reference semantics \
+                     gives the exact arrays"
+                        .into(),
+                );
+            }
+            Ok(RunReport::of_canonical(launch, scheduler_name, c))
+        }
+        (Scheduler::Canonical, Some(engine)) => {
+            let c = canonical::run_recording(launch, engine, &opts, schedule)
                 .map_err(|e| format!("--engine fast: {e}; use --engine reference"))?;
             Ok(RunReport::of_canonical(launch, scheduler_name, c))
         }
-        (_, Engine::Fast) => Err(
+        (_, Some(Engine::Fast)) => Err(
             "--engine fast runs the canonical schedule only; use --engine reference for other schedules"
                 .into(),
         ),
-        (_, Engine::Reference) => {
+        (_, _) => {
             let (out, infeasible) = schedule::run(launch, scheduler, &mut interp::exec::Quiet);
             let mut report = RunReport::of_outcome(launch, scheduler_name, out, infeasible);
             if let Scheduler::Random { seed } = scheduler {
                 report.seed = Some(*seed);
+            }
+            if engine.is_none() {
+                report.fallback_reason = Some(format!(
+                    "the fast executor follows the canonical schedule only, not `{scheduler_name}`"
+                ));
             }
             Ok(report)
         }
@@ -259,6 +299,8 @@ impl RunReport {
             kernel: launch.kernel.name.clone(),
             launch: LaunchInfo::of(launch),
             scheduler: scheduler.to_string(),
+            engine: c.engine,
+            fallback_reason: c.fallback,
             steps: e.steps,
             schedule: c.schedule,
             arrays: Arrays::of(launch, e.memory),
@@ -285,6 +327,8 @@ impl RunReport {
             kernel: launch.kernel.name.clone(),
             launch: LaunchInfo::of(launch),
             scheduler: scheduler.to_string(),
+            engine: Engine::Reference,
+            fallback_reason: None,
             steps: out.steps,
             schedule: Some(out.schedule),
             arrays: Arrays::of(launch, out.memory),

@@ -211,10 +211,12 @@ pub struct RunArgs {
     pub policy: PolicyArgs,
     #[command(flatten)]
     pub schedule: ScheduleArgs,
-    /// `reference`: the small-step semantics, any schedule. `fast`: the fast executor
-    /// (canonical schedule only, not recorded; same memory, races, faults, divergence and
-    /// steps: `interp::canonical`).
-    #[arg(long, value_enum, default_value = "reference")]
+    /// `auto`: the fast executor for the canonical schedule where it supports the launch,
+    /// else the reference semantics (the output says which ran, and why). `reference`: the
+    /// small-step semantics, any schedule. `fast`: the fast executor only (canonical
+    /// schedule; same memory, races, faults, divergence, steps and schedule:
+    /// `interp::canonical`).
+    #[arg(long, value_enum, default_value = "auto")]
     pub engine: Engine,
     /// Threads for the fast executor (0: all cores; more than the cores are capped at the
     /// cores, with a note).
@@ -254,9 +256,11 @@ pub fn run(args: &RunArgs) -> CmdResult {
         &args.schedule.schedule,
         args.engine.into(),
         args.jobs,
+        args.json,
     )
     .map_err(Failure::usage)?;
     let mut text = report.text(&launch, src.view(), &args.show);
+    text.err.push_str(&engine_line(&report));
     if report.clean && report.races.iter().any(|r| r.race.benign()) {
         // One execution's benign pairs say nothing of other orders (`ksim races` decides).
         text.err.push_str(
@@ -285,17 +289,28 @@ pub fn run(args: &RunArgs) -> CmdResult {
     Ok(exit_code(report.clean))
 }
 
+/// The text view's last line: which engine ran, and why not the fast executor when it was
+/// preferred.
+fn engine_line(report: &sim::outcome::RunReport) -> String {
+    match &report.fallback_reason {
+        Some(why) => format!("engine: {} ({why})\n", report.engine.name()),
+        None => format!("engine: {}\n", report.engine.name()),
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Engine {
+    Auto,
     Reference,
     Fast,
 }
 
-impl From<Engine> for interp::canonical::Engine {
+impl From<Engine> for Option<interp::canonical::Engine> {
     fn from(e: Engine) -> Self {
         match e {
-            Engine::Reference => interp::canonical::Engine::Reference,
-            Engine::Fast => interp::canonical::Engine::Fast,
+            Engine::Auto => None,
+            Engine::Reference => Some(interp::canonical::Engine::Reference),
+            Engine::Fast => Some(interp::canonical::Engine::Fast),
         }
     }
 }

@@ -24,7 +24,7 @@ use crate::launch::Launch;
 use crate::monoid::Monoid;
 use crate::race::AccessKind;
 use crate::warp::ProgramOrder;
-use lang::ast::{BinOp, Span, UnOp};
+use lang::ast::{BinOp, Space, Span, UnOp};
 use lang::core::{
     Annotation, AtomicOp, Builtin, DimQuery, Expr, ExprKind, Fence, IntFn, Kernel, Lit, MathFn,
     StmtKind, Ty,
@@ -728,6 +728,13 @@ pub(crate) fn compile(launch: &Launch, warp: bool) -> Result<Program, Unsupporte
             unfenced.global |= !fence.global;
         }
     }
+    // A race needs a write: a space none of whose arrays is written has no race to carry
+    // across barriers (e.g. OpenCL's `barrier(CLK_LOCAL_MEM_FENCE)` in a kernel with no
+    // `global` array written), so it needs neither history nor sequential intervals.
+    let written_in =
+        |space: Space| (kernel.arrays.iter().zip(&c.written)).any(|(a, &w)| w && a.space == space);
+    unfenced.local &= written_in(Space::Local);
+    unfenced.global &= written_in(Space::Global);
     Ok(Program {
         tid_reg: b(Builtin::LocalId),
         gid_reg: b(Builtin::GlobalId),

@@ -8,6 +8,7 @@ use super::exec::{exec, ArrView, Exit, FaultLog, Plain, Who};
 use super::repr::{decode, encode};
 use super::shadow::{validate, Exact, ReadRec, Spec, Tracker, UndoRec};
 use super::{FastOptions, FastOutcome, RaceCount, Unsupported};
+use crate::exec::Schedule;
 use crate::fault::{Fault, FaultKind, Faults, ThreadId};
 use crate::launch::{Launch, Memory};
 use crate::race::Epochs;
@@ -86,6 +87,21 @@ struct Scratch {
     undo: Vec<UndoRec>,
     steps: u64,
     at_barrier: usize,
+    /// `(tid, steps)` of each thread that ran, in `tid` order, when the schedule is
+    /// recorded.
+    runs: Vec<(u32, u64)>,
+}
+
+/// Appends `n` steps of thread (or warp) `t` to a recorded schedule, if there is one.
+pub(super) fn push_run(schedule: &mut Option<Schedule>, t: usize, n: u64) {
+    let Some(s) = schedule else { return };
+    if n == 0 {
+        return;
+    }
+    match s.runs.last_mut() {
+        Some((last, k)) if *last == t => *k += n,
+        _ => s.runs.push((t, n)),
+    }
 }
 
 pub(crate) struct Engine<'a> {
@@ -116,6 +132,8 @@ pub(crate) struct Engine<'a> {
     pub(super) faults: Faults,
     /// Per array, what an out-of-bounds read gives ([`ArrView::zero`]).
     zeros: Vec<u64>,
+    /// The schedule followed so far, when it is recorded ([`super::run_with_schedule`]).
+    pub(super) schedule: Option<Schedule>,
 }
 
 /// The fault `kind` of thread `who` at `site`.
@@ -223,7 +241,14 @@ impl<'a> Engine<'a> {
             scratch: Vec::new(),
             faults: Faults::default(),
             zeros,
+            schedule: None,
         })
+    }
+
+    /// Records the schedule (`on`) as the run goes.
+    pub fn recording(mut self, on: bool) -> Self {
+        self.schedule = on.then(Schedule::default);
+        self
     }
 
     pub(super) fn tracker(&mut self) -> &mut Tracker {
@@ -362,6 +387,11 @@ impl<'a> Engine<'a> {
                         Some(r) => {
                             if matches!(r, Interval::End { .. }) {
                                 std::mem::swap(&mut cur, &mut next);
+                                for sc in &self.scratch {
+                                    for &(t, n) in &sc.runs {
+                                        push_run(&mut self.schedule, g * l + t as usize, n);
+                                    }
+                                }
                             }
                             backoff = 1;
                             res = Some(r);
@@ -413,6 +443,7 @@ impl<'a> Engine<'a> {
             intervals: self.intervals,
             steps: self.steps,
             simt: None,
+            schedule: self.schedule,
         })
     }
 
@@ -487,6 +518,7 @@ impl<'a> Engine<'a> {
         }
         let mut tracker = self.tracker.take();
         let mut faults = std::mem::take(&mut self.faults);
+        let mut schedule = self.schedule.take();
         let mut log = self.launch.continue_after_faults.then(FaultLog::new);
         let res = {
             let views = self.views(g);
@@ -555,6 +587,7 @@ impl<'a> Engine<'a> {
                         faults.record(located(self.prog, kind, site, who));
                     }
                 }
+                let thread = g * self.launch.local_size + t;
                 match exit {
                     Exit::Barrier => {
                         st[0] = pc as u64;
@@ -568,16 +601,23 @@ impl<'a> Engine<'a> {
                         if let Some(t) = tracker.as_mut() {
                             t.fault_at(self.steps + before);
                         }
-                        out = Some(self.fault(g, t, kind, site, before, remaining));
+                        let stop = self.fault(g, t, kind, site, before, remaining);
+                        if let Interval::Stop(_, end) = stop {
+                            // The steps before the one that stopped the execution.
+                            push_run(&mut schedule, thread, end.saturating_sub(self.steps + cum));
+                        }
+                        out = Some(stop);
                         break;
                     }
                     Exit::Budget => {
+                        push_run(&mut schedule, thread, remaining - cum);
                         out = Some(self.step_bound());
                         break;
                     }
                     Exit::Stop => unreachable!("only cross-group conflicts stop a sequential run"),
                     Exit::Sync => unreachable!("only warp programs have statement marks"),
                 }
+                push_run(&mut schedule, thread, steps);
                 cum += steps;
             }
             out.unwrap_or(Interval::End {
@@ -590,6 +630,7 @@ impl<'a> Engine<'a> {
         }
         self.tracker = tracker;
         self.faults = faults;
+        self.schedule = schedule;
         res
     }
 
@@ -632,9 +673,11 @@ impl<'a> Engine<'a> {
                 r.clear();
             }
             sc.undo.clear();
+            sc.runs.clear();
             sc.steps = 0;
             sc.at_barrier = 0;
         }
+        let record = self.schedule.is_some();
         let run_batches = |c: usize, sc: &mut Scratch, cur: &[u64], next: &mut [u64]| {
             let first = c * csize;
             let mut cum = 0u64;
@@ -708,6 +751,9 @@ impl<'a> Engine<'a> {
                             let l = m.trailing_zeros() as usize;
                             m &= m - 1;
                             cum += b.steps[l];
+                            if record {
+                                sc.runs.push((t0 + l as u32, b.steps[l]));
+                            }
                             let st = &mut nx[l * s..l * s + s];
                             if at_barrier >> l & 1 != 0 {
                                 st[0] = b.pc[l] as u64;
@@ -787,6 +833,18 @@ impl<'a> Engine<'a> {
         cur: &[u64],
         g: usize,
     ) -> (Fence, Option<(String, Vec<DivergenceSide>)>) {
+        let fence_at = |pc: u64| {
+            let Inst::Barrier { fence, stmt, .. } = self.prog.code[pc as usize - 1] else {
+                unreachable!("a waiting thread stands after a barrier instruction")
+            };
+            (fence, stmt)
+        };
+        // The usual case first, without building the lists: every thread waits at one
+        // barrier instruction (so at one statement): no divergence.
+        let pc = cur[0];
+        if pc != DONE && cur.chunks(self.stride).all(|st| st[0] == pc) {
+            return (fence_at(pc).0, None);
+        }
         let mut fence = Fence {
             local: false,
             global: false,
@@ -797,9 +855,7 @@ impl<'a> Engine<'a> {
                 terminated.push(t);
                 continue;
             }
-            let Inst::Barrier { fence: f, stmt, .. } = self.prog.code[st[0] as usize - 1] else {
-                unreachable!("a waiting thread stands after a barrier instruction")
-            };
+            let (f, stmt) = fence_at(st[0]);
             fence = fence.union(f);
             waiting.push((t, self.prog.spans[stmt as usize].clone()));
         }
@@ -827,22 +883,21 @@ impl<'a> Engine<'a> {
                 scratch.par_iter().all(|sc| validate(&sc.reads, wsh, stamp))
             };
         }
-        if !ok {
-            for sc in scratch {
-                for u in &sc.undo {
-                    self.mem[u.arr as usize][u.abs as usize].store(u.old, Relaxed);
-                }
-            }
-            return None;
-        }
         let mut prefix = 0u64;
         let mut at_barrier = 0;
         for sc in scratch {
             prefix += sc.steps;
             at_barrier += sc.at_barrier;
         }
-        if prefix > remaining {
-            return Some(self.step_bound());
+        // Over the step budget: the sequential run finds where the canonical schedule
+        // reaches the bound (which thread, how many of its steps).
+        if !ok || prefix > remaining {
+            for sc in scratch {
+                for u in &sc.undo {
+                    self.mem[u.arr as usize][u.abs as usize].store(u.old, Relaxed);
+                }
+            }
+            return None;
         }
         Some(Interval::End {
             steps: prefix,

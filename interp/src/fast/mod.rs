@@ -229,6 +229,10 @@ pub struct FastOutcome {
     pub steps: u64,
     /// What the SIMT execution cost, with lock-step warps ([`crate::warp`]).
     pub simt: Option<crate::warp::SimtCost>,
+    /// The canonical schedule the run followed, as the reference semantics records it
+    /// (threads, or warps with `--warp-size`, run-length encoded); only from
+    /// [`run_with_schedule`].
+    pub schedule: Option<crate::exec::Schedule>,
 }
 
 /// The launch uses something the fast executor does not implement (e.g. the `list`
@@ -256,10 +260,21 @@ impl std::error::Error for Unsupported {}
 
 /// Runs `launch` under the canonical schedule (see the module documentation).
 pub fn run(launch: &Launch, opts: &FastOptions) -> Result<FastOutcome, Unsupported> {
+    execute(launch, opts, false)
+}
+
+/// [`run`], also recording the schedule it follows ([`FastOutcome::schedule`]): one run
+/// per thread and interval, which a launch of many threads and intervals pays for in
+/// memory, so only `ksim run --json` asks for it.
+pub fn run_with_schedule(launch: &Launch, opts: &FastOptions) -> Result<FastOutcome, Unsupported> {
+    execute(launch, opts, true)
+}
+
+fn execute(launch: &Launch, opts: &FastOptions, record: bool) -> Result<FastOutcome, Unsupported> {
     if let Some(warps) = crate::warp::Warps::new(launch) {
         warp::supported(&warps)?;
         let prog = compile::compile(launch, true)?;
-        let engine = engine::Engine::new(launch, &prog, opts, true)?;
+        let engine = engine::Engine::new(launch, &prog, opts, true)?.recording(record);
         return Ok(engine.run_warps(warps));
     }
     let prog = compile::compile(launch, false)?;
@@ -271,11 +286,11 @@ pub fn run(launch: &Launch, opts: &FastOptions) -> Result<FastOutcome, Unsupport
         .build()
         .map_err(|e| Unsupported::new(format!("cannot start worker threads: {e}")))?;
     pool.install(|| {
-        let engine = engine::Engine::new(launch, &prog, opts, false)?;
+        let engine = engine::Engine::new(launch, &prog, opts, false)?.recording(record);
         match engine.run() {
             Ok(out) => Ok(out),
             Err(engine::Restart) => {
-                let engine = engine::Engine::new(launch, &prog, opts, true)?;
+                let engine = engine::Engine::new(launch, &prog, opts, true)?.recording(record);
                 Ok(engine
                     .run()
                     .unwrap_or_else(|_| unreachable!("a full exact run never restarts")))

@@ -248,6 +248,7 @@ impl Engine<'_> {
                 }
                 let mut at_barrier = 0;
                 for w in 0..warps.per_group {
+                    let before = self.steps;
                     let ctx = WarpCtx {
                         group: g,
                         warp: w,
@@ -256,13 +257,16 @@ impl Engine<'_> {
                         epoch: epoch as usize,
                         dest: &dest,
                     };
-                    match self.warp_interval(
+                    let res = self.warp_interval(
                         &ctx,
                         &mut cur,
                         &mut scratch,
                         &mut written_by,
                         &mut cost,
-                    ) {
+                    );
+                    let ran = self.steps - before;
+                    super::engine::push_run(&mut self.schedule, warps.global(g, w), ran);
+                    match res {
                         Ok(waiting) => at_barrier += waiting,
                         Err(f) => {
                             self.faults.record(f.clone());
@@ -299,6 +303,7 @@ impl Engine<'_> {
             intervals: self.intervals,
             steps: self.steps,
             simt: Some(cost),
+            schedule: self.schedule,
         }
     }
 
