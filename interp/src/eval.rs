@@ -207,8 +207,8 @@ pub fn pointee(launch: &Launch, p: &Value, ty: Ty) -> Result<(ArrayId, Vec<i64>)
         return Err(FaultKind::PointerType {
             array: decl.name.clone(),
             offset: off,
-            elem: decl.elem.name().into(),
-            access: ty.name().into(),
+            elem: decl.elem.name(),
+            access: ty.name(),
         });
     }
     Ok((array, unflatten(off, &launch.dims[array])))

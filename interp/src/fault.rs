@@ -35,8 +35,8 @@ pub enum FaultKind {
     PointerType {
         array: String,
         offset: i64,
-        elem: String,
-        access: String,
+        elem: &'static str,
+        access: &'static str,
     },
     /// `/` or `%` with a zero divisor.
     DivisionByZero { dividend: String },
