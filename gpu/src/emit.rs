@@ -60,6 +60,9 @@ use std::fmt::{self, Write};
 pub enum EmitError {
     /// The monoid has no fixed-size device encoding (the list monoid).
     UnsupportedMonoid(Monoid),
+    /// The kernel has pointer values (`ptr` variables or elements, `&A[i]`, `*p`), which
+    /// the generated OpenCL does not express yet.
+    PointerValues,
 }
 
 impl fmt::Display for EmitError {
@@ -70,6 +73,12 @@ impl fmt::Display for EmitError {
                 "the {m} monoid cannot run on an OpenCL device: its elements have no \
                  fixed-size encoding (use int-add, int-max, int-min, int-mul, bit-or, \
                  float-add, interval, voigt1 or voigt2)"
+            ),
+            EmitError::PointerValues => write!(
+                f,
+                "this kernel has pointer values (a pointer stored in a variable or an array, \
+                 `&A[i]`, `*p`), which ksim cannot generate OpenCL for yet: run it with \
+                 `ksim run` or `ksim races` instead"
             ),
         }
     }
@@ -377,6 +386,9 @@ impl<'a> Emitter<'a> {
         if uses_generic && generic.is_none() {
             return Err(EmitError::UnsupportedMonoid(launch.monoid));
         }
+        if uses_pointers(k) {
+            return Err(EmitError::PointerValues);
+        }
         let mut names = Names {
             used: HashSet::new(),
         };
@@ -402,8 +414,10 @@ impl<'a> Emitter<'a> {
                         index.iter().for_each(&mut note);
                         args.iter().for_each(&mut note)
                     }
-                    // Annotations are not emitted (see `block`).
-                    StmtKind::Barrier { .. } | StmtKind::Check { .. } => {}
+                    // Annotations are not emitted (see `block`); pointer values are refused.
+                    StmtKind::Barrier { .. }
+                    | StmtKind::Check { .. }
+                    | StmtKind::StoreAt { .. } => {}
                 }
             }
         }
@@ -820,6 +834,7 @@ impl<'a> Emitter<'a> {
                 iv => format!("0x{:016X}UL", crate::repr::encode_interval(*iv)),
             },
             Value::Ternary(t) => format!("(uchar){t}"),
+            Value::Ptr(..) => unreachable!("pointer values are refused (new)"),
             Value::List(_) => {
                 let _ = ty;
                 "0".into()
@@ -842,6 +857,7 @@ impl<'a> Emitter<'a> {
                     let v = self.expr_top(value);
                     let _ = writeln!(out, "{ind}{} = {v};", self.vars[*var]);
                 }
+                StmtKind::StoreAt { .. } => unreachable!("pointer values are refused (new)"),
                 StmtKind::Store {
                     array,
                     index,
@@ -997,6 +1013,9 @@ impl<'a> Emitter<'a> {
     fn expr(&mut self, e: &Expr) -> (String, u8) {
         use ExprKind as K;
         match &e.kind {
+            K::Null | K::Addr { .. } | K::PtrAdd(..) | K::Deref(..) => {
+                unreachable!("pointer values are refused (new)")
+            }
             K::Lit(l) => match l {
                 Lit::Int(v) => (int_lit(*v), P_ATOM),
                 Lit::Uint(v) => (format!("{v}u"), P_ATOM),
@@ -1343,8 +1362,13 @@ fn visit(e: &Expr, f: &mut impl FnMut(&Expr)) {
     use ExprKind as K;
     match &e.kind {
         K::Load { index, .. } => index.iter().for_each(|i| visit(i, f)),
-        K::Unary(_, a) | K::Cast(a) | K::Bits(a) | K::Log2(a) => visit(a, f),
-        K::Binary(_, a, b) | K::Min(a, b) | K::Max(a, b) => {
+        K::Unary(_, a)
+        | K::Cast(a)
+        | K::Bits(a)
+        | K::Log2(a)
+        | K::Deref(a)
+        | K::Addr { offset: a, .. } => visit(a, f),
+        K::Binary(_, a, b) | K::Min(a, b) | K::Max(a, b) | K::PtrAdd(a, b) => {
             visit(a, f);
             visit(b, f)
         }
@@ -1354,8 +1378,32 @@ fn visit(e: &Expr, f: &mut impl FnMut(&Expr)) {
             visit(a, f);
             visit(b, f)
         }
-        K::Lit(_) | K::Identity | K::Var(_) | K::Param(_) | K::Builtin(_) => {}
+        K::Lit(_) | K::Identity | K::Var(_) | K::Param(_) | K::Builtin(_) | K::Null => {}
     }
+}
+
+/// Whether the kernel has pointer values anywhere ([`EmitError::PointerValues`]).
+fn uses_pointers(k: &Kernel) -> bool {
+    let mut found = false;
+    let mut note = |e: &Expr| visit(e, &mut |e| found |= e.ty == Ty::Ptr);
+    for s in k.blocks.iter().flatten() {
+        match &s.kind {
+            StmtKind::Assign { value, .. } => note(value),
+            StmtKind::Store { index, value, .. } => {
+                index.iter().for_each(&mut note);
+                note(value)
+            }
+            StmtKind::StoreAt { .. } => return true,
+            StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => note(cond),
+            StmtKind::Atomic { index, args, .. } => index.iter().chain(args).for_each(&mut note),
+            StmtKind::Check { cond, .. } => note(cond),
+            StmtKind::Barrier { .. } => {}
+        }
+    }
+    found
+        || k.vars.iter().any(|v| v.ty == Ty::Ptr)
+        || k.arrays.iter().any(|a| a.elem == Ty::Ptr)
+        || k.params.iter().any(|p| p.ty == Ty::Ptr)
 }
 
 fn shape_comment(name: &str, dims: &[usize], space: &str) -> String {
@@ -1393,6 +1441,7 @@ fn uses_double(k: &Kernel) -> bool {
         || k.blocks.iter().flatten().any(|s| match &s.kind {
             StmtKind::Assign { value, .. } => expr(value),
             StmtKind::Store { index, value, .. } => index.iter().any(expr) || expr(value),
+            StmtKind::StoreAt { ptr, value } => expr(ptr) || expr(value),
             StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => expr(cond),
             StmtKind::Atomic { index, args, .. } => index.iter().chain(args).any(expr),
             StmtKind::Check { cond, .. } => expr(cond),

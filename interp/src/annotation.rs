@@ -28,10 +28,16 @@ pub fn mentions(cond: &Expr) -> Vec<Mention> {
         }
         match &e.kind {
             ExprKind::Load { index, .. } => index.iter().for_each(|i| walk(i, out)),
-            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bits(a) | ExprKind::Log2(a) => {
-                walk(a, out)
-            }
-            ExprKind::Binary(_, a, b) | ExprKind::Min(a, b) | ExprKind::Max(a, b) => {
+            ExprKind::Unary(_, a)
+            | ExprKind::Cast(a)
+            | ExprKind::Bits(a)
+            | ExprKind::Log2(a)
+            | ExprKind::Deref(a)
+            | ExprKind::Addr { offset: a, .. } => walk(a, out),
+            ExprKind::Binary(_, a, b)
+            | ExprKind::Min(a, b)
+            | ExprKind::Max(a, b)
+            | ExprKind::PtrAdd(a, b) => {
                 walk(a, out);
                 walk(b, out);
             }

@@ -125,6 +125,13 @@ pub fn split_accesses(kernel: &Kernel) -> Kernel {
                         value: split.expr(value, &mut out, span),
                     }
                 }
+                StmtKind::StoreAt { ptr, value } => {
+                    let ptr = split.expr(ptr, &mut out, span);
+                    StmtKind::StoreAt {
+                        ptr,
+                        value: split.expr(value, &mut out, span),
+                    }
+                }
                 StmtKind::Atomic {
                     op,
                     array,
@@ -178,6 +185,7 @@ fn accesses(s: &Stmt) -> usize {
     match &s.kind {
         StmtKind::Assign { value, .. } => loads(value),
         StmtKind::Store { index, value, .. } => all(index) + loads(value) + 1,
+        StmtKind::StoreAt { ptr, value } => loads(ptr) + loads(value) + 1,
         StmtKind::Atomic { index, args, .. } => all(index) + all(args) + 1,
         StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => loads(cond),
         // An annotation's reads are not accesses: it stays one step.
@@ -192,14 +200,19 @@ fn loads(e: &Expr) -> usize {
         | ExprKind::Identity
         | ExprKind::Var(_)
         | ExprKind::Param(_)
-        | ExprKind::Builtin(_) => 0,
+        | ExprKind::Builtin(_)
+        | ExprKind::Null => 0,
         ExprKind::Load { index, .. } => 1 + index.iter().map(loads).sum::<usize>(),
-        ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bits(a) | ExprKind::Log2(a) => {
-            loads(a)
-        }
-        ExprKind::Binary(_, a, b) | ExprKind::Min(a, b) | ExprKind::Max(a, b) => {
-            loads(a) + loads(b)
-        }
+        ExprKind::Deref(p) => 1 + loads(p),
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(a)
+        | ExprKind::Bits(a)
+        | ExprKind::Log2(a)
+        | ExprKind::Addr { offset: a, .. } => loads(a),
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Min(a, b)
+        | ExprKind::Max(a, b)
+        | ExprKind::PtrAdd(a, b) => loads(a) + loads(b),
         ExprKind::Math(_, args) | ExprKind::IntFn(_, args) => args.iter().map(loads).sum(),
         ExprKind::Cond(c, a, b) => loads(c) + loads(a) + loads(b),
     }
@@ -250,7 +263,29 @@ impl Splitter {
             | ExprKind::Identity
             | ExprKind::Var(_)
             | ExprKind::Param(_)
-            | ExprKind::Builtin(_) => return e.clone(),
+            | ExprKind::Builtin(_)
+            | ExprKind::Null => return e.clone(),
+            ExprKind::Deref(p) => {
+                let p = self.expr(p, out, span);
+                let t = self.temp(e.ty, span);
+                out.push(stmt(StmtKind::Assign {
+                    var: t,
+                    value: Expr {
+                        kind: ExprKind::Deref(Box::new(p)),
+                        ty: e.ty,
+                        span: e.span.clone(),
+                    },
+                }));
+                return var(t, e.ty);
+            }
+            ExprKind::Addr { array, offset } => ExprKind::Addr {
+                array: *array,
+                offset: Box::new(self.expr(offset, out, span)),
+            },
+            ExprKind::PtrAdd(a, b) => {
+                let a = self.expr(a, out, span);
+                ExprKind::PtrAdd(Box::new(a), Box::new(self.expr(b, out, span)))
+            }
             ExprKind::Load { array, index } => {
                 let index = self.exprs(index, out, span);
                 let t = self.temp(e.ty, span);

@@ -304,6 +304,9 @@ impl Env for ProvEnv<'_, '_> {
     fn monoid(&self) -> Monoid {
         self.launch.monoid
     }
+    fn launch(&self) -> &Launch {
+        self.launch
+    }
     fn load(&mut self, array: ArrayId, idx: &[i64]) -> Result<Value, FaultKind> {
         // Only index and condition expressions come here, on small launches: reading the
         // whole store is simple and cheap enough.

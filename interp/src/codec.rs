@@ -46,7 +46,7 @@ pub enum Repr {
 
 impl Repr {
     /// The encoding of `ty` under `monoid` (`T` takes the monoid's); `None` for `T` under
-    /// the `list` monoid.
+    /// the `list` monoid and for pointers.
     pub fn of(ty: Ty, monoid: Monoid) -> Option<Repr> {
         Some(match ty {
             Ty::Int => Repr::I32,
@@ -60,6 +60,8 @@ impl Repr {
             Ty::Long => Repr::I64,
             Ty::Ulong => Repr::U64,
             Ty::Double => Repr::F64,
+            // Pointer values have no word encoding yet: the fast executor refuses them.
+            Ty::Ptr => return None,
             Ty::Generic => match monoid {
                 Monoid::IntAdd
                 | Monoid::IntMax

@@ -4,6 +4,7 @@
 
 use crate::codec::Repr;
 use crate::fault::FaultKind;
+use crate::launch::Launch;
 use crate::monoid::Monoid;
 use crate::value::{OpError, Value};
 use lang::ast::BinOp;
@@ -19,6 +20,8 @@ pub trait Env {
     fn monoid(&self) -> Monoid;
     /// Reads one element; `index` holds one entry per dimension, not yet bounds-checked.
     fn load(&mut self, array: ArrayId, index: &[i64]) -> Result<Value, FaultKind>;
+    /// The launch the expression runs in (its arrays' element types and shapes).
+    fn launch(&self) -> &Launch;
     /// A fault in the expression: `Err` stops the evaluation with it; `Ok` records it
     /// and goes on with the value [`crate::fault::FaultKind::continues`] gives.
     fn fault(&mut self, kind: FaultKind) -> Result<(), FaultKind> {
@@ -48,6 +51,28 @@ pub fn eval(e: &Expr, env: &mut impl Env) -> Result<Value, FaultKind> {
         ExprKind::Load { array, index } => {
             let idx = eval_index(index, env)?;
             env.load(*array, &idx)?
+        }
+        ExprKind::Null => Value::Ptr(None, 0),
+        ExprKind::Addr { array, offset } => {
+            let off = eval(offset, env)?.as_i64().unwrap_or(0);
+            Value::Ptr(Some(*array as u32), off)
+        }
+        ExprKind::PtrAdd(p, k) => {
+            let k = eval(k, env)?.as_i64().unwrap_or(0);
+            match eval(p, env)? {
+                Value::Ptr(array, off) => Value::Ptr(array, off.wrapping_add(k)),
+                v => unreachable!("the checker gives `+` on a pointer a pointer, not {v:?}"),
+            }
+        }
+        ExprKind::Deref(p) => {
+            let p = eval(p, env)?;
+            match pointee(env.launch(), &p, e.ty) {
+                Ok((array, idx)) => env.load(array, &idx)?,
+                Err(kind) => {
+                    env.fault(kind)?;
+                    Value::default_of(e.ty, env.monoid())
+                }
+            }
         }
         ExprKind::Unary(op, a) => Value::unary(*op, &eval(a, env)?),
         ExprKind::Binary(BinOp::LogAnd, a, b) => {
@@ -163,6 +188,44 @@ pub fn eval_index(index: &[Expr], env: &mut impl Env) -> Result<Vec<i64>, FaultK
         .iter()
         .map(|i| Ok(eval(i, env)?.as_i64().unwrap_or(0)))
         .collect()
+}
+
+/// The element a pointer value `p` points at, for an access of type `ty` through it: its
+/// array and per-dimension index (row-major from the pointer's element offset; not yet
+/// bounds-checked: the access checks it as `A[i]` does). A null pointer, or an access of
+/// another type than the array's elements, is a fault.
+pub fn pointee(launch: &Launch, p: &Value, ty: Ty) -> Result<(ArrayId, Vec<i64>), FaultKind> {
+    let &Value::Ptr(array, off) = p else {
+        unreachable!("the checker dereferences pointers only, not {p:?}")
+    };
+    let Some(array) = array else {
+        return Err(FaultKind::NullPointer { offset: off });
+    };
+    let array = array as usize;
+    let decl = &launch.kernel.arrays[array];
+    if decl.elem != ty {
+        return Err(FaultKind::PointerType {
+            array: decl.name.clone(),
+            offset: off,
+            elem: decl.elem.name(),
+            access: ty.name(),
+        });
+    }
+    Ok((array, unflatten(off, &launch.dims[array])))
+}
+
+/// The per-dimension index of element offset `off` in an array of shape `dims`
+/// (row-major); an offset before the array gives a negative first index.
+pub fn unflatten(off: i64, dims: &[usize]) -> Vec<i64> {
+    let mut index = vec![0; dims.len().max(1)];
+    let mut rest = off;
+    for (k, &d) in dims.iter().enumerate().skip(1).rev() {
+        let d = d.max(1) as i64;
+        index[k] = rest.rem_euclid(d);
+        rest = rest.div_euclid(d);
+    }
+    index[0] = rest;
+    index
 }
 
 /// Row-major offset of `index` in an array of shape `dims`, or `None` when out of bounds.

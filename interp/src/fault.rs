@@ -29,6 +29,15 @@ pub enum FaultKind {
         index: Vec<i64>,
         dims: Vec<usize>,
     },
+    /// An access through a null pointer (`offset`: elements past null it was moved).
+    NullPointer { offset: i64 },
+    /// An access through a pointer into `array` (of `elem` elements) as another type.
+    PointerType {
+        array: String,
+        offset: i64,
+        elem: &'static str,
+        access: &'static str,
+    },
     /// `/` or `%` with a zero divisor.
     DivisionByZero { dividend: String },
     /// A shift count outside 0 to 31 (both 32-bit integer types).
@@ -95,6 +104,19 @@ impl fmt::Display for FaultKind {
                     "out-of-bounds access {array}{idx}: {array} has size {bounds}"
                 )
             }
+            FaultKind::NullPointer { offset: 0 } => write!(f, "null pointer dereference"),
+            FaultKind::NullPointer { offset } => {
+                write!(f, "null pointer dereference (null + {offset})")
+            }
+            FaultKind::PointerType {
+                array,
+                offset,
+                elem,
+                access,
+            } => write!(
+                f,
+                "a `{access}` access through a pointer to {array}[{offset}], an array of `{elem}`"
+            ),
             FaultKind::DivisionByZero { dividend } => {
                 write!(f, "division by zero ({dividend} / 0)")
             }
@@ -163,6 +185,8 @@ impl FaultKind {
     pub fn name(&self) -> &'static str {
         match self {
             FaultKind::OutOfBounds { .. } => "out-of-bounds",
+            FaultKind::NullPointer { .. } => "null-pointer",
+            FaultKind::PointerType { .. } => "pointer-type",
             FaultKind::DivisionByZero { .. } => "division-by-zero",
             FaultKind::ShiftRange { .. } => "shift-range",
             FaultKind::Uninitialised { .. } => "uninitialised",

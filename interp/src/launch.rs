@@ -480,6 +480,11 @@ fn bind_params(kernel: &Kernel, defines: &[(String, String)]) -> Result<Vec<Valu
         .collect()
 }
 
+/// Why a launch cannot give a pointer a value: a pointer names one of the kernel's arrays,
+/// which no number does.
+const POINTER_INPUT: &str =
+    "a pointer cannot be given a value by the launch: pointers start null (`zeros`)";
+
 fn parse_scalar(text: &str, ty: Ty) -> Result<Value, String> {
     let t = text.trim();
     match ty {
@@ -491,6 +496,7 @@ fn parse_scalar(text: &str, ty: Ty) -> Result<Value, String> {
             .map(Value::Bool)
             .map_err(|_| format!("`{t}` is not a bool (true or false)")),
         Ty::Generic => Err("generic parameters cannot be bound with -D".into()),
+        Ty::Ptr => Err(POINTER_INPUT.into()),
         Ty::Double => parse_double(t).map(Value::double),
         Ty::Char => parse_in_range(t, "a char", "-128 to 127").map(Value::Char),
         Ty::Uchar => parse_in_range(t, "a uchar", "0 to 255").map(Value::Uchar),
@@ -512,6 +518,7 @@ pub fn from_nat(i: u32, ty: Ty, monoid: Monoid) -> Result<Value, String> {
         Ty::Bool => Value::Bool(i != 0),
         Ty::Float => Value::float(i as f32),
         Ty::Double => Value::double(i as f64),
+        Ty::Ptr => return Err(POINTER_INPUT.into()),
         Ty::Generic => match monoid {
             Monoid::FloatAdd => Value::float(i as f32),
             Monoid::Interval => Value::Interval(Interval::Range(i, i)),
@@ -712,7 +719,14 @@ pub fn size_eval(e: &Expr, params: &[Value], local_size: Option<usize>) -> Resul
             }
             None => return Err("`local_size` is not known before the launch's shape".into()),
         },
-        ExprKind::Identity | ExprKind::Var(_) | ExprKind::Builtin(_) | ExprKind::Load { .. } => {
+        ExprKind::Identity
+        | ExprKind::Var(_)
+        | ExprKind::Builtin(_)
+        | ExprKind::Load { .. }
+        | ExprKind::Null
+        | ExprKind::Addr { .. }
+        | ExprKind::PtrAdd(..)
+        | ExprKind::Deref(..) => {
             unreachable!("sizes mention only parameters, literals and local_size (checked)")
         }
     })

@@ -45,6 +45,9 @@ pub fn stmt(k: &Kernel, s: &Stmt) -> String {
             let idx: String = index.iter().map(|i| format!("[{}]", top(k, i))).collect();
             format!("{}{idx} := {}", k.arrays[*array].name, top(k, value))
         }
+        StmtKind::StoreAt { ptr, value } => {
+            format!("*{} := {}", expr(k, ptr), top(k, value))
+        }
         StmtKind::If { cond, .. } => format!("if ({}) {{…}} else {{…}}", top(k, cond)),
         StmtKind::While { cond, .. } => format!("while ({}) {{…}}", top(k, cond)),
         StmtKind::Barrier { flags: Some(v), .. } => {
@@ -98,7 +101,10 @@ pub fn find_stmt<'k>(k: &'k Kernel, span: &Span, rule: Rule) -> Option<&'k Stmt>
         matches!(
             (&s.kind, rule),
             (StmtKind::Assign { .. }, Rule::SAssign)
-                | (StmtKind::Store { .. }, Rule::SArray)
+                | (
+                    StmtKind::Store { .. } | StmtKind::StoreAt { .. },
+                    Rule::SArray
+                )
                 | (StmtKind::If { .. }, Rule::SIteT | Rule::SIteF)
                 | (StmtKind::While { .. }, Rule::SLoopT | Rule::SLoopF)
                 | (StmtKind::Atomic { .. }, Rule::SAtomic)

@@ -25,7 +25,7 @@
 //! engines fire it eagerly ([`State::fire_ready_barriers`]); this loses no behaviour.
 
 use crate::annotation::Mention;
-use crate::eval::{eval, eval_index, offset, Env};
+use crate::eval::{eval, eval_index, offset, pointee, Env};
 use crate::fault::{Fault, FaultKind, ThreadId};
 use crate::launch::{Launch, Memory};
 use crate::monoid::Monoid;
@@ -878,6 +878,9 @@ impl State {
                 index,
                 value,
             } => s_array(&mut env, &mut thread, &mut info, *array, index, value),
+            StmtKind::StoreAt { ptr, value } => {
+                s_store_at(&mut env, &mut thread, &mut info, ptr, value)
+            }
             StmtKind::If { cond, then, els } => {
                 s_ite(&mut env, &mut thread, &mut info, cond, *then, *els)
             }
@@ -1053,6 +1056,33 @@ fn s_array(
     value: &Expr,
 ) -> Result<Option<ArrayUpdate>, FaultKind> {
     let idx = eval_index(index, env)?;
+    store(env, thread, info, array, idx, value)
+}
+
+/// `*p := e`: S-ARRAY on the element pointer `p` points at, the same step (access, race
+/// check, messages) as the direct store `A[i] := e` to it. A null pointer, or a pointer
+/// into an array of another element type than `e`'s, is a fault.
+fn s_store_at(
+    env: &mut ThreadEnv,
+    thread: &mut Thread,
+    info: &mut StepInfo,
+    ptr: &Expr,
+    value: &Expr,
+) -> Result<Option<ArrayUpdate>, FaultKind> {
+    let p = eval(ptr, env)?;
+    let (array, idx) = pointee(env.launch, &p, value.ty)?;
+    store(env, thread, info, array, idx, value)
+}
+
+/// The store of S-ARRAY to element `idx` of `array` (not yet bounds-checked).
+fn store(
+    env: &mut ThreadEnv,
+    thread: &mut Thread,
+    info: &mut StepInfo,
+    array: ArrayId,
+    idx: Vec<i64>,
+    value: &Expr,
+) -> Result<Option<ArrayUpdate>, FaultKind> {
     // Going on past faults, the value's faults come first, as the statement computes it.
     let checked = match env.go_on {
         false => Some(env.elem(array, &idx)?),
@@ -1391,6 +1421,9 @@ impl Env for ThreadEnv<'_> {
     }
     fn monoid(&self) -> Monoid {
         self.launch.monoid
+    }
+    fn launch(&self) -> &Launch {
+        self.launch
     }
     fn load(&mut self, array: ArrayId, idx: &[i64]) -> Result<Value, FaultKind> {
         let elem = match self.elem(array, idx) {

@@ -32,6 +32,10 @@ pub enum Value {
     Ulong(u64),
     /// The bit pattern of an `f64`.
     Double(u64),
+    /// A pointer value ([`Ty::Ptr`]): the array it points into (`None` for null) and the
+    /// element offset, counted over the whole array (it may lie outside the array: only
+    /// an access through it is checked). Pointers compare by (array, offset), null first.
+    Ptr(Option<u32>, i64),
 }
 
 /// Why an operator could not be applied (a runtime fault, reported with thread and span).
@@ -126,6 +130,7 @@ impl Value {
             Ty::Float => Value::float(0.0),
             Ty::Double => Value::double(0.0),
             Ty::Generic => monoid.identity(),
+            Ty::Ptr => Value::Ptr(None, 0),
             int => Value::int_of(int, 0).expect("an integer type"),
         }
     }
@@ -142,6 +147,9 @@ impl Value {
 
     /// Truth of a condition (`bool`, or a non-zero number as in C).
     pub fn truthy(&self) -> bool {
+        if let Value::Ptr(array, _) = self {
+            return array.is_some();
+        }
         if let Some(i) = self.as_i128() {
             return i != 0;
         }
@@ -253,6 +261,7 @@ impl Value {
             (Value::Double(x), Value::Double(y)) => {
                 float_ops!(f64::from_bits(*x), f64::from_bits(*y), Value::double)
             }
+            (Value::Ptr(..), Value::Ptr(..)) => Value::Bool(compare(op, a.cmp(b))),
             (Value::Bool(x), Value::Bool(y)) => match op {
                 Eq => Value::Bool(x == y),
                 Ne => Value::Bool(x != y),
@@ -317,6 +326,9 @@ impl fmt::Display for Value {
             Value::Long(v) => write!(f, "{v}"),
             Value::Ulong(v) => write!(f, "{v}"),
             Value::Double(bits) => write!(f, "{}", f64::from_bits(*bits)),
+            Value::Ptr(None, 0) => write!(f, "null"),
+            Value::Ptr(None, off) => write!(f, "null+{off}"),
+            Value::Ptr(Some(a), off) => write!(f, "&#{a}[{off}]"),
         }
     }
 }

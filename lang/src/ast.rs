@@ -35,6 +35,8 @@ pub enum TypeName {
     Long,
     Ulong,
     Double,
+    /// A pointer value ([`crate::core::Ty::Ptr`]); `.ksim` spells it `ptr`.
+    Ptr,
 }
 
 /// Where an array lives: `local` arrays exist once per work-group, `global` once per launch.

@@ -66,6 +66,7 @@ pub fn name_of(t: Ty) -> TypeName {
         Ty::Long => TypeName::Long,
         Ty::Ulong => TypeName::Ulong,
         Ty::Double => TypeName::Double,
+        Ty::Ptr => TypeName::Ptr,
     }
 }
 
@@ -133,6 +134,17 @@ pub fn ty_of(t: TypeName) -> Ty {
         TypeName::Long => Ty::Long,
         TypeName::Ulong => Ty::Ulong,
         TypeName::Double => Ty::Double,
+        TypeName::Ptr => Ty::Ptr,
+    }
+}
+
+/// The type a pointer function reads or writes (`__deref_int`, `__store_ptr`): a scalar
+/// type or `ptr`.
+fn pointee_ty(name: &str) -> Option<Ty> {
+    match name {
+        "ptr" => Some(Ty::Ptr),
+        "bool" => Some(Ty::Bool),
+        _ => scalar_ty(name),
     }
 }
 
@@ -449,6 +461,14 @@ impl Checker {
                         format!("`{}` takes one condition", annotation.name()),
                         span,
                     )),
+                }
+            }
+            S::Call(ast::Expr {
+                kind: ast::ExprKind::Call { func, args },
+                ..
+            }) if func.name.starts_with("__store_") => {
+                if let Ok(kind) = self.store_at(func, args, &span) {
+                    out.push(Stmt { kind, span });
                 }
             }
             S::Call(call) => match atomic_call(call) {
@@ -842,6 +862,14 @@ impl Checker {
     fn convert(&mut self, e: Expr, to: Ty) -> Res<Expr> {
         match (e.ty, to) {
             (a, b) if a == b => Ok(e),
+            (Ty::Ptr, _) | (_, Ty::Ptr) => self.err(
+                format!(
+                    "a `{}` value where a `{}` is expected: a pointer converts to no other type",
+                    e.ty.name(),
+                    to.name()
+                ),
+                &e.span,
+            ),
             (Ty::Generic, _) => {
                 let place = format!("a `{}` value", to.name());
                 self.generic_misuse(&place, &e.span);
@@ -926,6 +954,10 @@ impl Checker {
                         return Err(());
                     }
                     (UnOp::Not, _) => Ty::Bool,
+                    (_, Ty::Ptr) => {
+                        let msg = format!("`{}` on a pointer", unop_symbol(*op));
+                        return self.err(msg, &span);
+                    }
                     (UnOp::BitNot, t) if t.is_float() => {
                         let msg = format!("`~` needs an integer operand, not `{}`", t.name());
                         return self.err(msg, &span);
@@ -948,6 +980,10 @@ impl Checker {
                     (Ty::Generic, _) | (_, Ty::Generic) => {
                         return self.err("both branches of `?:` must be `T` when one is `T`", &span)
                     }
+                    (Ty::Ptr, _) | (_, Ty::Ptr) => {
+                        return self
+                            .err("both branches of `?:` must be pointers when one is", &span)
+                    }
                     (x, y) => common(x, y),
                 };
                 Ok(mk(
@@ -961,6 +997,9 @@ impl Checker {
                 if a.ty == Ty::Generic || ty == Ty::Generic {
                     self.generic_misuse("the operand of a cast", &a.span);
                     return Err(());
+                }
+                if (a.ty == Ty::Ptr) != (ty == Ty::Ptr) && ty != Ty::Bool {
+                    return self.convert(a, ty);
                 }
                 Ok(cast(a, ty))
             }
@@ -1064,6 +1103,9 @@ impl Checker {
         }
         if let Some(to) = f.strip_prefix("as_").and_then(scalar_ty) {
             return self.reinterpret(f, to, args, span);
+        }
+        if let Some(e) = self.pointer_call(f, args, span) {
+            return e;
         }
         if let Some(m) = MathFn::from_name(f) {
             if let Some(e) = self.math(m, args, span)? {
@@ -1288,6 +1330,132 @@ impl Checker {
         })
     }
 
+    /// The pointer functions (docs/language.md, "Pointer values in the core"):
+    /// `__null()`, `__addr(A, e)` (`&A[e]`, `e` counted over the whole array),
+    /// `__deref_T(p)` (`*p` read as a `T`); `None` for other functions.
+    fn pointer_call(&mut self, f: &str, args: &[ast::Expr], span: &Span) -> Option<Res<Expr>> {
+        let mk = |kind, ty| Expr {
+            kind,
+            ty,
+            span: span.clone(),
+        };
+        if self.in_sizes && (f == "__null" || f == "__addr" || f.starts_with("__deref_")) {
+            return Some(self.err(format!("`{f}` cannot appear in a size"), span));
+        }
+        Some(match (f, args) {
+            ("__null", []) => Ok(mk(ExprKind::Null, Ty::Ptr)),
+            ("__addr", [a, off]) => {
+                let ast::ExprKind::Name(name) = &a.kind else {
+                    return Some(self.err("`__addr` takes an array name first", &a.span));
+                };
+                let Some(array) = self.kernel.array(name) else {
+                    return Some(self.err(format!("`{name}` is no array"), &a.span));
+                };
+                let off = match self.expr(off) {
+                    Ok(o) if o.ty.is_integer() => {
+                        let ty = if o.ty.int_bits().is_some_and(|(b, _)| b == 64) {
+                            Ty::Long
+                        } else {
+                            Ty::Int
+                        };
+                        cast(o, ty)
+                    }
+                    Ok(o) => return Some(self.err("`__addr` takes an integer offset", &o.span)),
+                    Err(()) => return Some(Err(())),
+                };
+                Ok(mk(
+                    ExprKind::Addr {
+                        array,
+                        offset: Box::new(off),
+                    },
+                    Ty::Ptr,
+                ))
+            }
+            _ => {
+                let ty = f.strip_prefix("__deref_").and_then(pointee_ty)?;
+                let [p] = args else {
+                    return Some(self.err(format!("`{f}` takes one pointer"), span));
+                };
+                let p = match self.expr(p) {
+                    Ok(p) if p.ty == Ty::Ptr => p,
+                    Ok(p) => return Some(self.err(format!("`{f}` takes a pointer"), &p.span)),
+                    Err(()) => return Some(Err(())),
+                };
+                Ok(mk(ExprKind::Deref(Box::new(p)), ty))
+            }
+        })
+    }
+
+    /// `__store_T(p, v);`: `*p = v` with `v` converted to `T` ([`StmtKind::StoreAt`]).
+    fn store_at(&mut self, func: &ast::Ident, args: &[ast::Expr], span: &Span) -> Res<StmtKind> {
+        let Some(ty) = func.name.strip_prefix("__store_").and_then(pointee_ty) else {
+            return self.err(format!("unknown function `{}`", func.name), &func.span);
+        };
+        let [p, v] = args else {
+            return self.err(format!("`{}` takes a pointer and a value", func.name), span);
+        };
+        let (p, v) = (self.expr(p), self.expr(v));
+        let (ptr, v) = (p?, v?);
+        if ptr.ty != Ty::Ptr {
+            return self.err(format!("`{}` takes a pointer first", func.name), &ptr.span);
+        }
+        let value = self.convert(v, ty)?;
+        Ok(StmtKind::StoreAt { ptr, value })
+    }
+
+    /// A binary operator with a pointer operand: `p + i`, `i + p`, `p - i` move the
+    /// pointer by `i` elements ([`ExprKind::PtrAdd`]); `==`, `!=`, `<`, ... compare two
+    /// pointers; `&&`, `||` test them against null. Anything else is an error.
+    fn pointer_binary(&mut self, op: BinOp, a: Expr, b: Expr, span: &Span) -> Res<Expr> {
+        use BinOp::*;
+        let mk = |kind, ty| Expr {
+            kind,
+            ty,
+            span: span.clone(),
+        };
+        let offset = |e: Expr| {
+            let ty = if e.ty.int_bits().is_some_and(|(bits, _)| bits == 64) {
+                Ty::Long
+            } else {
+                Ty::Int
+            };
+            cast(e, ty)
+        };
+        match (op, a.ty, b.ty) {
+            (LogAnd | LogOr, _, _) => Ok(mk(
+                ExprKind::Binary(op, Box::new(cast(a, Ty::Bool)), Box::new(cast(b, Ty::Bool))),
+                Ty::Bool,
+            )),
+            (Lt | Le | Gt | Ge | Eq | Ne, Ty::Ptr, Ty::Ptr) => {
+                Ok(mk(ExprKind::Binary(op, Box::new(a), Box::new(b)), Ty::Bool))
+            }
+            (Add, Ty::Ptr, t) if t.is_integer() || t == Ty::Bool => Ok(mk(
+                ExprKind::PtrAdd(Box::new(a), Box::new(offset(b))),
+                Ty::Ptr,
+            )),
+            (Add, t, Ty::Ptr) if t.is_integer() || t == Ty::Bool => Ok(mk(
+                ExprKind::PtrAdd(Box::new(b), Box::new(offset(a))),
+                Ty::Ptr,
+            )),
+            (Sub, Ty::Ptr, t) if t.is_integer() || t == Ty::Bool => {
+                let k = offset(b);
+                let ty = k.ty;
+                let neg = mk(ExprKind::Unary(UnOp::Neg, Box::new(k)), ty);
+                Ok(mk(ExprKind::PtrAdd(Box::new(a), Box::new(neg)), Ty::Ptr))
+            }
+            _ => self.err(
+                format!(
+                    "`{}` of a `{}` and a `{}`: pointers take `+`/`-` of an integer and \
+                     comparisons with pointers only (pointer differences are not supported yet)",
+                    op.symbol(),
+                    a.ty.name(),
+                    b.ty.name()
+                ),
+                span,
+            ),
+        }
+    }
+
     fn binary(&mut self, op: BinOp, a: Expr, b: Expr, span: &Span) -> Res<Expr> {
         use BinOp::*;
         let mk = |kind, ty| Expr {
@@ -1319,6 +1487,9 @@ impl Checker {
                 self.generic_misuse(&place, &e.span);
                 return Err(());
             }
+        }
+        if a.ty == Ty::Ptr || b.ty == Ty::Ptr {
+            return self.pointer_binary(op, a, b, span);
         }
         match op {
             LogAnd | LogOr => Ok(mk(

@@ -41,6 +41,12 @@ pub enum Ty {
     Ulong,
     /// IEEE binary64.
     Double,
+    /// A pointer value: an array and an element offset into it, or null (docs/language.md,
+    /// "Pointer values"). The address space is the array's. The pointee's type is not part
+    /// of the type (so that `Ty` stays `Copy` and flat): a load through a pointer carries
+    /// the type it reads ([`ExprKind::Deref`]'s expression type), and the engines check it
+    /// against the target array's element type where the access happens.
+    Ptr,
 }
 
 impl Ty {
@@ -58,6 +64,7 @@ impl Ty {
             Ty::Long => "long",
             Ty::Ulong => "ulong",
             Ty::Double => "double",
+            Ty::Ptr => "ptr",
         }
     }
 
@@ -121,7 +128,7 @@ impl Ty {
             Ty::Bool | Ty::Char | Ty::Uchar => 1,
             Ty::Short | Ty::Ushort => 2,
             Ty::Int | Ty::Uint | Ty::Float => 4,
-            Ty::Long | Ty::Ulong | Ty::Double => 8,
+            Ty::Long | Ty::Ulong | Ty::Double | Ty::Ptr => 8,
             Ty::Generic => return None,
         })
     }
@@ -279,6 +286,10 @@ pub enum StmtKind {
         index: Vec<Expr>,
         value: Expr,
     },
+    /// `*p := e`: a store through a pointer value (S-ARRAY on the element `p` points at:
+    /// the same access, race check and messages as `A[i] := e`). The value has the type
+    /// the store writes, checked against the target array's element type at run time.
+    StoreAt { ptr: Expr, value: Expr },
     /// `if (e) {ss1} else {ss2}` (S-ITE-T / S-ITE-F).
     If {
         cond: Expr,
@@ -699,6 +710,21 @@ pub enum ExprKind {
         array: ArrayId,
         index: Vec<Expr>,
     },
+    /// The null pointer (type `ptr`).
+    Null,
+    /// `&A[e]`: a pointer to element `e` of `array`, counted in elements over the whole
+    /// array (row-major for a 2D array). Not an access.
+    Addr {
+        array: ArrayId,
+        offset: Box<Expr>,
+    },
+    /// `p + e`: the pointer `e` elements further (`e` an `int` or `long`; negative moves
+    /// back). Null stays null plus the offset, which faults when it is dereferenced.
+    PtrAdd(Box<Expr>, Box<Expr>),
+    /// `*p`: a load through a pointer of the expression's type, the same access as
+    /// `A[i]` on the element it points at (a null pointer, an offset outside the array or
+    /// a type other than the array's element type is a fault).
+    Deref(Box<Expr>),
     /// Operand and result have the expression's type (`!` works on `bool`).
     Unary(UnOp, Box<Expr>),
     /// Both operands have the same type (the checker inserts casts); comparisons give

@@ -102,8 +102,8 @@ impl fmt::Display for Tok<'_> {
 }
 
 const KEYWORDS: &[&str] = &[
-    "kernel", "launch", "const", "local", "global", "int", "uint", "bool", "float", "T", "if",
-    "else", "while", "for", "barrier", "true", "false", "identity",
+    "kernel", "launch", "const", "local", "global", "int", "uint", "bool", "float", "T", "ptr",
+    "if", "else", "while", "for", "barrier", "true", "false", "identity",
 ];
 
 /// C / OpenCL words that are not part of the ksim language; they are reported by name.
@@ -600,6 +600,7 @@ where
         Tok::Kw("bool") => TypeName::Bool,
         Tok::Kw("float") => TypeName::Float,
         Tok::Kw("T") => TypeName::Generic,
+        Tok::Kw("ptr") => TypeName::Ptr,
     }
     .labelled("type");
 

@@ -1,6 +1,7 @@
 //! Pretty-printer for the desugared core form, in the notation of POPL 2014 Figure 4:
 //! `v := e`, `A[e1] := e2`, `if (e) {ss1} else {ss2}`, `while (e) {ss}`, `barrier` (with
-//! its fence when not both spaces: `barrier(local)`), and `v := atomic_add(A[e1], e2)`.
+//! its fence when not both spaces: `barrier(local)`), and `v := atomic_add(A[e1], e2)`;
+//! pointer values as C writes them: `&A[e]`, `null`, `(p + e)`, `*(int *)p`, `*p := e`.
 
 use crate::core::{BlockId, Expr, ExprKind, Fence, Kernel, Lit, StmtKind};
 use std::fmt::Write;
@@ -60,6 +61,9 @@ fn block(k: &Kernel, b: BlockId, depth: usize, out: &mut String) {
                     k.arrays[*array].name,
                     expr(k, value)
                 );
+            }
+            StmtKind::StoreAt { ptr, value } => {
+                let _ = writeln!(out, "{pad}*{} := {};", expr(k, ptr), top(k, value));
             }
             StmtKind::If { cond, then, els } => {
                 let _ = writeln!(out, "{pad}if ({}) {{", top(k, cond));
@@ -129,7 +133,9 @@ fn block(k: &Kernel, b: BlockId, depth: usize, out: &mut String) {
 fn top(k: &Kernel, e: &Expr) -> String {
     let s = expr(k, e);
     match e.kind {
-        ExprKind::Binary(..) | ExprKind::Cond(..) => s[1..s.len() - 1].to_string(),
+        ExprKind::Binary(..) | ExprKind::Cond(..) | ExprKind::PtrAdd(..) => {
+            s[1..s.len() - 1].to_string()
+        }
         _ => s,
     }
 }
@@ -152,6 +158,12 @@ pub fn expr(k: &Kernel, e: &Expr) -> String {
             let idx: String = index.iter().map(|i| format!("[{}]", top(k, i))).collect();
             format!("{}{idx}", k.arrays[*array].name)
         }
+        ExprKind::Null => "null".into(),
+        ExprKind::Addr { array, offset } => {
+            format!("&{}[{}]", k.arrays[*array].name, top(k, offset))
+        }
+        ExprKind::PtrAdd(p, off) => format!("({} + {})", expr(k, p), expr(k, off)),
+        ExprKind::Deref(p) => format!("*({} *){}", e.ty.name(), expr(k, p)),
         ExprKind::Unary(op, a) => {
             let sym = match op {
                 crate::ast::UnOp::Neg => "-",

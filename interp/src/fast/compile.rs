@@ -881,6 +881,9 @@ fn for_each_reg(inst: &mut Inst, mut f: impl FnMut(&mut Reg)) {
     }
 }
 
+/// Why a kernel with pointer values runs on the reference semantics only (for now).
+const POINTERS: &str = "pointer values (the reference semantics runs them)";
+
 fn unsupported<T>(msg: impl Into<String>) -> Result<T, Unsupported> {
     Err(Unsupported::new(msg))
 }
@@ -1167,6 +1170,7 @@ impl Compiler<'_> {
                     }
                     self.done();
                 }
+                StmtKind::StoreAt { .. } => return unsupported(POINTERS),
                 StmtKind::Check { annotation, cond } => {
                     self.peek = true;
                     let c = self.expr(cond);
@@ -1452,6 +1456,9 @@ impl Compiler<'_> {
                 self.konst(v)
             }
             ExprKind::Builtin(b) => self.builtin(*b),
+            ExprKind::Null | ExprKind::Addr { .. } | ExprKind::PtrAdd(..) | ExprKind::Deref(..) => {
+                return unsupported(POINTERS)
+            }
             ExprKind::Load { array, index } => {
                 let (regs, signed) = self.indices(index)?;
                 let site = self.site(*array as u32, AccessKind::Read, signed);

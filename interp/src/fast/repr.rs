@@ -15,8 +15,9 @@ use lang::core::Ty;
 pub(crate) use crate::codec::{Repr, IV_ID, IV_TOP};
 
 pub(crate) fn repr_of(ty: Ty, monoid: Monoid) -> Result<Repr, Unsupported> {
-    Repr::of(ty, monoid).ok_or_else(|| {
-        Unsupported::new("the `list` monoid has unbounded values; use the reference engine")
+    Repr::of(ty, monoid).ok_or_else(|| match ty {
+        Ty::Ptr => Unsupported::new("pointer values (the reference semantics runs them)"),
+        _ => Unsupported::new("the `list` monoid has unbounded values; use the reference engine"),
     })
 }
 

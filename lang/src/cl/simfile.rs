@@ -1200,6 +1200,7 @@ fn ksim_value(v: Num, ty: TypeName, dt: DataType) -> Result<String, String> {
             Num::I(i) => Ok(format!("{:?}", i as f64)),
         },
         TypeName::Generic => Err("a generic parameter cannot be bound from a .sim file".into()),
+        TypeName::Ptr => Err("a pointer cannot be bound from a .sim file".into()),
     }
 }
 
