@@ -44,7 +44,19 @@ fn annotations_with_a_type_argument_and_address_space_predicates_load() {
 ",
     )
     .unwrap();
-    let o = ksim_clang(&d, &["run", "k.cl", "--global", "8", "--local", "8"]);
+    let o = ksim_clang(
+        &d,
+        &[
+            "run",
+            "k.cl",
+            "--global",
+            "8",
+            "--local",
+            "8",
+            "--input",
+            "g=zeros:8",
+        ],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", common::text(&o));
     std::fs::write(
         d.join("p.cl"),
@@ -120,4 +132,43 @@ fn a_report_replays_with_its_header_deleted() {
     let t = common::text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert!(common::stdout(&o).contains("race reproduced"), "{t}");
+}
+
+/// `as_float(x)` (clang's `AsTypeExpr`) and initializer lists shorter than their array
+/// (clang writes their elements under `array_filler`) read as written.
+#[test]
+fn as_type_and_short_initializer_lists_keep_their_values() {
+    if !has_clang() {
+        return;
+    }
+    let d = common::tmp("clangdefault-astype");
+    std::fs::write(
+        d.join("k.cl"),
+        "kernel void k(__global int *out) {
+  int part[5] = {9};
+  int m[2][3] = {{1, 2, 3}, {4}};
+  out[0] = part[0] + part[4];
+  out[1] = m[0][2] * 10 + m[1][0] + m[1][1];
+  out[2] = as_int(as_float(0x3f800000)) == 0x3f800000;
+  out[3] = as_int(1.0f);
+}
+",
+    )
+    .unwrap();
+    let o = ksim_clang(
+        &d,
+        &[
+            "run",
+            "k.cl",
+            "--global",
+            "1",
+            "--local",
+            "1",
+            "--input",
+            "out=zeros:4",
+        ],
+    );
+    let t = common::text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("= 9 34 1 1065353216"), "{t}");
 }

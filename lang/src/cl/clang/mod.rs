@@ -196,7 +196,9 @@ impl Overlay {
             let file = place.rsplitn(3, ':').nth(2).unwrap_or(STDIN);
             let beside = match file {
                 STDIN => dir.to_path_buf(),
-                f => Path::new(f).parent().map_or_else(|| dir.to_path_buf(), Path::to_path_buf),
+                f => Path::new(f)
+                    .parent()
+                    .map_or_else(|| dir.to_path_buf(), Path::to_path_buf),
             };
             let places = std::iter::once(&beside).chain(&opts.pp.include_dirs);
             for d in places {
@@ -239,8 +241,7 @@ impl Overlay {
             "roots": roots,
         });
         let path = dir.join("overlay.yaml");
-        std::fs::write(&path, yaml.to_string())
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(&path, yaml.to_string()).map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(Some(path))
     }
 }
@@ -337,6 +338,30 @@ impl Spans for FileSpans {
         let (_, _, text) = self.files.iter().find(|(n, _, _)| *n == loc.file)?;
         text.get(loc.offset..loc.offset + loc.tok_len)
             .map(str::to_string)
+    }
+
+    fn call_end(&self, loc: &Loc) -> Option<usize> {
+        let (_, base, text) = self.files.iter().find(|(n, _, _)| *n == loc.file)?;
+        let after = loc.offset + loc.tok_len;
+        let rest = text.get(after..)?;
+        let open = after + rest.len() - rest.trim_start().len();
+        if !text[open..].starts_with('(') {
+            return None;
+        }
+        let mut depth = 0usize;
+        for (i, c) in text[open..].char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(base + open + i + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
     }
 }
 
