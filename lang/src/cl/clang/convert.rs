@@ -21,6 +21,9 @@ pub trait Spans {
     fn offset(&self, loc: &Loc) -> Option<usize>;
     /// The text of the token at `loc`.
     fn token(&self, loc: &Loc) -> Option<String>;
+    /// Where the arguments of a function-like macro used at `loc` end (after its `)`), as
+    /// a span offset; `None` when no `(` follows the name.
+    fn call_end(&self, loc: &Loc) -> Option<usize>;
 }
 
 pub struct Converter<'s> {
@@ -108,7 +111,16 @@ impl Converter<'_> {
         match &n.range {
             Some(r) => {
                 let (s, _) = self.at(&r.begin)?;
-                let e = self.at(&r.end).map_or(s + 1, |(_, e)| e);
+                // A node that ends inside a macro's expansion ends with the macro's use,
+                // its arguments included (`x = OP(a, b)`), not with its name.
+                let call_end = r
+                    .end
+                    .expansion_loc
+                    .as_ref()
+                    .and_then(|l| self.spans.call_end(l));
+                let e = call_end
+                    .or_else(|| self.at(&r.end).map(|(_, e)| e))
+                    .unwrap_or(s + 1);
                 Some(s..e.max(s + 1))
             }
             None => n.loc.as_ref().and_then(|l| self.at(l)).map(|(s, e)| s..e),
@@ -306,6 +318,7 @@ impl Converter<'_> {
             let items = e
                 .inner
                 .iter()
+                .chain(e.array_filler.iter().skip(1))
                 .filter(|i| i.kind != "ImplicitValueInitExpr")
                 .map(|i| self.init(i))
                 .collect::<Res<Vec<_>>>()?;
@@ -725,6 +738,28 @@ impl Converter<'_> {
             "UnaryExprOrTypeTraitExpr" => {
                 let what = e.name.clone().unwrap_or_default();
                 return self.unsupported(&format!("`{what}`"), &span);
+            }
+            // `as_float(x)`: clang's header makes it `__builtin_astype`; the lowering reads
+            // it as the call written (its name is the macro's, where the user wrote it).
+            "AsTypeExpr" => {
+                let name = e
+                    .range
+                    .as_ref()
+                    .and_then(|r| r.begin.expansion_loc.as_ref())
+                    .and_then(|l| self.spans.token(l))
+                    .filter(|n| n.starts_with("as_"))
+                    .unwrap_or_else(|| format!("as_{}", qual.rsplit(' ').next().unwrap_or("")));
+                let arg = e.inner.first().map(|a| self.expr(a)).transpose()?;
+                let Some(arg) = arg else {
+                    return self.unsupported("this `as_type`", &span);
+                };
+                ExprKind::Call {
+                    func: Ident {
+                        name,
+                        span: span.start..span.start + 3,
+                    },
+                    args: vec![arg],
+                }
             }
             "StmtExpr" => return self.unsupported("GNU statement expressions", &span),
             "InitListExpr" => return self.unsupported("an initializer list here", &span),

@@ -36,6 +36,10 @@ pub struct Node {
     pub has_else: bool,
     pub storage_class: Option<String>,
     pub inner: Vec<Node>,
+    /// An initializer list shorter than its array: clang writes the filler (the value of
+    /// the elements not written) and then the written elements here, not in `inner`.
+    #[serde(rename = "array_filler")]
+    pub array_filler: Vec<Node>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]

@@ -60,3 +60,13 @@ bool __distinct_int(int); bool __distinct_bool(bool); bool __all(bool); bool __e
 int __return_val_int(void); unsigned int __return_val_uint(void); bool __return_val_bool(void);
 float __return_val_float(void); int2 __return_val_int2(void); int4 __return_val_int4(void);
 uint4 __return_val_uint4(void); float4 __return_val_float4(void);
+// `__read_permission(int, A[i])` takes a type: written as its size, as the lowering reads it.
+#pragma OPENCL EXTENSION __cl_clang_variadic_functions : enable
+void __read_permission(unsigned long, ...); void __write_permission(unsigned long, ...);
+#pragma OPENCL EXTENSION __cl_clang_variadic_functions : disable
+#define __read_permission(T, X) __read_permission(sizeof(T), X)
+#define __write_permission(T, X) __write_permission(sizeof(T), X)
+__ksim_decl_pred(__reads_from_local) __ksim_decl_pred(__reads_from_global)
+__ksim_decl_pred(__writes_to_local) __ksim_decl_pred(__writes_to_global)
+bool __ksim_over __atomic_implies(const volatile __global void *, bool);
+bool __ksim_over __atomic_implies(const volatile __local void *, bool);

@@ -49,54 +49,22 @@ pub fn parse_unit(
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    // A replayed report's folder may be gone: clang then runs elsewhere (its includes,
-    // which it reads from disk, are not found: a known gap of this front end).
+    // A replayed report's folder may be gone: clang then runs elsewhere and reads the
+    // report's copies of the includes through an overlay.
     let cwd = if dir.is_dir() {
         dir.clone()
     } else {
         std::env::temp_dir()
     };
-    let mut cmd = Command::new(CLANG);
-    cmd.current_dir(&cwd)
-        .args(["-x", "cl", "-cl-std=CL1.2", "-fsyntax-only", "-H", "-w"])
-        .args(["-fno-color-diagnostics", "-fno-caret-diagnostics"])
-        .args(["-Xclang", "-finclude-default-header"])
-        .args(["-Xclang", "-fdeclare-opencl-builtins"])
-        .args(["-Xclang", "-ast-dump=json"])
-        .arg("-include")
-        .arg(&header);
-    for (name, value) in &opts.pp.defines {
-        match value {
-            Some(v) => cmd.arg(format!("-D{name}={v}")),
-            None => cmd.arg(format!("-D{name}")),
-        };
-    }
-    for d in &opts.pp.include_dirs {
-        cmd.arg("-I")
-            .arg(std::path::absolute(d).unwrap_or_else(|_| d.clone()));
-    }
-    cmd.arg("-")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().map_err(|e| {
-        fail(if e.kind() == std::io::ErrorKind::NotFound {
-            format!(
-                "{CLANG} is not installed: ksim reads OpenCL C with clang \
-                 (Debian: `apt install {CLANG}`)"
-            )
-        } else {
-            format!("cannot run {CLANG}: {e}")
-        })
-    })?;
-    let mut stdin = child.stdin.take().expect("piped");
-    let text = map.files[0].text.clone();
-    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
-    let out = child
-        .wait_with_output()
-        .map_err(|e| fail(format!("{CLANG}: {e}")))?;
-    // clang may stop reading early (a fatal error): its messages say why.
-    let _ = writer.join();
+    let mut overlay = Overlay::default();
+    let out = loop {
+        let out = run_clang(map, opts, &header, &dir, &cwd, &overlay)?;
+        // A file clang did not find on disk may be one the loader holds (a replayed
+        // report's copy of a deleted header): clang then reads it through an overlay.
+        if !overlay.add_missing(&String::from_utf8_lossy(&out.stderr), &dir, opts, load) {
+            break out;
+        }
+    };
     let stderr = String::from_utf8_lossy(&out.stderr);
     let mut files = Files::new(dir, header);
     for line in stderr.lines() {
@@ -130,6 +98,167 @@ pub fn parse_unit(
             .join()
             .unwrap_or_else(|_| Err(fail("clang's syntax tree could not be read".into())))
     })
+}
+
+/// One run of clang on file 0 of `map`, reading the files of `overlay` at their paths.
+fn run_clang(
+    map: &SourceMap,
+    opts: &ClOptions,
+    header: &Path,
+    dir: &Path,
+    cwd: &Path,
+    overlay: &Overlay,
+) -> Result<std::process::Output, Vec<Diagnostic>> {
+    let fail = |m: String| vec![Diagnostic::new(m, 0..0)];
+    let mut cmd = Command::new(CLANG);
+    cmd.current_dir(cwd)
+        .args(["-x", "cl", "-cl-std=CL1.2", "-fsyntax-only", "-H", "-w"])
+        .args(["-fno-color-diagnostics", "-fno-caret-diagnostics"])
+        .args(["-Xclang", "-finclude-default-header"])
+        .args(["-Xclang", "-fdeclare-opencl-builtins"])
+        .args(["-Xclang", "-ast-dump=json"])
+        .arg("-include")
+        .arg(header)
+        // `#include "x.h"` next to the main file, also when its folder is gone.
+        .arg("-iquote")
+        .arg(absolute(dir));
+    if let Some(yaml) = overlay.write().map_err(fail)? {
+        cmd.arg("-ivfsoverlay").arg(yaml);
+    }
+    for (name, value) in &opts.pp.defines {
+        match value {
+            Some(v) => cmd.arg(format!("-D{name}={v}")),
+            None => cmd.arg(format!("-D{name}")),
+        };
+    }
+    for d in &opts.pp.include_dirs {
+        cmd.arg("-I").arg(absolute(d));
+    }
+    cmd.arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().map_err(|e| {
+        fail(if e.kind() == std::io::ErrorKind::NotFound {
+            format!(
+                "{CLANG} is not installed: ksim reads OpenCL C with clang \
+                 (Debian: `apt install {CLANG}`)"
+            )
+        } else {
+            format!("cannot run {CLANG}: {e}")
+        })
+    })?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let text = map.files[0].text.clone();
+    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
+    let out = child
+        .wait_with_output()
+        .map_err(|e| fail(format!("{CLANG}: {e}")))?;
+    // clang may stop reading early (a fatal error): its messages say why.
+    let _ = writer.join();
+    Ok(out)
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Files clang reads at their paths although they are not on disk (clang's virtual file
+/// system overlay, `-ivfsoverlay`): the loader's texts of included files, so that a
+/// report replays where its headers are gone.
+#[derive(Default)]
+struct Overlay {
+    /// Absolute path → text.
+    files: Vec<(PathBuf, String)>,
+    /// The temporary folder holding the texts and the overlay's description.
+    dir: Option<PathBuf>,
+}
+
+impl Overlay {
+    /// Adds the files clang reported as not found (`'NAME' file not found`) that the
+    /// loader has, looked for where clang looks: beside the including file, then in each
+    /// `-I` folder. Whether one was added (clang is then run again).
+    fn add_missing(
+        &mut self,
+        stderr: &str,
+        dir: &Path,
+        opts: &ClOptions,
+        load: &mut super::pp::Loader<'_>,
+    ) -> bool {
+        let mut added = false;
+        for line in stderr.lines() {
+            let Some((place, rest)) = line.split_once(": fatal error: '") else {
+                continue;
+            };
+            let Some(name) = rest.strip_suffix("' file not found") else {
+                continue;
+            };
+            let file = place.rsplitn(3, ':').nth(2).unwrap_or(STDIN);
+            let beside = match file {
+                STDIN => dir.to_path_buf(),
+                f => Path::new(f)
+                    .parent()
+                    .map_or_else(|| dir.to_path_buf(), Path::to_path_buf),
+            };
+            let places = std::iter::once(&beside).chain(&opts.pp.include_dirs);
+            for d in places {
+                let path = absolute(d).join(name);
+                if self.files.iter().any(|(p, _)| *p == path) {
+                    continue;
+                }
+                if let Ok(text) = load(&path) {
+                    self.files.push((path, text));
+                    self.dir.get_or_insert_with(temp_folder);
+                    added = true;
+                    break;
+                }
+            }
+        }
+        added
+    }
+
+    /// Writes the texts and the overlay's description (JSON, which clang's YAML reader
+    /// takes); its path, or `None` for an empty overlay.
+    fn write(&self) -> Result<Option<PathBuf>, String> {
+        let Some(dir) = &self.dir else {
+            return Ok(None);
+        };
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut roots = Vec::new();
+        for (i, (path, text)) in self.files.iter().enumerate() {
+            let copy = dir.join(format!("{i}.h"));
+            std::fs::write(&copy, text).map_err(|e| format!("{}: {e}", copy.display()))?;
+            roots.push(serde_json::json!({
+                "type": "file",
+                "name": path,
+                "external-contents": copy,
+            }));
+        }
+        let yaml = serde_json::json!({
+            "version": 0,
+            "case-sensitive": "true",
+            "use-external-names": false,
+            "roots": roots,
+        });
+        let path = dir.join("overlay.yaml");
+        std::fs::write(&path, yaml.to_string()).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Some(path))
+    }
+}
+
+/// A fresh temporary folder's path (this process, a counter).
+fn temp_folder() -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("ksim-overlay-{}-{n}", std::process::id()))
+}
+
+impl Drop for Overlay {
+    fn drop(&mut self) {
+        if let Some(d) = &self.dir {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
 }
 
 /// ksim's header, written once per content to the temporary folder.
@@ -209,6 +338,30 @@ impl Spans for FileSpans {
         let (_, _, text) = self.files.iter().find(|(n, _, _)| *n == loc.file)?;
         text.get(loc.offset..loc.offset + loc.tok_len)
             .map(str::to_string)
+    }
+
+    fn call_end(&self, loc: &Loc) -> Option<usize> {
+        let (_, base, text) = self.files.iter().find(|(n, _, _)| *n == loc.file)?;
+        let after = loc.offset + loc.tok_len;
+        let rest = text.get(after..)?;
+        let open = after + rest.len() - rest.trim_start().len();
+        if !text[open..].starts_with('(') {
+            return None;
+        }
+        let mut depth = 0usize;
+        for (i, c) in text[open..].char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(base + open + i + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
     }
 }
 
