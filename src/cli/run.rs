@@ -68,7 +68,7 @@ fn check_pvl(args: &CheckArgs) -> CmdResult {
 fn check_cl(args: &CheckArgs) -> CmdResult {
     let (src, c) = super::opencl::load_cl(
         &args.file,
-        &args.define,
+        &args.cl.defines(&args.define),
         &args.cl.include,
         args.cl.kernel.as_deref(),
     )?;
@@ -96,9 +96,12 @@ fn check_sim(args: &CheckArgs) -> CmdResult {
         cl: ClArgs {
             kernel: None,
             include: args.cl.include.clone(),
+            shared_bytes: None,
         },
         groups: None,
         local_size: None,
+        grid: None,
+        block: None,
         global: None,
         local: None,
         arg: Vec::new(),
