@@ -523,7 +523,11 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
         Ok(c) => c,
         Err(diags) => {
             let m = diags[0].message.clone();
-            if let Some(rest) = m.strip_prefix("not supported yet: ") {
+            // CUDA's refusals (textures, curand, ...) say "not supported: ".
+            let rest = m
+                .strip_prefix("not supported yet: ")
+                .or_else(|| m.strip_prefix("not supported: "));
+            if let Some(rest) = rest {
                 return Outcome::NotLoadable(rest.to_string());
             }
             let (f, off) = map.locate(diags[0].span.start);

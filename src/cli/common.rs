@@ -38,7 +38,8 @@ pub type CmdResult = Result<i32, Failure>;
 /// Options of `.cl` (OpenCL C) kernels: which kernel, and where `#include` looks.
 #[derive(Args, Clone, Debug, Default)]
 pub struct ClArgs {
-    /// The kernel to run from a `.cl` file (default: its only kernel); for a `.pvl`
+    /// The kernel to run from a `.cl` or `.cu` file (default: its only kernel; a CUDA
+    /// template instance as `'scan<int,256>'`); for a `.pvl`
     /// program, the method (default: the only one with a `par` block).
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
@@ -69,7 +70,7 @@ impl ClArgs {
 /// The kernel file and the launch: shared by run, trace, explore, races, verify-scan.
 #[derive(Args, Clone, Debug)]
 pub struct LaunchArgs {
-    /// The kernel source: `.ksim`, OpenCL C (`.cl`), a VerCors PVL program (`.pvl`), or an
+    /// The kernel source: `.ksim`, OpenCL C (`.cl`), CUDA (`.cu`), a VerCors PVL program (`.pvl`), or an
     /// Oclgrind simulator file (`.sim`) that names a `.cl` kernel and gives its whole launch.
     pub file: PathBuf,
     /// `.ksim`: bind a size or scalar parameter: `-D n=8`. Sizes are checked (no 32-bit

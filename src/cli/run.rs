@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The kernel source: `.ksim`, OpenCL C (`.cl`), a VerCors PVL program (`.pvl`), or an
+    /// The kernel source: `.ksim`, OpenCL C (`.cl`), CUDA (`.cu`), a VerCors PVL program (`.pvl`), or an
     /// Oclgrind simulator file (`.sim`), whose launch is loaded and checked too.
     pub file: PathBuf,
     /// Also print the desugared core form (Figure 4 plus barrier).

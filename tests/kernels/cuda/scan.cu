@@ -9,22 +9,22 @@ __device__ void add_into(T &acc, const T *buf, unsigned int i) {
 
 template <typename T, int N>
 __global__ void scan(T *data) {
-  __shared__ T buf[2][N];
+  __shared__ T buf[2 * N];
   unsigned int t = threadIdx.x;
   int in = 0;
-  buf[0][t] = data[t];
+  buf[t] = data[t];
   __syncthreads();
   for (int off = 1; off < N; off *= 2) {
     int out = 1 - in;
-    T acc = buf[in][t];
+    T acc = buf[in * N + t];
     if (t >= off) {
-      add_into<T>(acc, buf[in], t - off);
+      add_into<T>(acc, buf + in * N, t - off);
     }
-    buf[out][t] = acc;
+    buf[out * N + t] = acc;
     __syncthreads();
     in = out;
   }
-  data[t] = buf[in][t];
+  data[t] = buf[in * N + t];
 }
 
 template __global__ void scan<int, 8>(int *);

@@ -221,12 +221,7 @@ impl Converter<'_> {
         Ok(match d.kind.as_str() {
             "FunctionDecl" => Some(Item::Function(self.function(d, span)?)),
             "CXXRecordDecl" if self.cuda => {
-                self.record(d)?;
-                if let Some(n) = d.name.as_ref().filter(|_| d.complete_definition) {
-                    self.types
-                        .typedefs
-                        .insert(n.clone(), Typedef::Struct(n.clone()));
-                }
+                self.cxx_record(d)?;
                 Some(Item::TypeDecl(span))
             }
             "VarDecl" => Some(Item::Global(self.var(d)?)),
@@ -271,6 +266,17 @@ impl Converter<'_> {
         self.types.typedefs.insert(name, def);
     }
 
+    /// A C++ struct: recorded as a C one, its name a type name as a typedef's.
+    fn cxx_record(&mut self, d: &Node) -> Res<()> {
+        self.record(d)?;
+        if let Some(n) = d.name.as_ref().filter(|_| d.complete_definition) {
+            self.types
+                .typedefs
+                .insert(n.clone(), Typedef::Struct(n.clone()));
+        }
+        Ok(())
+    }
+
     /// A struct or union definition: recorded under its tag (`(anonymous N)` without one).
     fn record(&mut self, d: &Node) -> Res<()> {
         let span = self.span(d);
@@ -303,6 +309,7 @@ impl Converter<'_> {
                 "RecordDecl" => self.record(f)?,
                 k if k.ends_with("Attr") => {}
                 "CXXRecordDecl" if f.is_implicit => {}
+                "CXXRecordDecl" => self.cxx_record(f)?,
                 "CXXMethodDecl" | "CXXConstructorDecl" | "CXXDestructorDecl" if self.cuda => {
                     if f.is_virtual {
                         return self.unsupported("virtual functions", &span);
@@ -386,6 +393,9 @@ impl Converter<'_> {
         let name = self.ident(d);
         // From the name on, as the hand-written parser gave it (traces show `i = ...`).
         let span = name.span.start.min(whole.end)..whole.end;
+        if self.cuda {
+            self.cuda_check_decl(d, &whole)?;
+        }
         let ty = self.ty_of(d, &whole)?;
         let is_ref = is_reference(d);
         let init = match d.inner.iter().find(|c| !c.kind.ends_with("Attr")) {
@@ -398,6 +408,8 @@ impl Converter<'_> {
                     span,
                 }))
             }
+            // `S s;` of a C++ struct: its trivial default constructor, no value.
+            Some(e) if e.kind == "CXXConstructExpr" && e.inner.is_empty() => None,
             Some(e) => Some(self.init(e)?),
             None => None,
         };
@@ -477,8 +489,15 @@ impl Converter<'_> {
                 let mut decls = Vec::new();
                 for d in &s.inner {
                     match d.kind.as_str() {
+                        // A cooperative group of one block holds nothing.
+                        "VarDecl"
+                            if self.cuda
+                                && super::cuda::is_block_group(
+                                    d.ty.as_ref().map_or("", |t| t.qual_type.as_str()),
+                                ) => {}
                         "VarDecl" => decls.push(self.var(d)?),
                         "RecordDecl" => self.record(d)?,
+                        "CXXRecordDecl" => self.cxx_record(d)?,
                         "TypedefDecl" => self.typedef(d),
                         "EnumDecl" => return self.unsupported("`enum`", &span),
                         k => return self.unsupported(&format!("the declaration `{k}`"), &span),
@@ -898,7 +917,17 @@ impl Converter<'_> {
                     span,
                 });
             }
-            "CXXMemberCallExpr" => return self.unsupported("member functions", &span),
+            "CXXMemberCallExpr" => match self.cuda_member_call(e, &span) {
+                Some(kind) => kind,
+                None => return self.unsupported("member functions", &span),
+            },
+            // A copy of a struct (its trivial copy constructor).
+            "CXXConstructExpr" if e.inner.len() == 1 => {
+                return Ok(Expr {
+                    kind: self.expr(&e.inner[0])?.kind,
+                    span,
+                })
+            }
             "CXXOperatorCallExpr" => return self.unsupported("overloaded operators", &span),
 
             "InitListExpr" => return self.unsupported("an initializer list here", &span),

@@ -14,6 +14,8 @@ typedef __SIZE_TYPE__ size_t;
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __restrict__ __restrict
+#define __align__(N) __attribute__((aligned(N)))
+typedef unsigned int uint;
 #define warpSize 32
 #define NULL 0
 struct uint3 { unsigned int x, y, z; };
@@ -27,7 +29,18 @@ extern const __device__ uint3 threadIdx;
 extern const __device__ uint3 blockIdx;
 extern const __device__ dim3 blockDim;
 extern const __device__ dim3 gridDim;
-// `__syncthreads` and `__threadfence*` are clang built-ins.
+// `__syncthreads` is a clang built-in.
+__device__ void __threadfence(void); __device__ void __threadfence_block(void);
+__device__ void __threadfence_system(void);
+// Cooperative groups: a block (its `sync` is `__syncthreads`); the grid's is refused.
+namespace cooperative_groups {
+struct thread_block { __device__ void sync() const; };
+struct grid_group { __device__ void sync() const; };
+__device__ thread_block this_thread_block();
+__device__ grid_group this_grid();
+__device__ void synchronize(thread_block);
+__device__ void synchronize(grid_group);
+}
 #define __ksim_atomic2(NAME) \
   __device__ int NAME(int *, int); \
   __device__ unsigned int NAME(unsigned int *, unsigned int); \

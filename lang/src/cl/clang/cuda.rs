@@ -42,12 +42,7 @@ const HEADERS: [(&str, &str); 6] = [
          __device__ float curand_normal(curandState *);\n",
     ),
     ("curand.h", "#include \"curand_kernel.h\"\n"),
-    (
-        "cooperative_groups.h",
-        "#include \"cuda.h\"\nnamespace cooperative_groups {\n\
-         struct grid_group { __device__ void sync(); };\n\
-         __device__ grid_group this_grid();\n}\n",
-    ),
+    ("cooperative_groups.h", "#include \"cuda.h\"\n"),
 ];
 
 /// Whether a file is CUDA (by extension).
@@ -162,6 +157,8 @@ fn builtin_call(name: &str) -> Result<Option<Call>, String> {
         }
         _ if name.starts_with("curand") => Err(format!("curand (`{name}`)")),
         "this_grid" => Err("grid-wide synchronisation (`this_grid`)".into()),
+        // `synchronize(block)`: the block's barrier (a grid's is refused by its type).
+        "synchronize" => Ok(Some(Barrier)),
         // `sqrtf` → `sqrt`, ...: the single-precision names of the C math functions.
         _ => Ok(name
             .strip_suffix('f')
@@ -216,9 +213,17 @@ pub fn instance_name(d: &Node) -> Option<String> {
 
 fn refuse<T>(what: &str, span: &Span) -> Result<T, Diagnostic> {
     Err(Diagnostic::new(
-        format!("CUDA's {what} is not supported by ksim"),
+        format!("not supported: CUDA's {what}"),
         span.clone(),
     ))
+}
+
+/// Whether a printed type is a cooperative group of one block (`thread_block`), which
+/// holds nothing the core needs: its variables are dropped, its `sync` is a barrier.
+pub fn is_block_group(ty: &str) -> bool {
+    ty.trim_start_matches("const ")
+        .trim_start_matches("cooperative_groups::")
+        == "thread_block"
 }
 
 fn name_expr(name: &str, span: &Span) -> Expr {
@@ -369,6 +374,16 @@ impl Converter<'_> {
         }))
     }
 
+    /// `block.sync()` on a cooperative group of one block: its barrier; `None` for another
+    /// member call.
+    pub(super) fn cuda_member_call(&mut self, e: &Node, span: &Span) -> Option<ExprKind> {
+        let member = super::convert::strip_implicit(e.inner.first()?);
+        let object = member.inner.first()?;
+        let ty = object.ty.as_ref()?.qual_type.as_str();
+        (member.name.as_deref() == Some("sync") && is_block_group(ty))
+            .then(|| call("barrier", vec![both_fences(span)], span))
+    }
+
     /// Refuses a declaration of CUDA that ksim does not model, by name.
     pub(super) fn cuda_check_decl(&self, d: &Node, span: &Span) -> Result<(), Diagnostic> {
         if d.inner.iter().any(|c| c.kind == "HIPManagedAttr") {
@@ -384,7 +399,6 @@ impl Converter<'_> {
     /// The memory of a CUDA variable: `__shared__` is `__local`, `__constant__` is
     /// `__constant`; `extern __shared__ T s[]` gets its size from `--shared-bytes`.
     pub(super) fn cuda_var(&self, d: &Node, decl: &mut Decl) -> Result<(), Diagnostic> {
-        self.cuda_check_decl(d, &decl.span)?;
         let has = |k: &str| d.inner.iter().any(|c| c.kind == k);
         if has("CUDASharedAttr") {
             decl.ty.space = AddrSpace::Local;
