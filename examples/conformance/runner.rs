@@ -316,7 +316,11 @@ pub fn header(text: &str) -> Result<Header, String> {
         let cuda = words[k]
             .strip_prefix("--blockDim=")
             .map(|v| format!("--local_size={v}"))
-            .or_else(|| words[k].strip_prefix("--gridDim=").map(|v| format!("--num_groups={v}")));
+            .or_else(|| {
+                words[k]
+                    .strip_prefix("--gridDim=")
+                    .map(|v| format!("--num_groups={v}"))
+            });
         let w = cuda.as_deref().unwrap_or(words[k]);
         let launch_flag = ["--local_size=", "--num_groups=", "--global_size="]
             .into_iter()

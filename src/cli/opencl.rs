@@ -172,16 +172,20 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
         None => Ok(None),
     };
     // CUDA's words: `--block` is the work-group size, `--grid` the number of groups.
-    let either = |a: &Option<super::common::Dims>, b: &Option<super::common::Dims>, what| match (a, b) {
-        (Some(_), Some(_)) => Err(Failure::usage(format!("give {what}, not both"))),
-        (a, b) => Ok(a.clone().or_else(|| b.clone())),
-    };
+    let either =
+        |a: &Option<super::common::Dims>, b: &Option<super::common::Dims>, what| match (a, b) {
+            (Some(_), Some(_)) => Err(Failure::usage(format!("give {what}, not both"))),
+            (a, b) => Ok(a.clone().or_else(|| b.clone())),
+        };
     let (local_size, groups) = (
         given(
             "--local-size",
             &either(&args.local_size, &args.block, "--local-size or --block")?,
         )?,
-        given("--groups", &either(&args.groups, &args.grid, "--groups or --grid")?)?,
+        given(
+            "--groups",
+            &either(&args.groups, &args.grid, "--groups or --grid")?,
+        )?,
     );
     let local = match (&args.local, local_size) {
         (Some(_), Some(_)) => return Err(Failure::usage("give --local or --local-size, not both")),

@@ -717,7 +717,10 @@ impl Converter<'_> {
                 let name = ExprKind::Name(d.and_then(|d| d.name.clone()).unwrap_or_default());
                 if d.is_some_and(is_reference) {
                     // A C++ reference is a pointer: its use is `*r`.
-                    deref_of(Expr { kind: name, span: span.clone() })
+                    deref_of(Expr {
+                        kind: name,
+                        span: span.clone(),
+                    })
                 } else {
                     name
                 }
@@ -743,7 +746,12 @@ impl Converter<'_> {
                 }
                 let decl = callee.referenced_decl.as_deref();
                 let name = decl
-                    .and_then(|d| self.instances.get(&d.id).cloned().or_else(|| d.name.clone()))
+                    .and_then(|d| {
+                        self.instances
+                            .get(&d.id)
+                            .cloned()
+                            .or_else(|| d.name.clone())
+                    })
                     .unwrap_or_default();
                 if self.cuda {
                     if let Some(kind) = self.cuda_call(&name, callee, args, &span)? {
@@ -903,7 +911,9 @@ impl Converter<'_> {
                 unsigned: false,
                 long: false,
             },
-            "CXXStaticCastExpr" | "CXXFunctionalCastExpr" | "CXXReinterpretCastExpr"
+            "CXXStaticCastExpr"
+            | "CXXFunctionalCastExpr"
+            | "CXXReinterpretCastExpr"
             | "CXXConstCastExpr" => {
                 let ty = self.ty_of(e, &span)?;
                 ExprKind::Cast(Box::new(ty), self.boxed(strip_implicit(one(self)?))?)

@@ -111,9 +111,12 @@ template <class... A> __device__ void __barrier_invariant_binary(bool, A...);
 // Textures and surfaces: declared so that a kernel using them parses, and is then refused
 // by name.
 enum cudaTextureReadMode { cudaReadModeElementType, cudaReadModeNormalizedFloat };
+// A texture reference is a variable kernels read (`__device__`).
 template <class T, int dim = 1, enum cudaTextureReadMode mode = cudaReadModeElementType>
-struct texture { int normalized; };
-template <class T> __device__ T tex1Dfetch(texture<T, 1, cudaReadModeElementType>, int);
-template <class T> __device__ T tex1D(texture<T, 1, cudaReadModeElementType>, float);
-template <class T> __device__ T tex2D(texture<T, 2, cudaReadModeElementType>, float, float);
-template <class T, int dim = 1> struct surface { int type; };
+struct __ksim_texture { int normalized; };
+#define texture __device__ __ksim_texture
+template <class T> __device__ T tex1Dfetch(__ksim_texture<T, 1, cudaReadModeElementType>, int);
+template <class T> __device__ T tex1D(__ksim_texture<T, 1, cudaReadModeElementType>, float);
+template <class T> __device__ T tex2D(__ksim_texture<T, 2, cudaReadModeElementType>, float, float);
+template <class T, int dim = 1> struct __ksim_surface { int type; };
+#define surface __device__ __ksim_surface

@@ -56,7 +56,8 @@ pub fn header_dir() -> Result<PathBuf, String> {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     HEADERS.hash(&mut h);
     let dir = std::env::temp_dir().join(format!("ksim-cuda-{:016x}", h.finish()));
-    let fail = |e: std::io::Error| format!("cannot write ksim's CUDA headers {}: {e}", dir.display());
+    let fail =
+        |e: std::io::Error| format!("cannot write ksim's CUDA headers {}: {e}", dir.display());
     if HEADERS
         .iter()
         .all(|(n, t)| std::fs::read_to_string(dir.join(n)).is_ok_and(|x| x == *t))
@@ -146,13 +147,23 @@ fn builtin_call(name: &str) -> Result<Option<Call>, String> {
         "__popc" | "__popcll" => renamed("popcount"),
         "__clz" | "__clzll" => renamed("clz"),
         "fmaf" => renamed("fma"),
-        "__syncthreads_count" | "__syncthreads_and" | "__syncthreads_or" | "__syncwarp"
-        | "__shfl_sync" | "__shfl_up_sync" | "__shfl_down_sync" | "__shfl_xor_sync"
-        | "__ballot_sync" | "__any_sync" | "__all_sync" | "__activemask" => {
-            Err(format!("`{name}`"))
-        }
+        "__syncthreads_count"
+        | "__syncthreads_and"
+        | "__syncthreads_or"
+        | "__syncwarp"
+        | "__shfl_sync"
+        | "__shfl_up_sync"
+        | "__shfl_down_sync"
+        | "__shfl_xor_sync"
+        | "__ballot_sync"
+        | "__any_sync"
+        | "__all_sync"
+        | "__activemask" => Err(format!("`{name}`")),
         "tex1D" | "tex2D" | "tex3D" | "tex1Dfetch" => Err(format!("textures (`{name}`)")),
-        _ if ["surf1D", "surf2D", "surf3D"].iter().any(|p| name.starts_with(p)) => {
+        _ if ["surf1D", "surf2D", "surf3D"]
+            .iter()
+            .any(|p| name.starts_with(p)) =>
+        {
             Err(format!("surfaces (`{name}`)"))
         }
         _ if name.starts_with("curand") => Err(format!("curand (`{name}`)")),
@@ -362,13 +373,14 @@ impl Converter<'_> {
                 let ty = callee.ty.as_ref().map_or("", |t| t.qual_type.as_str());
                 if to.starts_with("atomic_") && ty.starts_with("float") && to != "atomic_xchg" {
                     return refuse(
-                        &format!(
-                            "`{name}` on `float` (the core's atomics add integers)"
-                        ),
+                        &format!("`{name}` on `float` (the core's atomics add integers)"),
                         span,
                     );
                 }
-                let args = args.iter().map(|a| self.expr(a)).collect::<Result<_, _>>()?;
+                let args = args
+                    .iter()
+                    .map(|a| self.expr(a))
+                    .collect::<Result<_, _>>()?;
                 call(to, args, span)
             }
         }))
