@@ -242,7 +242,7 @@ fn extern_shared_is_sized_by_shared_bytes() {
 
 #[test]
 fn unsupported_cuda_is_refused_by_name_with_its_place() {
-    let cases: [(&str, &str, &str); 7] = [
+    let cases: [(&str, &str, &str); 6] = [
         (
             "texture",
             "texture<float, 1> tex;\n__global__ void k(float *o) {\n  o[0] = tex1Dfetch(tex, 0);\n}\n",
@@ -266,11 +266,6 @@ fn unsupported_cuda_is_refused_by_name_with_its_place() {
              child<<<1, 1>>>(o);\n}\n",
             // clang refuses it (without -fgpu-rdc) with its own message.
             "reference to __global__ function",
-        ),
-        (
-            "managed",
-            "__managed__ int m;\n__global__ void k(int *o) { o[0] = m; }\n",
-            "`__managed__` memory",
         ),
         (
             "grid",
