@@ -1,5 +1,6 @@
-//! Runs ksim over GPUVerify's OpenCL test suite and compares its verdicts with the suite's
-//! headers (`//pass`, `//xfail:CODE`).
+//! Runs ksim over GPUVerify's OpenCL test suite (or its CUDA one: `.cu` kernels, whose
+//! headers say `--blockDim=` and `--gridDim=` for `--local_size=` and `--num_groups=`) and
+//! compares its verdicts with the suite's headers (`//pass`, `//xfail:CODE`).
 //!
 //! Rules, the same for every kernel (per-kernel exceptions are only in [`EXCEPTIONS`], each
 //! with its reason; no verdict is ever set by hand):
@@ -311,7 +312,16 @@ pub fn header(text: &str) -> Result<Header, String> {
     let words: Vec<&str> = second.split_whitespace().collect();
     let mut k = 0;
     while k < words.len() {
-        let w = words[k];
+        // CUDA's names of the launch (GPUVerify's CUDA suite).
+        let cuda = words[k]
+            .strip_prefix("--blockDim=")
+            .map(|v| format!("--local_size={v}"))
+            .or_else(|| {
+                words[k]
+                    .strip_prefix("--gridDim=")
+                    .map(|v| format!("--num_groups={v}"))
+            });
+        let w = cuda.as_deref().unwrap_or(words[k]);
         let launch_flag = ["--local_size=", "--num_groups=", "--global_size="]
             .into_iter()
             .find_map(|f| w.strip_prefix(f).map(|v| (f, v)));
@@ -463,7 +473,7 @@ pub struct Report {
     pub rows: Vec<Row>,
 }
 
-/// Every `.cl` file under `dir`, sorted.
+/// Every `.cl` and `.cu` file under `dir`, sorted.
 fn kernels(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -472,7 +482,7 @@ fn kernels(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
             let p = e?.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "cl") {
+            } else if p.extension().is_some_and(|x| x == "cl" || x == "cu") {
                 out.push(p);
             }
         }
@@ -484,7 +494,7 @@ fn kernels(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 pub fn run(dir: &Path) -> Result<Report, String> {
     let files = kernels(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     if files.is_empty() {
-        return Err(format!("no .cl files under {}", dir.display()));
+        return Err(format!("no .cl or .cu files under {}", dir.display()));
     }
     let mut rows = Vec::new();
     for f in files {
@@ -517,7 +527,11 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
         Ok(c) => c,
         Err(diags) => {
             let m = diags[0].message.clone();
-            if let Some(rest) = m.strip_prefix("not supported yet: ") {
+            // CUDA's refusals (textures, curand, ...) say "not supported: ".
+            let rest = m
+                .strip_prefix("not supported yet: ")
+                .or_else(|| m.strip_prefix("not supported: "));
+            if let Some(rest) = rest {
                 return Outcome::NotLoadable(rest.to_string());
             }
             let (f, off) = map.locate(diags[0].span.start);

@@ -38,19 +38,39 @@ pub type CmdResult = Result<i32, Failure>;
 /// Options of `.cl` (OpenCL C) kernels: which kernel, and where `#include` looks.
 #[derive(Args, Clone, Debug, Default)]
 pub struct ClArgs {
-    /// The kernel to run from a `.cl` file (default: its only kernel); for a `.pvl`
+    /// The kernel to run from a `.cl` or `.cu` file (default: its only kernel; a CUDA
+    /// template instance as `'scan<int,256>'`); for a `.pvl`
     /// program, the method (default: the only one with a `par` block).
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
     /// A directory where `#include "..."` looks (after the including file's directory).
     #[arg(short = 'I', value_name = "DIR")]
     pub include: Vec<PathBuf>,
+    /// `.cu`: the bytes of dynamic shared memory, which size an `extern __shared__` array
+    /// (CUDA's third launch parameter).
+    #[arg(long, value_name = "N")]
+    pub shared_bytes: Option<u64>,
+}
+
+impl ClArgs {
+    /// The macros for the C front end: `-D`'s, and `--shared-bytes` as the macro the CUDA
+    /// converter reads.
+    pub fn defines(&self, define: &[(String, Option<String>)]) -> Vec<(String, Option<String>)> {
+        let mut d = define.to_vec();
+        if let Some(n) = self.shared_bytes {
+            d.push((
+                lang::cl::clang::cuda::SHARED_BYTES.to_string(),
+                Some(n.to_string()),
+            ));
+        }
+        d
+    }
 }
 
 /// The kernel file and the launch: shared by run, trace, explore, races, verify-scan.
 #[derive(Args, Clone, Debug)]
 pub struct LaunchArgs {
-    /// The kernel source: `.ksim`, OpenCL C (`.cl`), a VerCors PVL program (`.pvl`), or an
+    /// The kernel source: `.ksim`, OpenCL C (`.cl`), CUDA (`.cu`), a VerCors PVL program (`.pvl`), or an
     /// Oclgrind simulator file (`.sim`) that names a `.cl` kernel and gives its whole launch.
     pub file: PathBuf,
     /// `.ksim`: bind a size or scalar parameter: `-D n=8`. Sizes are checked (no 32-bit
@@ -69,6 +89,13 @@ pub struct LaunchArgs {
     /// in `tid`; default: the kernel's `launch(local_size = ...)`).
     #[arg(long, value_name = "N[,N[,N]]", value_parser = parse_dims)]
     pub local_size: Option<Dims>,
+    /// `.cu`: the grid, in blocks (CUDA's word for --groups): `--grid 4` or `--grid 4,2`.
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    pub grid: Option<Dims>,
+    /// `.cu`: threads per block (CUDA's word for --local-size): `--block 256` or
+    /// `--block 16,16`.
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    pub block: Option<Dims>,
     /// `.cl`: the global NDRange size (work-items in all), per dimension for a 2D/3D
     /// NDRange (`--global 64,2`); a multiple of --local in each dimension.
     #[arg(long, value_name = "N[,N[,N]]")]
@@ -403,7 +430,7 @@ impl LaunchArgs {
             let kernel = self.cl.kernel.clone();
             let (src, c, _) = super::opencl::load_cl_unit(
                 &self.file,
-                &self.define,
+                &self.cl.defines(&self.define),
                 &self.cl.include,
                 &mut |_| Ok(kernel.clone()),
                 &rec,
@@ -431,14 +458,15 @@ impl LaunchArgs {
     /// rebuild the launch from any directory.
     pub fn flags(&self) -> sim::report::LaunchFlags {
         let abs = |p: &Path| sim::replay::normal_path(p).display().to_string();
+        // CUDA's words are kept as their OpenCL equivalents (`--shared-bytes` as its macro).
         sim::report::LaunchFlags {
-            defines: self.define.clone(),
+            defines: self.cl.defines(&self.define),
             include: self.cl.include.iter().map(|d| abs(d)).collect(),
             kernel: self.cl.kernel.clone(),
             global: self.global.clone(),
             local: self.local.clone(),
-            groups: self.groups.as_ref().map(Dims::to_string),
-            local_size: self.local_size.as_ref().map(Dims::to_string),
+            groups: (self.groups.as_ref().or(self.grid.as_ref())).map(Dims::to_string),
+            local_size: (self.local_size.as_ref().or(self.block.as_ref())).map(Dims::to_string),
             args: self.arg.clone(),
             inputs: (self.input.iter())
                 .map(|(name, spec)| match spec.trim().strip_prefix('@') {

@@ -436,8 +436,11 @@ fn launch_args(
             include: (flags.include.iter())
                 .map(|d| files.locate(Path::new(d)))
                 .collect(),
+            shared_bytes: None,
         },
         groups: dims(&flags.groups)?,
+        grid: None,
+        block: None,
         local_size: dims(&flags.local_size)?,
         global: flags.global.clone(),
         local: flags.local.clone(),

@@ -9,9 +9,10 @@ use lang::cl::lower::KernelInfo;
 use lang::cl::{ClOptions, SourceMap};
 use std::path::{Path, PathBuf};
 
-/// Whether a kernel file is OpenCL C (by extension; everything else is `.ksim`).
+/// Whether a kernel file is OpenCL C or CUDA (by extension: `.cl`, `.cu`), which one front
+/// end reads into one syntax tree.
 pub fn is_cl(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "cl")
+    path.extension().is_some_and(|e| e == "cl") || lang::cl::clang::cuda::is_cuda(path)
 }
 
 /// Preprocesses, parses, lowers and checks an OpenCL C file; diagnostics are rendered
@@ -170,9 +171,21 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
         Some(d) => dims(flag, &d.to_string()).map(Some),
         None => Ok(None),
     };
+    // CUDA's words: `--block` is the work-group size, `--grid` the number of groups.
+    let either =
+        |a: &Option<super::common::Dims>, b: &Option<super::common::Dims>, what| match (a, b) {
+            (Some(_), Some(_)) => Err(Failure::usage(format!("give {what}, not both"))),
+            (a, b) => Ok(a.clone().or_else(|| b.clone())),
+        };
     let (local_size, groups) = (
-        given("--local-size", &args.local_size)?,
-        given("--groups", &args.groups)?,
+        given(
+            "--local-size",
+            &either(&args.local_size, &args.block, "--local-size or --block")?,
+        )?,
+        given(
+            "--groups",
+            &either(&args.groups, &args.grid, "--groups or --grid")?,
+        )?,
     );
     let local = match (&args.local, local_size) {
         (Some(_), Some(_)) => return Err(Failure::usage("give --local or --local-size, not both")),
@@ -222,7 +235,11 @@ pub fn launch_options(args: &LaunchArgs, info: &KernelInfo) -> Result<LaunchOpti
     };
     let Some(local) = local else {
         return Err(Failure::usage(
-            "give the work-group size: --local N[,N[,N]] (and --global or --groups)",
+            if lang::cl::clang::cuda::is_cuda(&args.file) {
+                "give the block size: --block X[,Y[,Z]] (and --grid X[,Y[,Z]])"
+            } else {
+                "give the work-group size: --local N[,N[,N]] (and --global or --groups)"
+            },
         ));
     };
     let mut defines = Vec::new();

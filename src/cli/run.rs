@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The kernel source: `.ksim`, OpenCL C (`.cl`), a VerCors PVL program (`.pvl`), or an
+    /// The kernel source: `.ksim`, OpenCL C (`.cl`), CUDA (`.cu`), a VerCors PVL program (`.pvl`), or an
     /// Oclgrind simulator file (`.sim`), whose launch is loaded and checked too.
     pub file: PathBuf,
     /// Also print the desugared core form (Figure 4 plus barrier).
@@ -68,7 +68,7 @@ fn check_pvl(args: &CheckArgs) -> CmdResult {
 fn check_cl(args: &CheckArgs) -> CmdResult {
     let (src, c) = super::opencl::load_cl(
         &args.file,
-        &args.define,
+        &args.cl.defines(&args.define),
         &args.cl.include,
         args.cl.kernel.as_deref(),
     )?;
@@ -96,9 +96,12 @@ fn check_sim(args: &CheckArgs) -> CmdResult {
         cl: ClArgs {
             kernel: None,
             include: args.cl.include.clone(),
+            shared_bytes: None,
         },
         groups: None,
         local_size: None,
+        grid: None,
+        block: None,
         global: None,
         local: None,
         arg: Vec::new(),

@@ -100,7 +100,9 @@ pub fn parse_unit(
     opts: &ClOptions,
     load: &mut pp::Loader<'_>,
 ) -> Result<ast::Unit, Vec<Diagnostic>> {
-    if std::env::var("KSIM_CL_FRONTEND").is_ok_and(|v| v == "clang") {
+    if std::env::var("KSIM_CL_FRONTEND").is_ok_and(|v| v == "clang")
+        || clang::cuda::is_cuda(&map.files[0].path)
+    {
         return clang::parse_unit(map, opts, load);
     }
     let tokens = pp::preprocess(map, &opts.pp, load)?.tokens;

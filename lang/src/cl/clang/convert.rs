@@ -28,6 +28,12 @@ pub trait Spans {
 
 pub struct Converter<'s> {
     spans: &'s dyn Spans,
+    /// The unit is CUDA ([`super::cuda`]): its built-ins and C++ are converted too.
+    cuda: bool,
+    /// `--shared-bytes`: the size of an `extern __shared__` array (CUDA).
+    pub(super) shared_bytes: Option<u64>,
+    /// clang's id of a template instance → its name as a launch gives it (`scan<int,256>`).
+    instances: std::collections::HashMap<String, String>,
     types: Types,
     structs: Vec<StructDef>,
     /// clang's id of each struct of [`Converter::structs`].
@@ -38,24 +44,27 @@ pub struct Converter<'s> {
     last: Span,
 }
 
-/// Converts a translation unit, keeping the declarations of the user's files.
-pub fn unit(root: &Node, spans: &dyn Spans) -> Res<Unit> {
+/// Converts a translation unit, keeping the declarations of the user's files; `cuda`:
+/// the unit is CUDA, with the size of its `extern __shared__` array if given.
+pub fn unit(root: &Node, spans: &dyn Spans, cuda: Option<Option<u64>>) -> Res<Unit> {
     let mut c = Converter {
         spans,
+        cuda: cuda.is_some(),
+        shared_bytes: cuda.flatten(),
+        instances: Default::default(),
         types: Types::default(),
         structs: Vec::new(),
         struct_ids: Vec::new(),
         depth: 0,
         last: 0..0,
     };
+    if c.cuda {
+        c.name_instances(&root.inner);
+    }
     let mut items = Vec::new();
-    for d in &root.inner {
-        if d.is_implicit || c.own_span(d).is_none() {
-            continue;
-        }
-        if let Some(item) = c.decl(d)? {
-            items.push(item);
-        }
+    c.decls(&root.inner, &mut items)?;
+    if c.cuda {
+        super::cuda::shared_into_kernels(&mut items);
     }
     Ok(Unit {
         items,
@@ -153,11 +162,69 @@ impl Converter<'_> {
         }
     }
 
+    /// The node's type; a C++ reference `T &` is the pointer `T *` (its uses are `*r`).
     fn ty_of(&self, n: &Node, span: &Span) -> Res<Type> {
         let text = n.ty.as_ref().map_or("int", |t| t.qual_type.as_str());
-        self.types
+        let (text, is_ref) = match text.trim_end().strip_suffix('&') {
+            Some(t) => (t.trim_end_matches('&'), true),
+            None => (text, false),
+        };
+        let mut ty = self
+            .types
             .parse(text, span)
-            .map_err(|m| Diagnostic::new(m, span.clone()))
+            .map_err(|m| Diagnostic::new(m, span.clone()))?;
+        if is_ref {
+            ty.pointers.push(Pointer { is_const: false });
+        }
+        Ok(ty)
+    }
+
+    /// Names every template instance of the unit before any call of one is converted.
+    fn name_instances(&mut self, decls: &[Node]) {
+        for d in decls {
+            match d.kind.as_str() {
+                "FunctionTemplateDecl" => {
+                    for f in &d.inner {
+                        if let Some(n) = super::cuda::instance_name(f) {
+                            self.instances.insert(f.id.clone(), n);
+                        }
+                    }
+                }
+                "NamespaceDecl" | "LinkageSpecDecl" => self.name_instances(&d.inner),
+                _ => {}
+            }
+        }
+    }
+
+    /// The declarations of the user's files among `decls`, into `items`.
+    fn decls(&mut self, decls: &[Node], items: &mut Vec<Item>) -> Res<()> {
+        for d in decls {
+            if d.is_implicit || self.own_span(d).is_none() {
+                continue;
+            }
+            match d.kind.as_str() {
+                // C++ (CUDA): a template's instances (the pattern is not code), the
+                // members of a namespace or of `extern "C"`.
+                "FunctionTemplateDecl" if self.cuda => {
+                    for f in d.inner.iter().filter(|f| {
+                        f.kind == "FunctionDecl"
+                            && f.inner.iter().any(|a| a.kind == "TemplateArgument")
+                    }) {
+                        if let Some(item) = self.decl(f)? {
+                            items.push(item);
+                        }
+                    }
+                }
+                "NamespaceDecl" | "LinkageSpecDecl" if self.cuda => self.decls(&d.inner, items)?,
+                "UsingDirectiveDecl" | "UsingDecl" | "ClassTemplateDecl" if self.cuda => {}
+                _ => {
+                    if let Some(item) = self.decl(d)? {
+                        items.push(item);
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A declaration at program scope (or a struct/typedef inside a function).
@@ -165,6 +232,10 @@ impl Converter<'_> {
         let span = self.span(d);
         Ok(match d.kind.as_str() {
             "FunctionDecl" => Some(Item::Function(self.function(d, span)?)),
+            "CXXRecordDecl" if self.cuda => {
+                self.cxx_record(d)?;
+                Some(Item::TypeDecl(span))
+            }
             "VarDecl" => Some(Item::Global(self.var(d)?)),
             "RecordDecl" => {
                 self.record(d)?;
@@ -207,6 +278,17 @@ impl Converter<'_> {
         self.types.typedefs.insert(name, def);
     }
 
+    /// A C++ struct: recorded as a C one, its name a type name as a typedef's.
+    fn cxx_record(&mut self, d: &Node) -> Res<()> {
+        self.record(d)?;
+        if let Some(n) = d.name.as_ref().filter(|_| d.complete_definition) {
+            self.types
+                .typedefs
+                .insert(n.clone(), Typedef::Struct(n.clone()));
+        }
+        Ok(())
+    }
+
     /// A struct or union definition: recorded under its tag (`(anonymous N)` without one).
     fn record(&mut self, d: &Node) -> Res<()> {
         let span = self.span(d);
@@ -238,6 +320,17 @@ impl Converter<'_> {
                 }
                 "RecordDecl" => self.record(f)?,
                 k if k.ends_with("Attr") => {}
+                "CXXRecordDecl" if f.is_implicit => {}
+                "CXXRecordDecl" => self.cxx_record(f)?,
+                "CXXMethodDecl" | "CXXConstructorDecl" | "CXXDestructorDecl" if self.cuda => {
+                    if f.is_virtual {
+                        return self.unsupported("virtual functions", &span);
+                    }
+                    if !f.is_implicit {
+                        return self.unsupported("member functions", &span);
+                    }
+                }
+                "AccessSpecDecl" if self.cuda => {}
                 k => return self.unsupported(&format!("`{k}` in a struct"), &span),
             }
         }
@@ -252,7 +345,10 @@ impl Converter<'_> {
     }
 
     fn function(&mut self, d: &Node, span: Span) -> Res<Function> {
-        let name = self.ident(d);
+        let mut name = self.ident(d);
+        if let Some(inst) = self.instances.get(&d.id) {
+            name.name = inst.clone();
+        }
         let text = d.ty.as_ref().map_or("", |t| t.qual_type.as_str());
         let ret_text = text.split('(').next().unwrap_or("").trim();
         let ret = self
@@ -270,6 +366,9 @@ impl Converter<'_> {
                     let pspan = self.span(c);
                     let name = c.name.as_ref().map(|_| self.ident(c));
                     let ty = self.ty_of(c, &pspan)?;
+                    if self.cuda {
+                        self.cuda_check_decl(c, &pspan)?;
+                    }
                     params.push(Param {
                         ty,
                         name,
@@ -277,9 +376,17 @@ impl Converter<'_> {
                     });
                 }
                 "CompoundStmt" => body = Some(self.block(c)?),
-                "OpenCLKernelAttr" => is_kernel = true,
+                "OpenCLKernelAttr" | "CUDAGlobalAttr" => is_kernel = true,
                 "NoReturnAttr" | "C11NoReturnAttr" => noreturn = true,
                 _ => {}
+            }
+        }
+        if self.cuda && is_kernel {
+            // A kernel's pointers point into global memory.
+            for p in &mut params {
+                if !p.ty.pointers.is_empty() && p.ty.space == AddrSpace::Private {
+                    p.ty.space = AddrSpace::Global;
+                }
             }
         }
         Ok(Function {
@@ -298,17 +405,36 @@ impl Converter<'_> {
         let name = self.ident(d);
         // From the name on, as the hand-written parser gave it (traces show `i = ...`).
         let span = name.span.start.min(whole.end)..whole.end;
+        if self.cuda {
+            self.cuda_check_decl(d, &whole)?;
+        }
         let ty = self.ty_of(d, &whole)?;
+        let is_ref = is_reference(d);
         let init = match d.inner.iter().find(|c| !c.kind.ends_with("Attr")) {
+            // `T &r = x;`: a pointer to `x`.
+            Some(e) if is_ref => {
+                let x = self.expr(e)?;
+                let span = x.span.clone();
+                Some(Init::Expr(Expr {
+                    kind: ExprKind::AddrOf(Box::new(x)),
+                    span,
+                }))
+            }
+            // `S s;` of a C++ struct: its trivial default constructor, no value.
+            Some(e) if e.kind == "CXXConstructExpr" && e.inner.is_empty() => None,
             Some(e) => Some(self.init(e)?),
             None => None,
         };
-        Ok(Decl {
+        let mut decl = Decl {
             ty,
             name,
             init,
             span,
-        })
+        };
+        if self.cuda {
+            self.cuda_var(d, &mut decl)?;
+        }
+        Ok(decl)
     }
 
     fn init(&mut self, e: &Node) -> Res<Init> {
@@ -367,14 +493,24 @@ impl Converter<'_> {
     }
 
     fn stmt_inner(&mut self, s: &Node, span: Span) -> Res<Option<Stmt>> {
+        if self.cuda {
+            self.cuda_refused(&s.kind, &span)?;
+        }
         let kind = match s.kind.as_str() {
             "CompoundStmt" => StmtKind::Block(self.block(s)?),
             "DeclStmt" => {
                 let mut decls = Vec::new();
                 for d in &s.inner {
                     match d.kind.as_str() {
+                        // A cooperative group of one block holds nothing.
+                        "VarDecl"
+                            if self.cuda
+                                && super::cuda::is_block_group(
+                                    d.ty.as_ref().map_or("", |t| t.qual_type.as_str()),
+                                ) => {}
                         "VarDecl" => decls.push(self.var(d)?),
                         "RecordDecl" => self.record(d)?,
+                        "CXXRecordDecl" => self.cxx_record(d)?,
                         "TypedefDecl" => self.typedef(d),
                         "EnumDecl" => return self.unsupported("`enum`", &span),
                         k => return self.unsupported(&format!("the declaration `{k}`"), &span),
@@ -487,7 +623,7 @@ impl Converter<'_> {
         Ok(Some(Stmt { kind, span }))
     }
 
-    fn expr(&mut self, e: &Node) -> Res<Expr> {
+    pub(super) fn expr(&mut self, e: &Node) -> Res<Expr> {
         let e = strip_implicit(e);
         let span = self.span(e);
         if let Some(name) = self.known_macro(e) {
@@ -541,6 +677,12 @@ impl Converter<'_> {
         };
         let value = || e.value.as_ref().and_then(|v| v.as_str()).unwrap_or("");
         let qual = e.ty.as_ref().map_or("", |t| t.qual_type.as_str());
+        if self.cuda {
+            self.cuda_refused(&e.kind, &span)?;
+            if let Some(kind) = self.cuda_member(e, &span) {
+                return Ok(Expr { kind, span });
+            }
+        }
         let kind = match e.kind.as_str() {
             "IntegerLiteral" => {
                 let ty =
@@ -585,7 +727,16 @@ impl Converter<'_> {
                 if d.is_some_and(|d| d.kind == "EnumConstantDecl") {
                     return self.unsupported("`enum`", &span);
                 }
-                ExprKind::Name(d.and_then(|d| d.name.clone()).unwrap_or_default())
+                let name = ExprKind::Name(d.and_then(|d| d.name.clone()).unwrap_or_default());
+                if d.is_some_and(is_reference) {
+                    // A C++ reference is a pointer: its use is `*r`.
+                    deref_of(Expr {
+                        kind: name,
+                        span: span.clone(),
+                    })
+                } else {
+                    name
+                }
             }
             "ParenExpr" => {
                 return Ok(Expr {
@@ -606,16 +757,43 @@ impl Converter<'_> {
                 if callee.kind != "DeclRefExpr" {
                     return self.unsupported("calling something other than a function name", &span);
                 }
+                let decl = callee.referenced_decl.as_deref();
+                let name = decl
+                    .and_then(|d| {
+                        self.instances
+                            .get(&d.id)
+                            .cloned()
+                            .or_else(|| d.name.clone())
+                    })
+                    .unwrap_or_default();
+                if self.cuda {
+                    if let Some(kind) = self.cuda_call(&name, callee, args, &span)? {
+                        return Ok(Expr { kind, span });
+                    }
+                }
                 let func = Ident {
-                    name: callee
-                        .referenced_decl
-                        .as_ref()
-                        .and_then(|d| d.name.clone())
-                        .unwrap_or_default(),
+                    name,
                     span: self.span(callee),
                 };
-                let args = args.iter().map(|a| self.expr(a)).collect::<Res<Vec<_>>>()?;
-                ExprKind::Call { func, args }
+                // A C++ reference parameter takes the argument's address.
+                let refs = decl
+                    .and_then(|d| d.ty.as_ref())
+                    .map(|t| reference_params(&t.qual_type))
+                    .unwrap_or_default();
+                let mut out = Vec::new();
+                for (i, a) in args.iter().enumerate() {
+                    let x = self.expr(a)?;
+                    out.push(if refs.get(i).copied().unwrap_or(false) {
+                        let span = x.span.clone();
+                        Expr {
+                            kind: ExprKind::AddrOf(Box::new(x)),
+                            span,
+                        }
+                    } else {
+                        x
+                    });
+                }
+                ExprKind::Call { func, args: out }
             }
             "MemberExpr" => {
                 let base = self.boxed(one(self)?)?;
@@ -762,6 +940,41 @@ impl Converter<'_> {
                 }
             }
             "StmtExpr" => return self.unsupported("GNU statement expressions", &span),
+            // C++ (CUDA).
+            "CXXNullPtrLiteralExpr" => ExprKind::Int {
+                value: 0,
+                unsigned: false,
+                long: false,
+            },
+            "CXXStaticCastExpr"
+            | "CXXFunctionalCastExpr"
+            | "CXXReinterpretCastExpr"
+            | "CXXConstCastExpr" => {
+                let ty = self.ty_of(e, &span)?;
+                ExprKind::Cast(Box::new(ty), self.boxed(strip_implicit(one(self)?))?)
+            }
+            "SubstNonTypeTemplateParmExpr" | "MaterializeTemporaryExpr" => {
+                let Some(x) = e.inner.last() else {
+                    return self.unsupported(&format!("this `{}`", e.kind), &span);
+                };
+                return Ok(Expr {
+                    kind: self.expr(x)?.kind,
+                    span,
+                });
+            }
+            "CXXMemberCallExpr" => match self.cuda_member_call(e, &span) {
+                Some(kind) => kind,
+                None => return self.unsupported("member functions", &span),
+            },
+            // A copy of a struct (its trivial copy constructor).
+            "CXXConstructExpr" if e.inner.len() == 1 => {
+                return Ok(Expr {
+                    kind: self.expr(&e.inner[0])?.kind,
+                    span,
+                })
+            }
+            "CXXOperatorCallExpr" => return self.unsupported("overloaded operators", &span),
+
             "InitListExpr" => return self.unsupported("an initializer list here", &span),
             k => return self.unsupported(&format!("the expression `{k}`"), &span),
         };
@@ -769,8 +982,38 @@ impl Converter<'_> {
     }
 }
 
+/// Whether a declaration is of a C++ reference (`T &`).
+fn is_reference(d: &Node) -> bool {
+    d.ty.as_ref()
+        .is_some_and(|t| t.qual_type.trim_end().ends_with('&'))
+}
+
+/// For each parameter of a printed function type (`void (int &, float)`), whether it is a
+/// C++ reference.
+fn reference_params(fn_type: &str) -> Vec<bool> {
+    let Some(open) = fn_type.find('(') else {
+        return Vec::new();
+    };
+    let inner = fn_type[open + 1..].trim_end().trim_end_matches(')');
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '(' | '<' | '[' => depth += 1,
+            ')' | '>' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(inner[start..i].trim_end().ends_with('&'));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(inner[start..].trim_end().ends_with('&'));
+    out
+}
+
 /// The node under clang's implicit conversions, which the lowering derives again.
-fn strip_implicit(mut e: &Node) -> &Node {
+pub(super) fn strip_implicit(mut e: &Node) -> &Node {
     while matches!(
         e.kind.as_str(),
         "ImplicitCastExpr" | "FullExpr" | "ExprWithCleanups"

@@ -35,6 +35,8 @@ pub struct Node {
     pub arg_type: Option<QualType>,
     pub has_else: bool,
     pub storage_class: Option<String>,
+    #[serde(rename = "virtual")]
+    pub is_virtual: bool,
     pub inner: Vec<Node>,
     /// An initializer list shorter than its array: clang writes the filler (the value of
     /// the elements not written) and then the written elements here, not in `inner`.

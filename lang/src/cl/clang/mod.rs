@@ -14,6 +14,7 @@
 //! - clang's `file:line:col: error: message` lines become diagnostics at that place.
 
 mod convert;
+pub mod cuda;
 mod json;
 mod types;
 
@@ -43,7 +44,13 @@ pub fn parse_unit(
     load: &mut super::pp::Loader<'_>,
 ) -> Result<super::ast::Unit, Vec<Diagnostic>> {
     let fail = |m: String| vec![Diagnostic::new(m, 0..0)];
-    let header = header_file().map_err(fail)?;
+    let is_cuda = cuda::is_cuda(&map.files[0].path);
+    let header = if is_cuda {
+        cuda::header_dir()
+    } else {
+        header_file()
+    }
+    .map_err(fail)?;
     let dir = map.files[0]
         .path
         .parent()
@@ -58,7 +65,7 @@ pub fn parse_unit(
     };
     let mut overlay = Overlay::default();
     let out = loop {
-        let out = run_clang(map, opts, &header, &dir, &cwd, &overlay)?;
+        let out = run_clang(map, opts, is_cuda, &header, &dir, &cwd, &overlay)?;
         // A file clang did not find on disk may be one the loader holds (a replayed
         // report's copy of a deleted header): clang then reads it through an overlay.
         if !overlay.add_missing(&String::from_utf8_lossy(&out.stderr), &dir, opts, load) {
@@ -92,7 +99,14 @@ pub fn parse_unit(
             .stack_size(1 << 30)
             .spawn_scoped(s, || {
                 let root = json::read(&json).map_err(fail)?;
-                convert::unit(&root, &spans).map_err(|d| vec![d])
+                let cuda = is_cuda.then(|| {
+                    opts.pp
+                        .defines
+                        .iter()
+                        .find(|(n, _)| n == cuda::SHARED_BYTES)
+                        .and_then(|(_, v)| v.as_deref()?.parse().ok())
+                });
+                convert::unit(&root, &spans, cuda).map_err(|d| vec![d])
             })
             .map_err(|e| fail(format!("cannot start a thread: {e}")))?
             .join()
@@ -104,6 +118,7 @@ pub fn parse_unit(
 fn run_clang(
     map: &SourceMap,
     opts: &ClOptions,
+    is_cuda: bool,
     header: &Path,
     dir: &Path,
     cwd: &Path,
@@ -112,14 +127,20 @@ fn run_clang(
     let fail = |m: String| vec![Diagnostic::new(m, 0..0)];
     let mut cmd = Command::new(CLANG);
     cmd.current_dir(cwd)
-        .args(["-x", "cl", "-cl-std=CL1.2", "-fsyntax-only", "-H", "-w"])
+        .args(["-fsyntax-only", "-H", "-w"])
         .args(["-fno-color-diagnostics", "-fno-caret-diagnostics"])
-        .args(["-Xclang", "-finclude-default-header"])
-        .args(["-Xclang", "-fdeclare-opencl-builtins"])
-        .args(["-Xclang", "-ast-dump=json"])
-        .arg("-include")
-        .arg(header)
-        // `#include "x.h"` next to the main file, also when its folder is gone.
+        .args(["-Xclang", "-ast-dump=json"]);
+    if is_cuda {
+        cmd.args(cuda::clang_args(header));
+    } else {
+        cmd.args(["-x", "cl", "-cl-std=CL1.2"])
+            .args(["-Xclang", "-finclude-default-header"])
+            .args(["-Xclang", "-fdeclare-opencl-builtins"])
+            .arg("-include")
+            .arg(header);
+    }
+    // `#include "x.h"` next to the main file, also when its folder is gone.
+    cmd
         .arg("-iquote")
         .arg(absolute(dir));
     if let Some(yaml) = overlay.write().map_err(fail)? {
@@ -305,7 +326,8 @@ impl Files {
             return Ok(Some(*i));
         }
         let path = self.dir.join(name);
-        if Path::new(name) == self.header || name.starts_with("/usr/lib/llvm-") {
+        // ksim's header (or, for CUDA, its folder of headers) and clang's own.
+        if Path::new(name).starts_with(&self.header) || name.starts_with("/usr/lib/llvm-") {
             return Ok(None);
         }
         let clean: PathBuf = path.components().filter(|c| c.as_os_str() != ".").collect();
