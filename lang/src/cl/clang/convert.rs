@@ -9,7 +9,7 @@ use super::json::{Loc, Node, SrcLoc};
 use super::types::{Typedef, Types};
 use crate::ast::{BinOp, Span, UnOp};
 use crate::cl::ast::*;
-use crate::cl::builtins;
+use crate::cl::{builtins, lower};
 use crate::cl::parse::{deref_of, MAX_DEPTH};
 use crate::diag::Diagnostic;
 
@@ -528,6 +528,13 @@ impl Converter<'_> {
         };
         let value = || e.value.as_ref().and_then(|v| v.as_str()).unwrap_or("");
         let qual = e.ty.as_ref().map_or("", |t| t.qual_type.as_str());
+        if is_half_value(qual) {
+            return self.unsupported(
+                "values of type `half` (`cl_khr_fp16`; ksim holds halves in memory only, \
+                 for `vload_half` and `vstore_half`)",
+                &span,
+            );
+        }
         let kind = match e.kind.as_str() {
             "IntegerLiteral" => {
                 let ty =
@@ -602,7 +609,18 @@ impl Converter<'_> {
                     span: self.span(callee),
                 };
                 let args = args.iter().map(|a| self.expr(a)).collect::<Res<Vec<_>>>()?;
-                ExprKind::Call { func, args }
+                // `vloadN`: a vector literal of clang's type for the call (`cl/vecmem.rs`).
+                match lower::vecmem_form(&func.name, "vload").filter(|f| f.n > 1) {
+                    Some(f) => {
+                        // clang prints the result as `float __attribute__((ext_vector_type(4)))`.
+                        let mut ty = self.ty_of(e, &span)?;
+                        if !matches!(ty.base, Base::Vector(..)) {
+                            ty.base = Base::Vector(Box::new(ty.base), f.n);
+                        }
+                        lower::vload(&func.name, &ty, &args, &span).expect("a vloadN")?
+                    }
+                    None => ExprKind::Call { func, args },
+                }
             }
             "MemberExpr" => {
                 let base = self.boxed(one(self)?)?;
@@ -726,12 +744,29 @@ impl Converter<'_> {
                 let what = e.name.clone().unwrap_or_default();
                 return self.unsupported(&format!("`{what}`"), &span);
             }
+            // `as_T(x)` (§6.2.4.2): clang's own node; the lowering knows it as a call.
+            "AsTypeExpr" => ExprKind::Call {
+                func: Ident {
+                    name: format!("as_{}", self.ty_of(e, &span)?.base.name()),
+                    span: span.clone(),
+                },
+                args: vec![self.expr(one(self)?)?],
+            },
             "StmtExpr" => return self.unsupported("GNU statement expressions", &span),
             "InitListExpr" => return self.unsupported("an initializer list here", &span),
             k => return self.unsupported(&format!("the expression `{k}`"), &span),
         };
         Ok(Expr { kind, span })
     }
+}
+
+/// Whether clang's type `qual` is `half` or a vector of halves (not a pointer to them).
+fn is_half_value(qual: &str) -> bool {
+    !qual.contains(['*', '[', '('])
+        && qual.split_whitespace().last().is_some_and(|w| {
+            w.strip_prefix("half")
+                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
+        })
 }
 
 /// The node under clang's implicit conversions, which the lowering derives again.
