@@ -31,7 +31,10 @@ fn buffers(out: &str) -> Vec<(String, Vec<String>)> {
         .filter_map(|l| {
             let (head, values) = l.split_once(" = ")?;
             let name = head.split_whitespace().next()?.to_string();
-            Some((name, values.split_whitespace().map(str::to_string).collect()))
+            Some((
+                name,
+                values.split_whitespace().map(str::to_string).collect(),
+            ))
         })
         .collect()
 }
@@ -200,7 +203,10 @@ fn a_vload_argument_with_side_effects_is_refused_at_its_span() {
     let o = ksim_clang(&d, &["check", "k.cl"]);
     let t = common::text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
-    assert!(t.contains("not supported yet") && t.contains("side effects"), "{t}");
+    assert!(
+        t.contains("not supported yet") && t.contains("side effects"),
+        "{t}"
+    );
     assert!(t.contains("k.cl:3:18"), "{t}");
 }
 
@@ -329,7 +335,7 @@ fn to_half(x: f32, mode: &str) -> Option<u16> {
         "" | "_rte" if a >= 65520.0 => 0x7c00,
         "" | "_rte" => {
             let (lo, hi) = (a - half_value(below), half_value(above) - a);
-            if lo < hi || (lo == hi && below % 2 == 0) {
+            if lo < hi || (lo == hi && below.is_multiple_of(2)) {
                 below
             } else {
                 above

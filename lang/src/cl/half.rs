@@ -71,7 +71,10 @@ impl B<'_> {
         self.bin(op, a, self.u(v))
     }
     fn cond(&self, c: k::Expr, a: k::Expr, b: k::Expr) -> k::Expr {
-        ex(k::ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)), self.0)
+        ex(
+            k::ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
+            self.0,
+        )
     }
     fn call(&self, f: &str, args: Vec<k::Expr>) -> k::Expr {
         ex(
@@ -102,10 +105,7 @@ pub fn to_float(h: k::Expr, span: &Span) -> k::Expr {
     let sign = b.shl(b.and(h.clone(), 0x8000), 16);
     let exp = b.and(b.shr(h.clone(), 10), 0x1f);
     let man = b.and(h, 0x3ff);
-    let special = b.or(
-        b.or(sign.clone(), b.u(0x7f80_0000)),
-        b.shl(man.clone(), 13),
-    );
+    let special = b.or(b.or(sign.clone(), b.u(0x7f80_0000)), b.shl(man.clone(), 13));
     let normal = b.or(
         b.or(
             sign.clone(),

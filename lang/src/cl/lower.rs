@@ -1820,8 +1820,7 @@ impl<'u> Lowerer<'u> {
                     let v = match op {
                         None => v.clone(),
                         Some(op) => {
-                            let old =
-                                bytes::view_read(array.clone(), index.clone(), view, span);
+                            let old = bytes::view_read(array.clone(), index.clone(), view, span);
                             let left = Some(promote(view.unit));
                             let count = shift_count(op, left, v.clone(), span);
                             ex(
@@ -2402,12 +2401,10 @@ impl<'u> Lowerer<'u> {
             | Builtin::MemFence
             | Builtin::Annotation
             | Builtin::AccessSpec
-            | Builtin::VStore => {
-                Err(Diagnostic::new(
-                    format!("`{}` is a statement, not a value", func.name),
-                    span.clone(),
-                ))
-            }
+            | Builtin::VStore => Err(Diagnostic::new(
+                format!("`{}` is a statement, not a value", func.name),
+                span.clone(),
+            )),
             Builtin::Atomic(op) => self.atomic(op, func, args, true, span, pre),
             Builtin::AsyncCopy if func.name == "wait_group_events" => {
                 self.wait_events(args, span, pre).map(Some)

@@ -39,7 +39,9 @@ pub fn form(name: &str, prefix: &str) -> Option<Form> {
         (_, Some(r)) => (true, true, r),
         _ => (false, false, rest),
     };
-    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
     let (num, suffix) = rest.split_at(digits);
     let n: u8 = if num.is_empty() && half {
         1
@@ -140,7 +142,12 @@ fn slot(p: &cl::Expr, offset: &cl::Expr, n: u8, j: u8, span: &Span) -> cl::Expr 
 
 /// `vloadN(offset, p)` (`vload_halfN`, `vloada_halfN`) of type `ty` (clang's type of the
 /// call) as a vector literal; `None` when `name` is no such built-in with a vector result.
-pub fn vload(name: &str, ty: &cl::Type, args: &[cl::Expr], span: &Span) -> Option<Res<cl::ExprKind>> {
+pub fn vload(
+    name: &str,
+    ty: &cl::Type,
+    args: &[cl::Expr],
+    span: &Span,
+) -> Option<Res<cl::ExprKind>> {
     let f = form(name, "vload").filter(|f| f.n > 1)?;
     let [offset, p] = args else {
         return Some(Err(Diagnostic::new(
@@ -223,10 +230,7 @@ impl Lowerer<'_> {
                 &data.span,
             );
         }
-        let values: Vec<k::Expr> = comps
-            .into_iter()
-            .map(|c| self.once(c, elem, out))
-            .collect();
+        let values: Vec<k::Expr> = comps.into_iter().map(|c| self.once(c, elem, out)).collect();
         for (j, v) in (0..f.n).zip(values) {
             let v = match f.half {
                 Some(round) => half::from_float(v, round, span),

@@ -9,8 +9,8 @@ use super::json::{Loc, Node, SrcLoc};
 use super::types::{Typedef, Types};
 use crate::ast::{BinOp, Span, UnOp};
 use crate::cl::ast::*;
-use crate::cl::{builtins, lower};
 use crate::cl::parse::{deref_of, MAX_DEPTH};
+use crate::cl::{builtins, lower};
 use crate::diag::Diagnostic;
 
 type Res<T> = Result<T, Diagnostic>;
