@@ -756,8 +756,7 @@ impl<'u> Lowerer<'u> {
             Long { unsigned: false } => TypeName::Long,
             Long { unsigned: true } => TypeName::Ulong,
             Double => TypeName::Double,
-            // A half in memory is its bits (`cl/half.rs`).
-            Half => TypeName::Ushort,
+            Half => return unsupported(format!("the type `{}`", b.name()), span),
         })
     }
 
@@ -937,7 +936,14 @@ impl<'u> Lowerer<'u> {
                     return self.struct_buffer(tag, name, ty, span, written, params, prologue);
                 }
                 let shape = self.vec_base(&ty.base, &ty.span)?;
-                let elem = match shape.map_or_else(|| self.base(&ty.base, &ty.span), |s| Ok(s.0)) {
+                let elem = match shape.map_or_else(
+                    || match ty.base {
+                        // A half in memory is its bits, for `vload_half` (`cl/half.rs`).
+                        cl::Base::Half => Ok(TypeName::Ushort),
+                        _ => self.base(&ty.base, &ty.span),
+                    },
+                    |s| Ok(s.0),
+                ) {
                     Ok(t) => t,
                     Err(mut d) => {
                         d.message = format!("{} (as a buffer's element type)", d.message);
