@@ -40,6 +40,11 @@ pub enum Builtin {
     /// `read_image{f,i,ui}`, `write_image{f,i,ui}`, `get_image_{width,height,depth,dim}`:
     /// texel accesses and queries of an image parameter (`cl/images.rs`).
     Image,
+    /// `vstoreN(data, offset, p)`: a statement (`cl/vecmem.rs`; `vloadN` is rewritten to a
+    /// vector literal when clang's tree is converted).
+    VStore,
+    /// `vload_half(offset, p)`: a `half` read as a `float` (`cl/half.rs`).
+    VLoadHalf,
     /// Known, not lowered yet: the category named in the error.
     Unsupported(&'static str),
 }
@@ -56,6 +61,9 @@ pub enum Exact {
     Hadd,
     Rhadd,
     Select,
+    /// `bitselect(a, b, c)`: each bit from `b` where `c`'s is set, else from `a`
+    /// (§6.12.6; on the bits of a `float` or `double`).
+    BitSelect,
     Mad,
     Mul24,
     Mad24,
@@ -70,7 +78,7 @@ impl Exact {
         match self {
             Abs | IsNan => 1,
             Min | Max | AbsDiff | AddSat | SubSat | Hadd | Rhadd | Mul24 => 2,
-            Clamp | Select | Mad | Mad24 => 3,
+            Clamp | Select | BitSelect | Mad | Mad24 => 3,
             Core(f) => f.arity(),
         }
     }
@@ -207,6 +215,7 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         "hadd" => Exact(self::Exact::Hadd),
         "rhadd" => Exact(self::Exact::Rhadd),
         "select" => Exact(self::Exact::Select),
+        "bitselect" => Exact(self::Exact::BitSelect),
         "mad" => Exact(self::Exact::Mad),
         "mul24" => Exact(self::Exact::Mul24),
         "mad24" => Exact(self::Exact::Mad24),
@@ -220,6 +229,8 @@ pub fn lookup(name: &str) -> Option<Builtin> {
             AsyncCopy
         }
         "prefetch" => Unsupported("async work-group copies"),
+        _ if super::lower::vecmem_form(name, "vstore").is_some() => VStore,
+        "vload_half" | "vloada_half" => VLoadHalf,
         _ if name.starts_with("vload") || name.starts_with("vstore") => {
             Unsupported("vector loads and stores")
         }
@@ -237,7 +248,6 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         _ if crate::core::IntFn::from_name(name).is_some() => Exact(self::Exact::Core(
             crate::core::IntFn::from_name(name).expect("checked"),
         )),
-        "bitselect" => Unsupported("`bitselect`"),
         "shuffle" | "shuffle2" => Shuffle,
         "dot" | "cross" | "length" | "normalize" | "distance" => Unsupported("vector built-ins"),
         "printf" => Unsupported("printf"),
@@ -599,6 +609,26 @@ fn expand_promoted(f: Exact, args: Vec<Expr>, t: TypeName, span: &Span) -> Resul
         Select => {
             let (a, b, c) = (next(), next(), next());
             cond(c, b, a, span)
+        }
+        // bitselect(a, b, c) = (a & ~c) | (b & c), on the bits of a floating-point type.
+        BitSelect => {
+            let (a, b, c) = (next(), next(), next());
+            let pick = |a: Expr, b: Expr, c: Expr| {
+                let not_c = e(ExprKind::Unary(UnOp::BitNot, Box::new(c.clone())), span);
+                bin(
+                    BinOp::BitOr,
+                    bin(BinOp::BitAnd, a, not_c, span),
+                    bin(BinOp::BitAnd, b, c, span),
+                    span,
+                )
+            };
+            let (to, back) = match t {
+                Float => ("as_uint", "as_float"),
+                Double => ("as_ulong", "as_double"),
+                _ => return Ok(pick(a, b, c)),
+            };
+            let bits = |x: Expr| call(to, vec![x], span);
+            call(back, vec![pick(bits(a), bits(b), bits(c))], span)
         }
         // mad(a, b, c) = a * b + c (the specification allows any precision for mad).
         Mad => {

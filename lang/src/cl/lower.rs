@@ -46,6 +46,8 @@ mod bitcast;
 mod bytes;
 #[path = "fences.rs"]
 mod fences;
+#[path = "half.rs"]
+mod half;
 #[path = "images.rs"]
 mod images;
 pub use images::{sampler_value, Image};
@@ -63,6 +65,9 @@ mod structs;
 mod uf;
 #[path = "vecdyn.rs"]
 mod vecdyn;
+#[path = "vecmem.rs"]
+mod vecmem;
+pub use vecmem::{form as vecmem_form, vload};
 #[path = "vecptr.rs"]
 mod vecptr;
 #[path = "vector.rs"]
@@ -931,7 +936,14 @@ impl<'u> Lowerer<'u> {
                     return self.struct_buffer(tag, name, ty, span, written, params, prologue);
                 }
                 let shape = self.vec_base(&ty.base, &ty.span)?;
-                let elem = match shape.map_or_else(|| self.base(&ty.base, &ty.span), |s| Ok(s.0)) {
+                let elem = match shape.map_or_else(
+                    || match ty.base {
+                        // A half in memory is its bits, for `vload_half` (`cl/half.rs`).
+                        cl::Base::Half => Ok(TypeName::Ushort),
+                        _ => self.base(&ty.base, &ty.span),
+                    },
+                    |s| Ok(s.0),
+                ) {
                     Ok(t) => t,
                     Err(mut d) => {
                         d.message = format!("{} (as a buffer's element type)", d.message);
@@ -1695,45 +1707,7 @@ impl<'u> Lowerer<'u> {
             }
             E::Assign { op, target, value } => {
                 let v = self.expr(value, out)?;
-                let places = self.lvalue_places(target, out)?;
-                let v = match (op, places.first()) {
-                    (Some(op), Some((_, Place::Plain(lv)))) => {
-                        let left = self.type_of(&Self::lvalue_expr(lv, span)).map(promote);
-                        shift_count(*op, left, v, span)
-                    }
-                    _ => v,
-                };
-                let mut arms = Vec::new();
-                for (when, place) in places {
-                    let stmts = match place {
-                        Place::Plain(lv) => vec![st(
-                            k::StmtKind::Assign {
-                                target: lv,
-                                op: op.map_or(k::AssignOp::Set, k::AssignOp::Compound),
-                                value: v.clone(),
-                            },
-                            span,
-                        )],
-                        Place::View(array, index, view) => {
-                            let v = match op {
-                                None => v.clone(),
-                                Some(op) => {
-                                    let old =
-                                        bytes::view_read(array.clone(), index.clone(), view, span);
-                                    let left = Some(promote(view.unit));
-                                    let count = shift_count(*op, left, v.clone(), span);
-                                    ex(
-                                        k::ExprKind::Binary(*op, Box::new(old), Box::new(count)),
-                                        span,
-                                    )
-                                }
-                            };
-                            self.view_write(array, index, view, v, span)?
-                        }
-                    };
-                    arms.push((when, stmts));
-                }
-                out.extend(pointer::chain(arms, span));
+                self.store(*op, target, v, span, out)?;
             }
             E::IncDec(op, target) => {
                 let places = self.lvalue_places(target, out)?;
@@ -1782,6 +1756,7 @@ impl<'u> Lowerer<'u> {
                     }
                     Some(Builtin::Annotation) => self.annotation(func, args, span, out)?,
                     Some(Builtin::AccessSpec) => self.access_spec(func, args, span, out)?,
+                    Some(Builtin::VStore) => self.vstore(func, args, span, out)?,
                     _ => {
                         let _ = self.call(func, args, span, out)?;
                     }
@@ -1816,6 +1791,56 @@ impl<'u> Lowerer<'u> {
                 let _ = self.expr(e, out)?;
             }
         }
+        Ok(())
+    }
+
+    /// Stores the lowered value `v` into `target` (`op`: a compound assignment's operator).
+    fn store(
+        &mut self,
+        op: Option<BinOp>,
+        target: &cl::Expr,
+        v: k::Expr,
+        span: &Span,
+        out: &mut Vec<k::Stmt>,
+    ) -> Res<()> {
+        let places = self.lvalue_places(target, out)?;
+        let v = match (op, places.first()) {
+            (Some(op), Some((_, Place::Plain(lv)))) => {
+                let left = self.type_of(&Self::lvalue_expr(lv, span)).map(promote);
+                shift_count(op, left, v, span)
+            }
+            _ => v,
+        };
+        let mut arms = Vec::new();
+        for (when, place) in places {
+            let stmts = match place {
+                Place::Plain(lv) => vec![st(
+                    k::StmtKind::Assign {
+                        target: lv,
+                        op: op.map_or(k::AssignOp::Set, k::AssignOp::Compound),
+                        value: v.clone(),
+                    },
+                    span,
+                )],
+                Place::View(array, index, view) => {
+                    let v = match op {
+                        None => v.clone(),
+                        Some(op) => {
+                            let old = bytes::view_read(array.clone(), index.clone(), view, span);
+                            let left = Some(promote(view.unit));
+                            let count = shift_count(op, left, v.clone(), span);
+                            ex(
+                                k::ExprKind::Binary(op, Box::new(old), Box::new(count)),
+                                span,
+                            )
+                        }
+                    };
+                    self.view_write(array, index, view, v, span)?
+                }
+            };
+            arms.push((when, stmts));
+        }
+        out.extend(pointer::chain(arms, span));
         Ok(())
     }
 
@@ -2378,18 +2403,21 @@ impl<'u> Lowerer<'u> {
         };
         match b {
             Builtin::WorkItem => super::ndrange::lower(&func.name, args, span).map(Some),
-            Builtin::Barrier | Builtin::MemFence | Builtin::Annotation | Builtin::AccessSpec => {
-                Err(Diagnostic::new(
-                    format!("`{}` is a statement, not a value", func.name),
-                    span.clone(),
-                ))
-            }
+            Builtin::Barrier
+            | Builtin::MemFence
+            | Builtin::Annotation
+            | Builtin::AccessSpec
+            | Builtin::VStore => Err(Diagnostic::new(
+                format!("`{}` is a statement, not a value", func.name),
+                span.clone(),
+            )),
             Builtin::Atomic(op) => self.atomic(op, func, args, true, span, pre),
             Builtin::AsyncCopy if func.name == "wait_group_events" => {
                 self.wait_events(args, span, pre).map(Some)
             }
             Builtin::AsyncCopy => self.async_copy(func, args, span, pre).map(Some),
             Builtin::Image => self.image_call(func, args, span, pre),
+            Builtin::VLoadHalf => self.vload_half(args, span, pre).map(Some),
             Builtin::Unsupported(what) => {
                 unsupported(format!("{what} (`{}`)", func.name), &func.span)
             }

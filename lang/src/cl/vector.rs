@@ -423,7 +423,12 @@ impl<'u> Lowerer<'u> {
 
     /// `e` itself if evaluating it again is free and reads nothing that can change (a
     /// name or a literal), else a temporary holding it.
-    fn once(&mut self, e: k::Expr, fallback: TypeName, pre: &mut Vec<k::Stmt>) -> k::Expr {
+    pub(super) fn once(
+        &mut self,
+        e: k::Expr,
+        fallback: TypeName,
+        pre: &mut Vec<k::Stmt>,
+    ) -> k::Expr {
         if is_literal(&e) || matches!(e.kind, k::ExprKind::Name(_)) {
             return e;
         }

@@ -9,8 +9,8 @@ use super::json::{Loc, Node, SrcLoc};
 use super::types::{Typedef, Types};
 use crate::ast::{BinOp, Span, UnOp};
 use crate::cl::ast::*;
-use crate::cl::builtins;
 use crate::cl::parse::{deref_of, MAX_DEPTH};
+use crate::cl::{builtins, lower};
 use crate::diag::Diagnostic;
 
 type Res<T> = Result<T, Diagnostic>;
@@ -677,6 +677,13 @@ impl Converter<'_> {
         };
         let value = || e.value.as_ref().and_then(|v| v.as_str()).unwrap_or("");
         let qual = e.ty.as_ref().map_or("", |t| t.qual_type.as_str());
+        if is_half_value(qual) {
+            return self.unsupported(
+                "values of type `half` (`cl_khr_fp16`; ksim holds halves in memory only, \
+                 for `vload_half` and `vstore_half`)",
+                &span,
+            );
+        }
         if self.cuda {
             self.cuda_refused(&e.kind, &span)?;
             if let Some(kind) = self.cuda_member(e, &span) {
@@ -793,7 +800,18 @@ impl Converter<'_> {
                         x
                     });
                 }
-                ExprKind::Call { func, args: out }
+                // `vloadN`: a vector literal of clang's type for the call (`cl/vecmem.rs`).
+                match lower::vecmem_form(&func.name, "vload").filter(|f| f.n > 1) {
+                    Some(f) => {
+                        // clang prints the result as `float __attribute__((ext_vector_type(4)))`.
+                        let mut ty = self.ty_of(e, &span)?;
+                        if !matches!(ty.base, Base::Vector(..)) {
+                            ty.base = Base::Vector(Box::new(ty.base), f.n);
+                        }
+                        lower::vload(&func.name, &ty, &out, &span).expect("a vloadN")?
+                    }
+                    None => ExprKind::Call { func, args: out },
+                }
             }
             "MemberExpr" => {
                 let base = self.boxed(one(self)?)?;
@@ -1010,6 +1028,15 @@ fn reference_params(fn_type: &str) -> Vec<bool> {
     }
     out.push(inner[start..].trim_end().ends_with('&'));
     out
+}
+
+/// Whether clang's type `qual` is `half` or a vector of halves (not a pointer to them).
+fn is_half_value(qual: &str) -> bool {
+    !qual.contains(['*', '[', '('])
+        && qual.split_whitespace().last().is_some_and(|w| {
+            w.strip_prefix("half")
+                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
+        })
 }
 
 /// The node under clang's implicit conversions, which the lowering derives again.
