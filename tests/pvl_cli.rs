@@ -1,6 +1,6 @@
 //! Issue 27, first step: VerCors's PVL programs (`.pvl`) load, run, and have their
-//! functional specifications checked at run time; permissions are read but not checked,
-//! and the output says so.
+//! functional specifications checked at run time; permissions too (more in
+//! `tests/pvl_perm.rs`), and the output says so.
 
 use std::path::{Path, PathBuf};
 
@@ -20,13 +20,13 @@ fn program(name: &str, text: &str) -> PathBuf {
 }
 
 #[test]
-fn left_rotation_runs_clean_and_says_permissions_are_not_checked() {
+fn left_rotation_runs_clean_and_says_permissions_are_checked() {
     let o = ksim(&["run", ROT, "-D", "size=8", "--input", "array=iota"]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(t.contains("array = 1 2 3 4 5 6 7 0"), "{t}");
     assert_eq!(
-        t.matches("permissions are not checked yet").count(),
+        t.matches("permissions are checked").count(),
         1,
         "{t}"
     );

@@ -403,7 +403,7 @@ impl<'a> Emitter<'a> {
                         args.iter().for_each(&mut note)
                     }
                     // Annotations are not emitted (see `block`).
-                    StmtKind::Barrier { .. } | StmtKind::Check { .. } => {}
+                    StmtKind::Barrier { .. } | StmtKind::Check { .. } | StmtKind::Perm { .. } => {}
                 }
             }
         }
@@ -929,6 +929,13 @@ impl<'a> Emitter<'a> {
                         annotation.name()
                     );
                 }
+                StmtKind::Perm { op, .. } => {
+                    let _ = writeln!(
+                        out,
+                        "{ind}// {}(...) is checked by ksim, not on the device",
+                        op.name()
+                    );
+                }
                 StmtKind::Atomic {
                     op,
                     array,
@@ -1396,7 +1403,7 @@ fn uses_double(k: &Kernel) -> bool {
             StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => expr(cond),
             StmtKind::Atomic { index, args, .. } => index.iter().chain(args).any(expr),
             StmtKind::Check { cond, .. } => expr(cond),
-            StmtKind::Barrier { .. } => false,
+            StmtKind::Barrier { .. } | StmtKind::Perm { .. } => false,
         })
 }
 
