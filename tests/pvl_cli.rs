@@ -68,7 +68,15 @@ fn a_loop_invariant_off_by_one_fails_at_the_loop_head() {
 #[test]
 fn the_racy_twin_races_and_its_report_replays() {
     let d = tmp("pvl-racy");
-    let k = root().join(RACY);
+    // Without its permissions (which now fail before the race: tests/pvl_perm.rs).
+    let src = std::fs::read_to_string(root().join(RACY)).unwrap();
+    let bare: String = src
+        .lines()
+        .filter(|l| !l.contains("Perm("))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let k = d.join("racy_bare.pvl");
+    std::fs::write(&k, bare).unwrap();
     let o = ksim_in(
         &d,
         &[
