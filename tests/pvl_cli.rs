@@ -25,11 +25,7 @@ fn left_rotation_runs_clean_and_says_permissions_are_checked() {
     let t = text(&o);
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(t.contains("array = 1 2 3 4 5 6 7 0"), "{t}");
-    assert_eq!(
-        t.matches("permissions are checked").count(),
-        1,
-        "{t}"
-    );
+    assert_eq!(t.matches("permissions are checked").count(), 1, "{t}");
     // The method's postcondition `\old` over the quantified `i` is named, not skipped
     // silently.
     assert!(

@@ -76,7 +76,10 @@ fn the_method_precondition_bounds_what_the_threads_get() {
         "{t}"
     );
     // Half each is what it holds: the write then lacks the other half.
-    let p = program("perm_method_half", &src.replace("Perm(a[t], 1)", "Perm(a[t], 1\\2)"));
+    let p = program(
+        "perm_method_half",
+        &src.replace("Perm(a[t], 1)", "Perm(a[t], 1\\2)"),
+    );
     let (code, t) = run(&p, 4);
     assert_eq!(code, Some(1), "{t}");
     assert!(t.contains("a write without the whole permission"), "{t}");
@@ -110,11 +113,17 @@ fn a_barrier_hands_out_what_its_threads_gave_it() {
     // though the method still holds the rest.
     let p = program(
         "perm_exchange_more",
-        &EXCHANGE.replace("requires Perm(a[t], 1);\n        ensures", "requires Perm(a[t], 1\\4);\n        ensures"),
+        &EXCHANGE.replace(
+            "requires Perm(a[t], 1);\n        ensures",
+            "requires Perm(a[t], 1\\4);\n        ensures",
+        ),
     );
     let (code, t) = run(&p, 4);
     assert_eq!(code, Some(1), "{t}");
-    assert!(t.contains("a barrier hands out more permission than its threads gave it"), "{t}");
+    assert!(
+        t.contains("a barrier hands out more permission than its threads gave it"),
+        "{t}"
+    );
     assert!(t.contains("perm_exchange_more.pvl:10:17"), "{t}");
     assert!(t.contains("held 1/4, needed 1/2"), "{t}");
 }
@@ -136,9 +145,15 @@ fn a_read_needs_a_positive_fraction() {
     let (code, t) = run(&p, 4);
     assert_eq!(code, Some(1), "{t}");
     assert!(t.contains("a read without permission"), "{t}");
-    assert!(t.contains("location a[1], held 0, needed > 0 in thread 0"), "{t}");
+    assert!(
+        t.contains("location a[1], held 0, needed > 0 in thread 0"),
+        "{t}"
+    );
     // Guarded reads are checked only when evaluated: the last thread reads nothing.
-    let guarded = src.replace("requires Perm(a[t], 1);", "requires Perm(a[t], 1);\n      requires t + 1 < n ==> Perm(a[t + 1], 1\\2);");
+    let guarded = src.replace(
+        "requires Perm(a[t], 1);",
+        "requires Perm(a[t], 1);\n      requires t + 1 < n ==> Perm(a[t + 1], 1\\2);",
+    );
     let p = program("perm_read_guarded", &guarded);
     let (code, t) = run(&p, 1);
     assert_eq!(code, Some(0), "{t}");
@@ -160,7 +175,14 @@ fn a_racy_program_fails_its_permissions_before_its_race() {
         .map(|l| format!("{l}\n"))
         .collect();
     let p = program("perm_racy_bare", &bare);
-    let o = ksim(&["run", p.to_str().unwrap(), "-D", "size=8", "--input", "array=iota"]);
+    let o = ksim(&[
+        "run",
+        p.to_str().unwrap(),
+        "-D",
+        "size=8",
+        "--input",
+        "array=iota",
+    ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("race"), "{}", text(&o));
 }

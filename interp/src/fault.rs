@@ -118,7 +118,9 @@ impl fmt::Display for FaultKind {
                 )
             }
             FaultKind::Annotation { annotation, values }
-                if lang::core::PermOp::ALL.iter().any(|p| p.name() == annotation) =>
+                if lang::core::PermOp::ALL
+                    .iter()
+                    .any(|p| p.name() == annotation) =>
             {
                 let op = lang::core::PermOp::ALL
                     .into_iter()

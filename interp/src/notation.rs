@@ -104,7 +104,10 @@ pub fn find_stmt<'k>(k: &'k Kernel, span: &Span, rule: Rule) -> Option<&'k Stmt>
                 | (StmtKind::While { .. }, Rule::SLoopT | Rule::SLoopF)
                 | (StmtKind::Atomic { .. }, Rule::SAtomic)
                 | (StmtKind::Barrier { .. }, Rule::KBarrier)
-                | (StmtKind::Check { .. } | StmtKind::Perm { .. }, Rule::SAssert)
+                | (
+                    StmtKind::Check { .. } | StmtKind::Perm { .. },
+                    Rule::SAssert
+                )
         )
     };
     k.blocks

@@ -156,15 +156,22 @@ mod tests {
     fn threads_split_what_the_pool_holds() {
         let mut p = Perms::default();
         for t in 0..2 {
-            let m = p.step(PermOp::Take, (t, 0), 0, 3, half(), "a[3]").unwrap().unwrap();
+            let m = p
+                .step(PermOp::Take, (t, 0), 0, 3, half(), "a[3]")
+                .unwrap()
+                .unwrap();
             p.apply(m);
         }
         // A third half is more than the pool has left.
-        let e = p.step(PermOp::Take, (2, 0), 0, 3, half(), "a[3]").unwrap_err();
+        let e = p
+            .step(PermOp::Take, (2, 0), 0, 3, half(), "a[3]")
+            .unwrap_err();
         assert_eq!(e, ["location a[3]", "held 0", "needed 1/2"]);
         // Halves allow reads, not writes.
         assert!(p.step(PermOp::Read, (0, 0), 0, 3, half(), "a[3]").is_ok());
-        let e = p.step(PermOp::Write, (0, 0), 0, 3, half(), "a[3]").unwrap_err();
+        let e = p
+            .step(PermOp::Write, (0, 0), 0, 3, half(), "a[3]")
+            .unwrap_err();
         assert_eq!(e, ["location a[3]", "held 1/2", "needed 1"]);
         assert!(p.step(PermOp::Read, (2, 0), 0, 3, half(), "a[3]").is_err());
     }
@@ -173,24 +180,60 @@ mod tests {
     fn a_barrier_exchanges_through_the_pool() {
         let mut p = Perms::default();
         // The kernel's precondition: the caller lends a half.
-        p.apply(p.step(PermOp::Reclaim, (0, 0), 0, 0, Frac::from_integer(1), "a[0]").unwrap().unwrap());
-        p.apply(p.step(PermOp::Lend, (0, 0), 0, 0, half(), "a[0]").unwrap().unwrap());
+        p.apply(
+            p.step(PermOp::Reclaim, (0, 0), 0, 0, Frac::from_integer(1), "a[0]")
+                .unwrap()
+                .unwrap(),
+        );
+        p.apply(
+            p.step(PermOp::Lend, (0, 0), 0, 0, half(), "a[0]")
+                .unwrap()
+                .unwrap(),
+        );
         // A half is all there is.
-        assert!(p.step(PermOp::Take, (0, 0), 0, 0, Frac::from_integer(1), "a[0]").is_err());
-        p.apply(p.step(PermOp::Lend, (0, 0), 0, 0, half(), "a[0]").unwrap().unwrap());
-        p.apply(p.step(PermOp::Take, (0, 0), 0, 0, half(), "a[0]").unwrap().unwrap());
-        p.apply(p.step(PermOp::Take, (1, 0), 0, 0, half(), "a[0]").unwrap().unwrap());
+        assert!(p
+            .step(PermOp::Take, (0, 0), 0, 0, Frac::from_integer(1), "a[0]")
+            .is_err());
+        p.apply(
+            p.step(PermOp::Lend, (0, 0), 0, 0, half(), "a[0]")
+                .unwrap()
+                .unwrap(),
+        );
+        p.apply(
+            p.step(PermOp::Take, (0, 0), 0, 0, half(), "a[0]")
+                .unwrap()
+                .unwrap(),
+        );
+        p.apply(
+            p.step(PermOp::Take, (1, 0), 0, 0, half(), "a[0]")
+                .unwrap()
+                .unwrap(),
+        );
         // Thread 1 gives its half at the barrier, thread 0 gets it after.
-        p.apply(p.step(PermOp::Arrive, (1, 0), 0, 0, half(), "a[0]").unwrap().unwrap());
-        p.apply(p.step(PermOp::Depart, (0, 0), 0, 0, half(), "a[0]").unwrap().unwrap());
+        p.apply(
+            p.step(PermOp::Arrive, (1, 0), 0, 0, half(), "a[0]")
+                .unwrap()
+                .unwrap(),
+        );
+        p.apply(
+            p.step(PermOp::Depart, (0, 0), 0, 0, half(), "a[0]")
+                .unwrap()
+                .unwrap(),
+        );
         assert!(p.step(PermOp::Write, (0, 0), 0, 0, half(), "a[0]").is_ok());
         // The barrier handed out what it got.
-        let e = p.step(PermOp::Depart, (1, 0), 0, 0, half(), "a[0]").unwrap_err();
+        let e = p
+            .step(PermOp::Depart, (1, 0), 0, 0, half(), "a[0]")
+            .unwrap_err();
         assert_eq!(e[1], "held 0");
         // Thread 1 gave what it had: it cannot give again.
-        assert!(p.step(PermOp::Arrive, (1, 0), 0, 0, half(), "a[0]").is_err());
+        assert!(p
+            .step(PermOp::Arrive, (1, 0), 0, 0, half(), "a[0]")
+            .is_err());
         // The caller lent all it had.
-        let e = p.step(PermOp::Lend, (0, 0), 0, 0, half(), "a[0]").unwrap_err();
+        let e = p
+            .step(PermOp::Lend, (0, 0), 0, 0, half(), "a[0]")
+            .unwrap_err();
         assert_eq!(e[1], "held 0");
     }
 }

@@ -1194,7 +1194,9 @@ impl Compiler<'_> {
                     self.done();
                 }
                 StmtKind::Perm { .. } => {
-                    return unsupported("permission statements (the reference semantics checks them)")
+                    return unsupported(
+                        "permission statements (the reference semantics checks them)",
+                    )
                 }
                 StmtKind::Barrier { fence, .. } => {
                     let steps = self.steps()?;

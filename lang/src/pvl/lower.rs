@@ -617,7 +617,16 @@ impl Lowerer<'_> {
             method_old = self.old.take().unwrap_or_default();
             if self.check_permissions {
                 self.lend(m, &mut pre)?;
-                self.perm_clauses(&m.contract, &[ClauseKind::Ensures, ClauseKind::Context, ClauseKind::ContextEverywhere], PermOp::Reclaim, &mut post)?;
+                self.perm_clauses(
+                    &m.contract,
+                    &[
+                        ClauseKind::Ensures,
+                        ClauseKind::Context,
+                        ClauseKind::ContextEverywhere,
+                    ],
+                    PermOp::Reclaim,
+                    &mut post,
+                )?;
             }
             if !pre.is_empty() || !method_old.is_empty() {
                 let mut pre_all = method_old.clone();
@@ -665,7 +674,10 @@ impl Lowerer<'_> {
             self.note(&m.name.span, "the method's contract is not checked for a launch of several work-groups (work-groups cannot wait for each other)");
         }
         if let Some(g) = grid.filter(|_| self.check_permissions) {
-            if g.contract.iter().any(|c| matches!(c, Clause::Spec { expr, .. } if perm::has_permission(expr))) {
+            if g.contract
+                .iter()
+                .any(|c| matches!(c, Clause::Spec { expr, .. } if perm::has_permission(expr)))
+            {
                 self.note(&g.span, "the grid block's permissions are not split per work-group: each work-item takes its own block's from what the method holds");
             }
         }
@@ -699,8 +711,18 @@ impl Lowerer<'_> {
         let saved = self.old.take().unwrap_or_default();
         out.extend(saved);
         if self.check_permissions {
-            self.perm_clauses(&group.contract, &[ClauseKind::Requires, ClauseKind::Context], PermOp::Take, &mut out)?;
-            self.perm_clauses(&group.contract, &[ClauseKind::Ensures, ClauseKind::Context], PermOp::Give, &mut post)?;
+            self.perm_clauses(
+                &group.contract,
+                &[ClauseKind::Requires, ClauseKind::Context],
+                PermOp::Take,
+                &mut out,
+            )?;
+            self.perm_clauses(
+                &group.contract,
+                &[ClauseKind::Ensures, ClauseKind::Context],
+                PermOp::Give,
+                &mut post,
+            )?;
         }
         for s in &group.body.stmts {
             self.stmt(s, &everywhere, &mut out)?;
@@ -936,9 +958,7 @@ impl Lowerer<'_> {
                 }
             },
             ExprKind::Call(f, args) => match f.name.as_str() {
-                "Perm" | "PointsTo" | "Value" => {
-                            ex(k::ExprKind::Bool(true), s)
-                }
+                "Perm" | "PointsTo" | "Value" => ex(k::ExprKind::Bool(true), s),
                 _ => self.call(f, args, s, pre)?,
             },
             ExprKind::Special(f, args) => match (f.name.as_str(), args.as_slice()) {

@@ -59,9 +59,9 @@ pub(super) fn mentions_permission(m: &Method) -> bool {
                 clauses(contract) || stmt(body)
             }
             StmtKind::If { then, els, .. } => stmt(then) || els.as_deref().is_some_and(stmt),
-            StmtKind::Block(b) | StmtKind::Invariant { body: b, .. } | StmtKind::Atomic { body: b, .. } => {
-                b.stmts.iter().any(stmt)
-            }
+            StmtKind::Block(b)
+            | StmtKind::Invariant { body: b, .. }
+            | StmtKind::Atomic { body: b, .. } => b.stmts.iter().any(stmt),
             StmtKind::Ghost(s) => stmt(s),
             _ => false,
         }
@@ -266,7 +266,12 @@ impl Lowerer<'_> {
                 },
                 s,
             );
-            let mut body = vec![perm_stmt(PermOp::Reclaim, loc, Some((int(1, s), int(1, s))), s)];
+            let mut body = vec![perm_stmt(
+                PermOp::Reclaim,
+                loc,
+                Some((int(1, s), int(1, s))),
+                s,
+            )];
             for (v, d) in vars.iter().zip(dims).rev() {
                 body.push(set(v, bin(BinOp::Add, name(v, s), int(1, s), s), s));
                 body = vec![block(
@@ -294,7 +299,10 @@ fn emit(found: Vec<Access>, out: &mut Vec<k::Stmt>) {
     for (op, guards, loc) in found {
         let sp = loc.span.clone();
         let check = perm_stmt(op, loc, None, &sp);
-        match guards.into_iter().reduce(|a, b| bin(BinOp::LogAnd, a, b, &sp)) {
+        match guards
+            .into_iter()
+            .reduce(|a, b| bin(BinOp::LogAnd, a, b, &sp))
+        {
             None => out.push(check),
             Some(g) => out.push(if_(g, vec![check], &sp)),
         }
