@@ -4,7 +4,7 @@
 //! a fault (exit 1) naming the clause, the thread, the location, the fraction held and
 //! the fraction needed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 mod common;
 use common::{ksim, text, tmp};
@@ -20,7 +20,7 @@ fn program(name: &str, text: &str) -> PathBuf {
 }
 
 /// `ksim run FILE -D n=N` with its exit code and text.
-fn run(file: &PathBuf, n: usize) -> (Option<i32>, String) {
+fn run(file: &Path, n: usize) -> (Option<i32>, String) {
     let o = ksim(&["run", file.to_str().unwrap(), "-D", &format!("n={n}")]);
     (o.status.code(), text(&o))
 }

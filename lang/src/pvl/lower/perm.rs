@@ -193,31 +193,9 @@ impl Lowerer<'_> {
             k::StmtKind::Decl { init: Some(e), .. } => reads(e, &[], &mut found),
             k::StmtKind::Assign { target, value, .. } => {
                 reads(value, &[], &mut found);
-                if let k::LValue::Elem { array, indices } = target {
-                    indices.iter().for_each(|i| reads(i, &[], &mut found));
-                    let loc = ex(
-                        k::ExprKind::Index {
-                            array: array.clone(),
-                            indices: indices.clone(),
-                        },
-                        &s.span,
-                    );
-                    found.push((PermOp::Write, Vec::new(), loc));
-                }
+                write(target, &s.span, &mut found);
             }
-            k::StmtKind::Step { target, .. } => {
-                if let k::LValue::Elem { array, indices } = target {
-                    indices.iter().for_each(|i| reads(i, &[], &mut found));
-                    let loc = ex(
-                        k::ExprKind::Index {
-                            array: array.clone(),
-                            indices: indices.clone(),
-                        },
-                        &s.span,
-                    );
-                    found.push((PermOp::Write, Vec::new(), loc));
-                }
-            }
+            k::StmtKind::Step { target, .. } => write(target, &s.span, &mut found),
             k::StmtKind::If { arms, .. } => arms
                 .iter()
                 .take(1)
@@ -291,6 +269,21 @@ impl Lowerer<'_> {
             out.extend(body);
         }
         self.perm_clauses(&m.contract, &kinds, PermOp::Lend, out)
+    }
+}
+
+/// The write of an element `target` (with the reads of its indices).
+fn write(target: &k::LValue, span: &Span, out: &mut Vec<Access>) {
+    if let k::LValue::Elem { array, indices } = target {
+        indices.iter().for_each(|i| reads(i, &[], out));
+        let loc = ex(
+            k::ExprKind::Index {
+                array: array.clone(),
+                indices: indices.clone(),
+            },
+            span,
+        );
+        out.push((PermOp::Write, Vec::new(), loc));
     }
 }
 
