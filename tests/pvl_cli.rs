@@ -1,6 +1,6 @@
 //! Issue 27, first step: VerCors's PVL programs (`.pvl`) load, run, and have their
-//! functional specifications checked at run time; permissions are read but not checked,
-//! and the output says so.
+//! functional specifications checked at run time; permissions too (more in
+//! `tests/pvl_perm.rs`), and the output says so.
 
 use std::path::{Path, PathBuf};
 
@@ -20,16 +20,12 @@ fn program(name: &str, text: &str) -> PathBuf {
 }
 
 #[test]
-fn left_rotation_runs_clean_and_says_permissions_are_not_checked() {
+fn left_rotation_runs_clean_and_says_permissions_are_checked() {
     let o = ksim(&["run", ROT, "-D", "size=8", "--input", "array=iota"]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(t.contains("array = 1 2 3 4 5 6 7 0"), "{t}");
-    assert_eq!(
-        t.matches("permissions are not checked yet").count(),
-        1,
-        "{t}"
-    );
+    assert_eq!(t.matches("permissions are checked").count(), 1, "{t}");
     // The method's postcondition `\old` over the quantified `i` is named, not skipped
     // silently.
     assert!(
@@ -68,7 +64,15 @@ fn a_loop_invariant_off_by_one_fails_at_the_loop_head() {
 #[test]
 fn the_racy_twin_races_and_its_report_replays() {
     let d = tmp("pvl-racy");
-    let k = root().join(RACY);
+    // Without its permissions (which now fail before the race: tests/pvl_perm.rs).
+    let src = std::fs::read_to_string(root().join(RACY)).unwrap();
+    let bare: String = src
+        .lines()
+        .filter(|l| !l.contains("Perm("))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let k = d.join("racy_bare.pvl");
+    std::fs::write(&k, bare).unwrap();
     let o = ksim_in(
         &d,
         &[

@@ -417,6 +417,7 @@ impl<'a> Emitter<'a> {
                     // Annotations are not emitted (see `block`); pointer values are refused.
                     StmtKind::Barrier { .. }
                     | StmtKind::Check { .. }
+                    | StmtKind::Perm { .. }
                     | StmtKind::StoreAt { .. } => {}
                 }
             }
@@ -945,6 +946,13 @@ impl<'a> Emitter<'a> {
                         annotation.name()
                     );
                 }
+                StmtKind::Perm { op, .. } => {
+                    let _ = writeln!(
+                        out,
+                        "{ind}// {}(...) is checked by ksim, not on the device",
+                        op.name()
+                    );
+                }
                 StmtKind::Atomic {
                     op,
                     array,
@@ -1397,6 +1405,7 @@ fn uses_pointers(k: &Kernel) -> bool {
             StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => note(cond),
             StmtKind::Atomic { index, args, .. } => index.iter().chain(args).for_each(&mut note),
             StmtKind::Check { cond, .. } => note(cond),
+            StmtKind::Perm { index, amount, .. } => index.iter().chain(amount).for_each(&mut note),
             StmtKind::Barrier { .. } => {}
         }
     }
@@ -1445,7 +1454,7 @@ fn uses_double(k: &Kernel) -> bool {
             StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => expr(cond),
             StmtKind::Atomic { index, args, .. } => index.iter().chain(args).any(expr),
             StmtKind::Check { cond, .. } => expr(cond),
-            StmtKind::Barrier { .. } => false,
+            StmtKind::Barrier { .. } | StmtKind::Perm { .. } => false,
         })
 }
 

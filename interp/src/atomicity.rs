@@ -159,7 +159,7 @@ pub fn split_accesses(kernel: &Kernel) -> Kernel {
                     appends.push((*body, out[start..].to_vec()));
                     StmtKind::While { cond, body: *body }
                 }
-                StmtKind::Barrier { .. } | StmtKind::Check { .. } => {
+                StmtKind::Barrier { .. } | StmtKind::Check { .. } | StmtKind::Perm { .. } => {
                     unreachable!("barriers and annotations access no array")
                 }
             };
@@ -189,7 +189,7 @@ fn accesses(s: &Stmt) -> usize {
         StmtKind::Atomic { index, args, .. } => all(index) + all(args) + 1,
         StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => loads(cond),
         // An annotation's reads are not accesses: it stays one step.
-        StmtKind::Barrier { .. } | StmtKind::Check { .. } => 0,
+        StmtKind::Barrier { .. } | StmtKind::Check { .. } | StmtKind::Perm { .. } => 0,
     }
 }
 

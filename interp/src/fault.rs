@@ -139,6 +139,21 @@ impl fmt::Display for FaultKind {
                      write gave this element a value"
                 )
             }
+            FaultKind::Annotation { annotation, values }
+                if lang::core::PermOp::ALL
+                    .iter()
+                    .any(|p| p.name() == annotation) =>
+            {
+                let op = lang::core::PermOp::ALL
+                    .into_iter()
+                    .find(|p| p.name() == annotation)
+                    .expect("a permission statement");
+                write!(f, "{} (`{annotation}`)", crate::perm::describe(op))?;
+                if !values.is_empty() {
+                    write!(f, ": {}", values.join(", "))?;
+                }
+                Ok(())
+            }
             FaultKind::Annotation { annotation, values } => {
                 use lang::core::Annotation as A;
                 let what = match A::ALL.iter().find(|a| a.name() == annotation) {

@@ -13,6 +13,7 @@ pub mod fault;
 pub mod launch;
 pub mod monoid;
 pub mod notation;
+pub mod perm;
 pub mod policy;
 pub mod race;
 pub mod reference;

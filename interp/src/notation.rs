@@ -58,6 +58,7 @@ pub fn stmt(k: &Kernel, s: &Stmt) -> String {
         StmtKind::Check { annotation, cond } => {
             format!("{}({})", annotation.name(), top(k, cond))
         }
+        StmtKind::Perm { .. } => lang::print_core::perm_text(k, &s.kind),
         StmtKind::Atomic {
             op,
             array,
@@ -109,7 +110,10 @@ pub fn find_stmt<'k>(k: &'k Kernel, span: &Span, rule: Rule) -> Option<&'k Stmt>
                 | (StmtKind::While { .. }, Rule::SLoopT | Rule::SLoopF)
                 | (StmtKind::Atomic { .. }, Rule::SAtomic)
                 | (StmtKind::Barrier { .. }, Rule::KBarrier)
-                | (StmtKind::Check { .. }, Rule::SAssert)
+                | (
+                    StmtKind::Check { .. } | StmtKind::Perm { .. },
+                    Rule::SAssert
+                )
         )
     };
     k.blocks

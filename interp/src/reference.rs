@@ -29,13 +29,14 @@ use crate::eval::{eval, eval_index, offset, pointee, Env};
 use crate::fault::{Fault, FaultKind, ThreadId};
 use crate::launch::{Launch, Memory};
 use crate::monoid::Monoid;
+use crate::perm::{Frac, Move, Perms};
 use crate::race::{Access, AccessKind, Epochs};
 use crate::undef::Shadow;
 use crate::value::Value;
 use crate::warp::{ProgramOrder, Warps};
 use lang::ast::Span;
 use lang::core::{
-    Annotation, ArrayId, AtomicOp, BlockId, Builtin, Expr, Fence, ParamId, StmtKind, VarId,
+    Annotation, ArrayId, AtomicOp, BlockId, Builtin, Expr, Fence, ParamId, PermOp, StmtKind, VarId,
 };
 use serde::Serialize;
 use std::fmt;
@@ -276,6 +277,9 @@ pub struct State {
     items: imbl::Vector<Epochs>,
     /// Which array elements are defined (`--uninit check`, [`crate::undef`]).
     shadow: Shadow,
+    /// Who holds which permissions ([`crate::perm`]); empty for a kernel without
+    /// permission statements.
+    perms: Perms,
     /// Derived from `threads`; shared until a thread changes status.
     sched: Arc<Sched>,
 }
@@ -290,6 +294,7 @@ impl PartialEq for State {
             && self.fenced == other.fenced
             && self.items == other.items
             && self.shadow == other.shadow
+            && self.perms == other.perms
     }
 }
 
@@ -303,6 +308,7 @@ impl std::hash::Hash for State {
         self.fenced.hash(h);
         self.items.hash(h);
         self.shadow.hash(h);
+        self.perms.hash(h);
     }
 }
 
@@ -559,6 +565,7 @@ impl State {
                 imbl::Vector::new()
             },
             shadow: Shadow::initial(launch),
+            perms: Perms::default(),
             sched: Arc::new(sched),
         }
     }
@@ -903,6 +910,12 @@ impl State {
             StmtKind::Check { annotation, cond } => {
                 s_assert(&mut env, &mut thread, &mut info, *annotation, cond)
             }
+            StmtKind::Perm {
+                op,
+                array,
+                index,
+                amount,
+            } => s_perm(&mut env, &mut thread, &mut info, *op, *array, index, amount),
             StmtKind::Barrier { .. } => unreachable!("a thread at a barrier is not runnable"),
         };
         let fault = |kind| Fault {
@@ -931,6 +944,7 @@ impl State {
         } = lane;
         match update {
             None => {}
+            Some(ArrayUpdate::Perm(m)) => self.perms.apply(m),
             Some(ArrayUpdate::Store(slot, offset, v)) => {
                 self.arrays[slot].set(offset, v);
                 self.shadow.define(slot, offset);
@@ -989,6 +1003,8 @@ struct Lane {
 enum ArrayUpdate {
     /// S-ARRAY: the value to store.
     Store(usize, usize, Value),
+    /// A checked permission move ([`crate::perm`]).
+    Perm(Move),
     /// S-ATOMIC: the operation, applied to the element's value when the update is.
     Atomic {
         slot: usize,
@@ -1269,6 +1285,58 @@ fn s_assert(
     info.rule = Rule::SAssert;
     advance(thread);
     Ok(None)
+}
+
+/// A permission statement ([`crate::perm`]): checked against the table as this state
+/// holds it, the move applied with the step. Like S-ASSERT, its reads are not accesses.
+fn s_perm(
+    env: &mut ThreadEnv,
+    thread: &mut Thread,
+    info: &mut StepInfo,
+    op: PermOp,
+    array: ArrayId,
+    index: &[Expr],
+    amount: &[Expr; 2],
+) -> Result<Option<ArrayUpdate>, FaultKind> {
+    let idx = eval_index(index, env)?;
+    let elem = env.elem(array, &idx)?;
+    let part = |e: &Expr, env: &mut ThreadEnv| -> Result<i64, FaultKind> {
+        Ok(eval(e, env)?.as_i64().unwrap_or(0))
+    };
+    let (num, den) = (part(&amount[0], env)?, part(&amount[1], env)?);
+    env.reads.clear();
+    let name = &env.launch.kernel.arrays[array].name;
+    let location: String = std::iter::once(name.clone())
+        .chain(idx.iter().map(|i| format!("[{i}]")))
+        .collect();
+    if den <= 0 {
+        return Err(FaultKind::Annotation {
+            annotation: op.name().to_string(),
+            values: vec![
+                format!("location {location}"),
+                format!("fraction {num}/{den}"),
+            ],
+        });
+    }
+    let slot = base(env.launch, array) + elem.instance;
+    let moved = env
+        .state
+        .perms
+        .step(
+            op,
+            (env.t, env.tid.group),
+            slot,
+            elem.offset,
+            Frac::new(num, den),
+            &location,
+        )
+        .map_err(|values| FaultKind::Annotation {
+            annotation: op.name().to_string(),
+            values,
+        })?;
+    info.rule = Rule::SAssert;
+    advance(thread);
+    Ok(moved.map(ArrayUpdate::Perm))
 }
 
 /// Whether an atomic operation on an element holding `old` writes it: every one does but

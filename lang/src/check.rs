@@ -13,7 +13,7 @@
 use crate::ast::{self, AssignOp, BinOp, LValue, Span, StmtKind as S, TypeName, UnOp};
 use crate::core::{
     Annotation, ArrayDecl, AtomicOp, BlockId, Builtin, DimQuery, Expr, ExprKind, IntFn, Kernel,
-    Lit, MathFn, ParamDecl, ParamKind, Stmt, StmtKind, Ty, VarDecl, VarId,
+    Lit, MathFn, ParamDecl, ParamKind, PermOp, Stmt, StmtKind, Ty, VarDecl, VarId,
 };
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
@@ -96,6 +96,17 @@ fn annotation_call(e: &ast::Expr) -> Option<(Annotation, &[ast::Expr])> {
             .into_iter()
             .find(|a| a.name() == func.name)
             .map(|a| (a, args.as_slice())),
+        _ => None,
+    }
+}
+
+/// `__perm_take(A[i], num, den)`, ...: a permission statement and its arguments.
+fn perm_call(e: &ast::Expr) -> Option<(PermOp, &[ast::Expr])> {
+    match &e.kind {
+        ast::ExprKind::Call { func, args } => PermOp::ALL
+            .into_iter()
+            .find(|p| p.name() == func.name)
+            .map(|p| (p, args.as_slice())),
         _ => None,
     }
 }
@@ -471,6 +482,12 @@ impl Checker {
                     out.push(Stmt { kind, span });
                 }
             }
+            S::Call(call) if perm_call(call).is_some() => {
+                let (op, args) = perm_call(call).expect("a permission statement");
+                if let Ok(kind) = self.perm(op, args, &span) {
+                    out.push(Stmt { kind, span });
+                }
+            }
             S::Call(call) => match atomic_call(call) {
                 Some((op, args)) => {
                     if let Ok(kind) = self.atomic(op, args, None, &span) {
@@ -696,6 +713,54 @@ impl Checker {
     /// `[result =] op(A[i], args...)`: S-ATOMIC on an `int`/`uint` element of a writable
     /// array; the operands are converted to the element's type, and the result variable
     /// must have that type.
+    /// `__perm_take(A[i], num, den)` (`__perm_read(A[i])` for the checks of an access).
+    fn perm(&mut self, op: PermOp, args: &[ast::Expr], span: &Span) -> Res<StmtKind> {
+        let name = op.name();
+        let want = if op.moves() { 3 } else { 1 };
+        let element = match args {
+            [e, ..] if args.len() == want => match &e.kind {
+                ast::ExprKind::Index { array, indices } => Some((array, indices)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some((array, indices)) = element else {
+            return self.err(
+                format!(
+                    "`{name}` takes an array element `A[i]`{}",
+                    if op.moves() {
+                        " and a fraction's numerator and denominator"
+                    } else {
+                        ""
+                    }
+                ),
+                span,
+            );
+        };
+        let (array, index) = self.element(array, indices)?;
+        let mut amount = Vec::new();
+        for a in &args[1..] {
+            let e = self.expr(a)?;
+            if !e.ty.is_integer() {
+                return self.err("a fraction's parts must be integers", &a.span);
+            }
+            amount.push(cast(e, Ty::Long));
+        }
+        let one = || Expr {
+            kind: ExprKind::Lit(Lit::Long(1)),
+            ty: Ty::Long,
+            span: span.clone(),
+        };
+        let den = amount.pop().unwrap_or_else(one);
+        let num = amount.pop().unwrap_or_else(one);
+        Ok(StmtKind::Perm {
+            op,
+            array,
+            index,
+            amount: [num, den],
+        })
+    }
+
     fn atomic(
         &mut self,
         op: AtomicOp,

@@ -194,6 +194,15 @@ impl Kernel {
             .any(|s| matches!(s.kind, StmtKind::Barrier { flags: Some(_), .. }))
     }
 
+    /// Whether the kernel moves or checks permissions ([`StmtKind::Perm`]): only the
+    /// reference semantics keeps their table.
+    pub fn has_permissions(&self) -> bool {
+        self.blocks
+            .iter()
+            .flatten()
+            .any(|s| matches!(s.kind, StmtKind::Perm { .. }))
+    }
+
     /// Whether the kernel has an atomic statement. Atomics are not races, but two of them
     /// on one element do not commute: a race-free kernel with atomics may end in several
     /// final stores, so one execution does not decide the others.
@@ -319,6 +328,75 @@ pub enum StmtKind {
     /// where it stands; a false `cond` is a fault of its own kind. Reading `cond` is not an
     /// access for races (an annotation observes the state, it is not part of the program).
     Check { annotation: Annotation, cond: Expr },
+    /// `__perm_take(A[e], num, den)`, ... : a transfer of the fraction `num/den` of the
+    /// permission to element `A[e]` (VerCors's `Perm(A[e], num\den)`), or the check that
+    /// the thread holds enough of it for an access ([`PermOp`]). Run by the reference
+    /// semantics only (the fast executor falls back to it); a thread without the fraction
+    /// it needs is a fault. Not an access for races: it reads no element.
+    Perm {
+        op: PermOp,
+        array: ArrayId,
+        index: Vec<Expr>,
+        amount: [Expr; 2],
+    },
+}
+
+/// What a [`StmtKind::Perm`] does with a fraction of a permission. Permissions are held by
+/// each thread, by a pool of what the kernel holds and no thread does (all of every
+/// element when the launch starts), and by the launch's caller (what the kernel's
+/// precondition leaves out); see `interp::perm`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum PermOp {
+    /// Caller → pool: the kernel's precondition (`__perm_lend`).
+    Lend,
+    /// Pool → caller: the kernel's postcondition, and all of every element before a
+    /// kernel's precondition is lent (`__perm_reclaim`).
+    Reclaim,
+    /// Pool → thread: a thread's precondition (`__perm_take`).
+    Take,
+    /// Thread → pool: a thread's postcondition (`__perm_give`).
+    Give,
+    /// Thread → its work-group's barrier: a barrier's precondition (`__perm_arrive`).
+    Arrive,
+    /// Work-group's barrier → thread: a barrier's postcondition (`__perm_depart`).
+    Depart,
+    /// The thread holds a positive fraction: before a read (`__perm_read`).
+    Read,
+    /// The thread holds all of it: before a write (`__perm_write`).
+    Write,
+}
+
+impl PermOp {
+    pub const ALL: [PermOp; 8] = [
+        PermOp::Lend,
+        PermOp::Reclaim,
+        PermOp::Take,
+        PermOp::Give,
+        PermOp::Arrive,
+        PermOp::Depart,
+        PermOp::Read,
+        PermOp::Write,
+    ];
+
+    /// The spelling in the core and in `.ksim`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PermOp::Lend => "__perm_lend",
+            PermOp::Reclaim => "__perm_reclaim",
+            PermOp::Take => "__perm_take",
+            PermOp::Give => "__perm_give",
+            PermOp::Arrive => "__perm_arrive",
+            PermOp::Depart => "__perm_depart",
+            PermOp::Read => "__perm_read",
+            PermOp::Write => "__perm_write",
+        }
+    }
+
+    /// Whether the statement carries a fraction (`A[e], num, den`) rather than `A[e]`
+    /// alone.
+    pub fn moves(self) -> bool {
+        !matches!(self, PermOp::Read | PermOp::Write)
+    }
 }
 
 /// GPUVerify's specification annotations, checked at run time by S-ASSERT. The front ends

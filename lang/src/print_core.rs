@@ -103,6 +103,9 @@ fn block(k: &Kernel, b: BlockId, depth: usize, out: &mut String) {
             StmtKind::Check { annotation, cond } => {
                 let _ = writeln!(out, "{pad}{}({});", annotation.name(), top(k, cond));
             }
+            StmtKind::Perm { .. } => {
+                let _ = writeln!(out, "{pad}{};", perm_text(k, &s.kind));
+            }
             StmtKind::Atomic {
                 op,
                 array,
@@ -127,6 +130,26 @@ fn block(k: &Kernel, b: BlockId, depth: usize, out: &mut String) {
             }
         }
     }
+}
+
+/// A permission statement ([`StmtKind::Perm`]) as `.ksim` writes it:
+/// `__perm_take(A[i], 1, 2)`, `__perm_read(A[i])`.
+pub fn perm_text(k: &Kernel, s: &StmtKind) -> String {
+    let StmtKind::Perm {
+        op,
+        array,
+        index,
+        amount,
+    } = s
+    else {
+        return String::new();
+    };
+    let idx: String = index.iter().map(|i| format!("[{}]", top(k, i))).collect();
+    let mut call = format!("{}({}{idx}", op.name(), k.arrays[*array].name);
+    if op.moves() {
+        call += &format!(", {}, {}", top(k, &amount[0]), top(k, &amount[1]));
+    }
+    call + ")"
 }
 
 /// An expression in a position that needs no parentheses of its own.

@@ -25,7 +25,7 @@ pub fn load(
 }
 
 /// The lowering's notes, one `note: file:line:col: text` line each, and one line saying
-/// that permissions are not checked when the program has some.
+/// that permissions are checked, and where, when the program has some.
 pub fn notes(src: &Source, c: &lang::pvl::Compiled) -> String {
     let mut s: String = c
         .notes
@@ -34,7 +34,7 @@ pub fn notes(src: &Source, c: &lang::pvl::Compiled) -> String {
         .collect();
     if c.permissions {
         s.push_str(&format!(
-            "note: {}: permissions are not checked yet (Perm, PointsTo, Value and \\forall* over them are read and kept); functional specifications are checked\n",
+            "note: {}: permissions are checked (Perm, PointsTo, Value, \\forall* over them; every read and write), on the reference semantics: the fast executor falls back to it\n",
             src.path
         ));
     }

@@ -620,6 +620,10 @@ pub(crate) fn compile(launch: &Launch, warp: bool) -> Result<Program, Unsupporte
             "barrier fence flags computed at run time (per work-item barrier epochs)",
         );
     }
+    if kernel.has_permissions() {
+        // The permission table ([`crate::perm`]) is kept by the reference semantics only.
+        return unsupported("permission statements (the reference semantics checks them)");
+    }
     let monoid = launch.monoid;
     // Under `--uninit check` one mask register per 64 variables follows the variables.
     let masks = if launch.checks_uninit() {
@@ -1199,6 +1203,11 @@ impl Compiler<'_> {
                     let check = (self.checks.len() - 1) as u32;
                     self.code.push(Inst::Assert { c, site, check });
                     self.done();
+                }
+                StmtKind::Perm { .. } => {
+                    return unsupported(
+                        "permission statements (the reference semantics checks them)",
+                    )
                 }
                 StmtKind::Barrier { fence, .. } => {
                     let steps = self.steps()?;

@@ -22,13 +22,16 @@
 //! condition: `lo <= i && i < hi`); a top-level `\forall` checks its body inside the loop,
 //! so that a violation shows the value of the bound variable. `\old(e)` in an `ensures` is
 //! `e` saved when the block (or method) starts. Permissions (`Perm`, `PointsTo`, `Value`,
-//! `\forall*` over them) are kept in the syntax tree and not checked: the caller says so.
+//! `\forall*` over them) move between the caller, the threads and the barriers, and every
+//! access is checked against them: see [`perm`].
 
 use super::ast::*;
 use crate::ast::{self as k, ex, ident, set, st};
-use crate::core::Annotation;
+use crate::core::{Annotation, PermOp};
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
+
+mod perm;
 
 /// A remark about what the lowering did not check.
 #[derive(Clone, Debug)]
@@ -42,7 +45,7 @@ pub struct Note {
 pub struct Lowered {
     pub kernel: k::Kernel,
     pub notes: Vec<Note>,
-    /// Whether some clause holds permissions (which are not checked yet).
+    /// Whether some clause holds permissions (which are then checked).
     pub permissions: bool,
 }
 
@@ -154,7 +157,8 @@ fn check_stmt(a: Annotation, cond: k::Expr, span: &Span) -> k::Stmt {
     )
 }
 
-/// Whether `e` speaks of permissions only (and so is not checked yet).
+/// Whether `e` speaks of permissions only (and so is no functional check: [`perm`]
+/// lowers it).
 fn is_permission(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Call(f, _) => matches!(f.name.as_str(), "Perm" | "PointsTo" | "Value"),
@@ -244,7 +248,9 @@ struct Lowerer<'p> {
     depth: usize,
     fresh: usize,
     notes: Vec<Note>,
-    permissions: bool,
+    /// Whether the method's specifications hold permissions: then they are moved and
+    /// every access is checked ([`perm`]).
+    check_permissions: bool,
     /// The name of the work-group `par` block (barriers name it).
     block_name: Option<String>,
     /// The name of the grid `par` block (when nested).
@@ -313,7 +319,7 @@ pub fn lower(program: &Program, method: Option<&str>) -> Result<Lowered, Vec<Dia
         depth: 0,
         fresh: 0,
         notes: Vec::new(),
-        permissions: false,
+        check_permissions: false,
         block_name: None,
         grid_name: None,
     };
@@ -321,7 +327,7 @@ pub fn lower(program: &Program, method: Option<&str>) -> Result<Lowered, Vec<Dia
         Ok(kernel) => Ok(Lowered {
             kernel,
             notes: l.notes,
-            permissions: l.permissions,
+            permissions: l.check_permissions,
         }),
         Err(Fail::Error(d)) => Err(vec![d]),
         Err(Fail::Skip(why)) => Err(vec![Diagnostic::new(why, m.span.clone())]),
@@ -436,6 +442,7 @@ impl Lowerer<'_> {
                 );
             }
         }
+        self.check_permissions = perm::mentions_permission(m);
         self.block_name = group.name.as_ref().map(|n| n.name.clone());
         self.grid_name = grid.and_then(|g| g.name.as_ref().map(|n| n.name.clone()));
 
@@ -608,6 +615,19 @@ impl Lowerer<'_> {
                 &mut post,
             );
             method_old = self.old.take().unwrap_or_default();
+            if self.check_permissions {
+                self.lend(m, &mut pre)?;
+                self.perm_clauses(
+                    &m.contract,
+                    &[
+                        ClauseKind::Ensures,
+                        ClauseKind::Context,
+                        ClauseKind::ContextEverywhere,
+                    ],
+                    PermOp::Reclaim,
+                    &mut post,
+                )?;
+            }
             if !pre.is_empty() || !method_old.is_empty() {
                 let mut pre_all = method_old.clone();
                 pre_all.extend(pre);
@@ -653,6 +673,14 @@ impl Lowerer<'_> {
         } else if m.contract.iter().any(|c| matches!(c, Clause::Spec { .. })) {
             self.note(&m.name.span, "the method's contract is not checked for a launch of several work-groups (work-groups cannot wait for each other)");
         }
+        if let Some(g) = grid.filter(|_| self.check_permissions) {
+            if g.contract
+                .iter()
+                .any(|c| matches!(c, Clause::Spec { expr, .. } if perm::has_permission(expr)))
+            {
+                self.note(&g.span, "the grid block's permissions are not split per work-group: each work-item takes its own block's from what the method holds");
+            }
+        }
         let mut contract = group.contract.clone();
         if let Some(g) = grid {
             contract.extend(g.contract.iter().cloned());
@@ -682,6 +710,20 @@ impl Lowerer<'_> {
         );
         let saved = self.old.take().unwrap_or_default();
         out.extend(saved);
+        if self.check_permissions {
+            self.perm_clauses(
+                &group.contract,
+                &[ClauseKind::Requires, ClauseKind::Context],
+                PermOp::Take,
+                &mut out,
+            )?;
+            self.perm_clauses(
+                &group.contract,
+                &[ClauseKind::Ensures, ClauseKind::Context],
+                PermOp::Give,
+                &mut post,
+            )?;
+        }
         for s in &group.body.stmts {
             self.stmt(s, &everywhere, &mut out)?;
         }
@@ -737,7 +779,6 @@ impl Lowerer<'_> {
     /// the loop, `c ==> b` checks `b` under `if (c)`.
     fn check(&mut self, a: Annotation, e: &Expr, span: &Span, out: &mut Vec<k::Stmt>) -> Res<()> {
         if is_permission(e) {
-            self.permissions = true;
             return Ok(());
         }
         match &e.kind {
@@ -917,10 +958,7 @@ impl Lowerer<'_> {
                 }
             },
             ExprKind::Call(f, args) => match f.name.as_str() {
-                "Perm" | "PointsTo" | "Value" => {
-                    self.permissions = true;
-                    ex(k::ExprKind::Bool(true), s)
-                }
+                "Perm" | "PointsTo" | "Value" => ex(k::ExprKind::Bool(true), s),
                 _ => self.call(f, args, s, pre)?,
             },
             ExprKind::Special(f, args) => match (f.name.as_str(), args.as_slice()) {
@@ -1146,16 +1184,16 @@ impl Lowerer<'_> {
             StmtKind::Decl { ty, name: n, init } => {
                 let ty = self.ty(ty)?;
                 let init = init.as_ref().map(|i| self.expr(i, out)).transpose()?;
-                out.push(st(k::StmtKind::Decl { ty, name: rident(n), init }, sp));
+                self.push_checked(st(k::StmtKind::Decl { ty, name: rident(n), init }, sp), out);
             }
             StmtKind::Assign { target, value } => {
                 let value = self.expr(value, out)?;
                 let target = self.lvalue(target, out)?;
-                out.push(st(k::StmtKind::Assign { target, op: k::AssignOp::Set, value }, sp));
+                self.push_checked(st(k::StmtKind::Assign { target, op: k::AssignOp::Set, value }, sp), out);
             }
             StmtKind::Step { target, decrement } => {
                 let target = self.lvalue(target, out)?;
-                out.push(st(k::StmtKind::Step { target, decrement: *decrement }, sp));
+                self.push_checked(st(k::StmtKind::Step { target, decrement: *decrement }, sp), out);
             }
             StmtKind::Call(e) => return err("a method call as a statement is not supported yet", &e.span),
             StmtKind::If { cond, then, els } => {
@@ -1170,13 +1208,13 @@ impl Lowerer<'_> {
                     }
                     None => None,
                 };
-                out.push(st(
+                self.push_checked(st(
                     k::StmtKind::If {
                         arms: vec![k::IfArm { cond: c, then: block(t, &then.span), span: sp.clone() }],
                         els,
                     },
                     sp,
-                ));
+                ), out);
             }
             StmtKind::While { contract, cond, body } => {
                 self.loop_(contract, everywhere, None, cond, None, body, sp, out)?
@@ -1203,8 +1241,14 @@ impl Lowerer<'_> {
                     return err(format!("`barrier({})` names no enclosing `par` block", n.name), &n.span);
                 }
                 self.clauses(contract, &[ClauseKind::Requires, ClauseKind::Context], Annotation::Assert, out);
+                if self.check_permissions {
+                    self.perm_clauses(contract, &[ClauseKind::Requires, ClauseKind::Context], PermOp::Arrive, out)?;
+                }
                 out.push(st(k::StmtKind::Barrier(k::Fence::BOTH), sp));
                 self.clauses(contract, &[ClauseKind::Ensures, ClauseKind::Context], Annotation::Assert, out);
+                if self.check_permissions {
+                    self.perm_clauses(contract, &[ClauseKind::Ensures, ClauseKind::Context], PermOp::Depart, out)?;
+                }
             }
             StmtKind::Assert(e) => {
                 let mut v = Vec::new();
@@ -1229,6 +1273,12 @@ impl Lowerer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `s` after the permission checks of its own accesses.
+    fn push_checked(&self, s: k::Stmt, out: &mut Vec<k::Stmt>) {
+        self.access_checks(&s, out);
+        out.push(s);
     }
 
     /// A loop with its invariants checked at each arrival at its head.
@@ -1272,6 +1322,9 @@ impl Lowerer<'_> {
             self.stmt(s, everywhere, &mut b)?;
         }
         b.extend(inv);
+        // The condition's reads are checked at each arrival at the loop's head.
+        self.read_checks(&c, &mut b);
+        self.read_checks(&c, &mut v);
         v.push(st(
             k::StmtKind::While {
                 cond: c,

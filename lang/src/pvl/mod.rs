@@ -1,8 +1,8 @@
 //! The PVL front end: VerCors's programs (`.pvl`) → parser ([`parse`], to the PVL syntax
 //! tree [`ast`]) → lowering of one method ([`lower`], to ksim's surface syntax tree
 //! [`crate::ast`]) → the existing checker ([`crate::check`]) → the core form every engine
-//! runs. Functional specifications become checked annotations; permissions are parsed
-//! and kept but not checked yet.
+//! runs. Functional specifications become checked annotations, permissions the core's
+//! permission statements (see [`lower`]).
 
 pub mod ast;
 pub mod lower;
@@ -15,7 +15,7 @@ use crate::diag::Diagnostic;
 pub struct Compiled {
     pub kernel: crate::core::Kernel,
     pub notes: Vec<lower::Note>,
-    /// Whether the method's specifications hold permissions (not checked yet).
+    /// Whether the method's specifications hold permissions (then checked).
     pub permissions: bool,
 }
 

@@ -140,9 +140,7 @@ fn run_clang(
             .arg(header);
     }
     // `#include "x.h"` next to the main file, also when its folder is gone.
-    cmd
-        .arg("-iquote")
-        .arg(absolute(dir));
+    cmd.arg("-iquote").arg(absolute(dir));
     if let Some(yaml) = overlay.write().map_err(fail)? {
         cmd.arg("-ivfsoverlay").arg(yaml);
     }
