@@ -18,10 +18,12 @@ fn explore(args: &[&str], jobs: usize) -> Output {
     ksim(&all)
 }
 
-/// The JSON model without its timing fields (the only ones that may differ between runs).
+/// The JSON model without its timing fields (the only ones that may differ between runs)
+/// and `jobs_ignored` (why more than one job was not used: it depends on `--jobs` alone).
 fn untimed_json(o: &Output) -> serde_json::Value {
     let mut v = json(o);
     let obj = v.as_object_mut().expect("an object");
+    obj.remove("jobs_ignored");
     let timing = ["time_s", "executions_per_s"];
     fn strip(v: &mut serde_json::Value, keys: &[&str]) {
         match v {
@@ -46,11 +48,11 @@ fn untimed_json(o: &Output) -> serde_json::Value {
     v
 }
 
-/// The text summary without its timing line.
+/// The text summary without its timing line and its `--jobs` line.
 fn untimed_text(o: &Output) -> String {
     stdout(o)
         .lines()
-        .filter(|l| !l.starts_with("time:"))
+        .filter(|l| !l.starts_with("time:") && !l.starts_with("--jobs:"))
         .collect::<Vec<_>>()
         .join("\n")
 }

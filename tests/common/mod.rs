@@ -31,6 +31,15 @@ pub fn text(o: &Output) -> String {
     )
 }
 
+/// [`text`] without `run`'s last line, `engine: ...`: what two engines print is compared
+/// without the line that names the engine.
+pub fn text_without_engine(o: &Output) -> String {
+    (text(o).lines())
+        .filter(|l| !l.starts_with("engine: "))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
