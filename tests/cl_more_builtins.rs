@@ -6,24 +6,7 @@
 //! with `gpu compare` where an OpenCL device is there. Skipped without Debian's `clang-15`.
 
 mod common;
-
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn has_clang() -> bool {
-    Command::new("clang-15").arg("--version").output().is_ok()
-}
-
-/// `ksim ARGS` in `dir` with the clang front end.
-fn ksim_clang(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ksim"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("KSIM_CL_FRONTEND", "clang")
-        .output()
-        .expect("ksim runs")
-}
+use common::{has_clang, ksim_clang};
 
 /// The buffers `ksim run` prints (`NAME ... = v0 v1 ...`), by name.
 fn buffers(out: &str) -> Vec<(String, Vec<String>)> {

@@ -4,24 +4,9 @@
 //! Skipped when Debian's `clang-15` is not installed (scripts/test.sh installs it).
 
 mod common;
+use common::{has_clang, ksim_clang};
 
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn has_clang() -> bool {
-    Command::new("clang-15").arg("--version").output().is_ok()
-}
-
-/// `ksim ARGS` in `dir` with the clang front end.
-fn ksim_clang(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ksim"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("KSIM_CL_FRONTEND", "clang")
-        .output()
-        .expect("ksim runs")
-}
+use std::process::Command;
 
 const SHIFT: &str = "#define N 4
 typedef struct { int a; float b[2]; } S;

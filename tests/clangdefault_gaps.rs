@@ -4,24 +4,7 @@
 //! a virtual file system overlay). Skipped when Debian's `clang-15` is not installed.
 
 mod common;
-
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn has_clang() -> bool {
-    Command::new("clang-15").arg("--version").output().is_ok()
-}
-
-/// `ksim ARGS` in `dir` with the clang front end.
-fn ksim_clang(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ksim"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("KSIM_CL_FRONTEND", "clang")
-        .output()
-        .expect("ksim runs")
-}
+use common::{has_clang, ksim_clang};
 
 /// `__read_permission(int, A[i])` takes a type as its first argument; the access
 /// predicates with an address space in their name and `__atomic_implies` are declared.
