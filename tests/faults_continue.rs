@@ -364,10 +364,7 @@ fn both_engines_agree_on_runs_that_go_on_past_faults() {
                 let mut a = a.clone();
                 a.extend_from_slice(&["--engine", e]);
                 let (code, mut v) = run(&dir, &a);
-                // What differs by engine: the schedule's recording and the engine's name.
-                for key in ["schedule", "engine", "fallback_reason"] {
-                    v.as_object_mut().unwrap().remove(key);
-                }
+                without_engine(&mut v);
                 (code, v)
             };
             let (fast, reference) = (engine("fast"), engine("reference"));
@@ -388,9 +385,17 @@ fn both_engines_agree_on_runs_that_go_on_past_faults() {
                 .output()
                 .unwrap();
             let mut v = json(&o);
-            v.as_object_mut().unwrap().remove("schedule");
+            without_engine(&mut v);
             assert_eq!(v, fast.1, "{name} {extra:?} in parallel chunks");
         }
+    }
+}
+
+/// `run --json`'s model without what differs by engine: the schedule's recording and the
+/// engine's name.
+fn without_engine(v: &mut Value) {
+    for key in ["schedule", "engine", "fallback_reason"] {
+        v.as_object_mut().unwrap().remove(key);
     }
 }
 
