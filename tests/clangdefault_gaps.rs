@@ -155,3 +155,32 @@ fn as_type_and_short_initializer_lists_keep_their_values() {
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(t.contains("= 9 34 1 1065353216"), "{t}");
 }
+
+/// A macro that expands to 200 million tokens (trust_cl's bomb) keeps clang busy for
+/// minutes: ksim gives up after its time bound with a message, exit 2, never a hang.
+#[test]
+fn a_macro_bomb_is_refused_after_clangs_time_bound() {
+    if !has_clang() {
+        return;
+    }
+    let d = common::tmp("clangdefault-bomb");
+    let a0 = format!("1{}", "+1".repeat(20_000));
+    let a1 = " A0".repeat(100);
+    let a2 = " A1".repeat(100);
+    std::fs::write(
+        d.join("bomb.cl"),
+        format!(
+            "#define A0 {a0}\n#define A1 {a1}\n#define A2 {a2}\n\
+             kernel void k(global int *out) {{ out[0] = A2; }}"
+        ),
+    )
+    .unwrap();
+    let o = ksim_clang(&d, &["check", "bomb.cl"]);
+    assert_eq!(o.status.code(), Some(2), "{}", common::text(&o));
+    let t = common::text(&o);
+    assert!(
+        t.contains("clang-15 took more than 60 s on this file")
+            || t.contains("syntax tree clang-15 gives for this file is over"),
+        "{t}"
+    );
+}

@@ -23,9 +23,11 @@ use crate::ast::Span;
 use crate::diag::Diagnostic;
 use convert::Spans;
 use json::Loc;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Duration;
+use wait_timeout::ChildExt;
 
 /// The clang ksim runs: Debian's versioned binary (`apt install clang-15`).
 const CLANG: &str = "clang-15";
@@ -170,12 +172,91 @@ fn run_clang(
     let mut stdin = child.stdin.take().expect("piped");
     let text = map.files[0].text.clone();
     let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
-    let out = child
-        .wait_with_output()
-        .map_err(|e| fail(format!("{CLANG}: {e}")))?;
+    let stdout = read_tree(child.stdout.take().expect("piped"), TREE_BYTES);
+    let stderr = read_at_most(child.stderr.take().expect("piped"), TREE_BYTES);
+    let status = match child.wait_timeout(Duration::from_secs(CLANG_SECONDS)) {
+        Ok(Some(status)) => status,
+        Ok(None) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(fail(format!(
+                "{CLANG} took more than {CLANG_SECONDS} s on this file (a macro that \
+                 expands without end?): ksim gave up"
+            )));
+        }
+        Err(e) => return Err(fail(format!("{CLANG}: {e}"))),
+    };
     // clang may stop reading early (a fatal error): its messages say why.
     let _ = writer.join();
-    Ok(out)
+    let joined = |r: std::thread::JoinHandle<std::io::Result<Vec<u8>>>| {
+        r.join()
+            .unwrap_or_else(|_| Ok(Vec::new()))
+            .map_err(|e| fail(format!("{CLANG}: {e}")))
+    };
+    let (stdout, stderr) = (joined(stdout)?, joined(stderr)?);
+    if stdout.len() as u64 >= TREE_BYTES {
+        return Err(fail(format!(
+            "the syntax tree {CLANG} gives for this file is over {} MiB (a macro that \
+             expands to millions of tokens?): ksim gave up",
+            TREE_BYTES >> 20
+        )));
+    }
+    Ok(std::process::Output {
+        status,
+        stdout,
+        stderr,
+    })
+}
+
+/// How long clang may take on one file: far more than any real kernel needs (GPUVerify's
+/// take under a second each), so that a macro that expands without end is an error, not
+/// a hang (the hand-written preprocessor bounded the expanded program instead).
+const CLANG_SECONDS: u64 = 60;
+
+/// The most of clang's output ksim keeps: the syntax tree of a kernel of thousands of
+/// lines is tens of MiB once its indentation is dropped ([`read_tree`]).
+const TREE_BYTES: u64 = 1 << 30;
+
+/// Reads clang's JSON tree on a thread of its own without the spaces that start its lines
+/// (the indentation, two per level, is most of the text of a deep tree: a sum of 3,000
+/// terms is nested 6,000 levels deep), at most `limit` bytes of the rest (then the pipe
+/// is closed, and clang gets an error writing). JSON strings hold no raw line breaks, so
+/// no string loses a space.
+fn read_tree(
+    r: impl std::io::Read + Send + 'static,
+    limit: u64,
+) -> std::thread::JoinHandle<std::io::Result<Vec<u8>>> {
+    std::thread::spawn(move || {
+        let mut r = r;
+        let (mut out, mut buf, mut line_start) = (Vec::new(), vec![0u8; 1 << 16], true);
+        while (out.len() as u64) < limit {
+            let n = match r.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            for &b in &buf[..n] {
+                if !(line_start && b == b' ') {
+                    line_start = b == b'\n';
+                    out.push(b);
+                }
+            }
+        }
+        Ok(out)
+    })
+}
+
+/// Reads `r` on a thread of its own, at most `limit` bytes (then the pipe is closed, and
+/// a writer still writing gets an error).
+fn read_at_most(
+    r: impl std::io::Read + Send + 'static,
+    limit: u64,
+) -> std::thread::JoinHandle<std::io::Result<Vec<u8>>> {
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        r.take(limit).read_to_end(&mut out).map(|_| out)
+    })
 }
 
 fn absolute(p: &Path) -> PathBuf {
