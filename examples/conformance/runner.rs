@@ -31,7 +31,8 @@
 //!   bytes, little-endian: its members, 32-bit each in ksim, take 4 bytes each in order),
 //!   else the scaled work-group size
 //!   (`1.0` for floats, `true` for bools); a launch with such open integer scalars is also
-//!   run with them all set to 0 and to 1 when it finds nothing (GPUVerify treats an open scalar as arbitrary, so
+//!   run with them all set to 0 and to 1 when it finds nothing (also where the work-group size
+//!   violates the precondition and a value tried after it meets it; GPUVerify treats an open scalar as arbitrary, so
 //!   its verdict speaks of every value; an offset, index or pointer choice degenerates at
 //!   0 or 1), a finding at those values counting like one at the work-group size and
 //!   marked with the value (`race on A (open scalars = 0)`), a run that violates the
@@ -562,8 +563,10 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
         };
         match run_launch(&c, h, &local, &groups, size, value) {
             Ok(mut found) => {
-                if found.is_empty() && used.get() && matches!(open, OpenScalars::GroupSize) {
-                    for other in OpenScalars::SAMPLES {
+                // The samples also where the work-group size violated the precondition
+                // and a later value met it (`__requires(offset < 1024)` at 1024 threads).
+                if found.is_empty() && used.get() {
+                    for other in OpenScalars::SAMPLES.into_iter().filter(|&o| o != open) {
                         let Ok(more) =
                             run_launch(&c, h, &local, &groups, size, |k| other.value(k, w))
                         else {
@@ -607,7 +610,7 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
 /// for preconditions that ask scalars to differ), then each integer constant written in
 /// the kernel's `__requires` (preconditions that fix a scalar or a struct member:
 /// `__requires(q.a == 5)`), in the order they appear.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 enum OpenScalars {
     GroupSize,
     Zero,
@@ -620,7 +623,8 @@ enum OpenScalars {
 }
 
 impl OpenScalars {
-    /// The other values a launch at the work-group size is also run with: GPUVerify treats
+    /// The other values a launch at the first value that meets the precondition (the
+    /// work-group size, else the next of [`OpenScalars::ALL`]) is also run with: GPUVerify treats
     /// an open scalar as arbitrary, so its verdict speaks of every value, and the values
     /// where an offset, an index or a pointer choice degenerates (0, 1) are where kernels
     /// differ most from the work-group size.
