@@ -16,6 +16,14 @@ fn explore(extra: &[&str]) -> std::process::Output {
     ksim(&args)
 }
 
+/// `ksim run` of the same launch with `--schedule schedule` (and `extra`).
+fn run_with(schedule: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["run", RACY, "-D", "n=4", "--input", "in=iota"];
+    args.extend_from_slice(&["--schedule", schedule]);
+    args.extend_from_slice(extra);
+    ksim(&args)
+}
+
 #[test]
 fn each_final_store_is_reproduced_by_its_schedule() {
     let out = explore(&["--exhaustive"]);
@@ -31,17 +39,7 @@ fn each_final_store_is_reproduced_by_its_schedule() {
     assert_eq!(stores.len(), 2, "{summary}");
     assert_ne!(stores[0].0, stores[1].0, "{summary}");
     for (schedule, values) in stores {
-        let run = ksim(&[
-            "run",
-            RACY,
-            "-D",
-            "n=4",
-            "--input",
-            "in=iota",
-            "--schedule",
-            schedule,
-            "--json",
-        ]);
+        let run = run_with(schedule, &["--json"]);
         let doc = json(&run);
         // One instance: `[[...]]`.
         let got: Vec<String> = doc["arrays"]["out"][0]
@@ -128,31 +126,13 @@ fn pct_runs_without_a_depth_at_depth_3() {
 
 #[test]
 fn a_written_out_schedule_that_is_malformed_is_a_usage_error() {
-    let out = ksim(&[
-        "run",
-        RACY,
-        "-D",
-        "n=4",
-        "--input",
-        "in=iota",
-        "--schedule",
-        "0 1×0",
-    ]);
+    let out = run_with("0 1×0", &[]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(
         text(&out).contains("`1×0` is not a run of a schedule"),
         "{}",
         text(&out)
     );
-    let out = ksim(&[
-        "run",
-        RACY,
-        "-D",
-        "n=4",
-        "--input",
-        "in=iota",
-        "--schedule",
-        "0 9",
-    ]);
+    let out = run_with("0 9", &[]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }

@@ -355,25 +355,16 @@ impl ExplorationModel {
 
 /// `0×5 1×3 2 ...`: a schedule in a line (at most `max` runs).
 pub fn short_schedule(s: &Schedule, max: usize) -> String {
-    let mut parts: Vec<String> = s
-        .runs
-        .iter()
-        .take(max)
-        .map(|&(t, n)| {
-            if n == 1 {
-                format!("{t}")
-            } else {
-                format!("{t}×{n}")
-            }
-        })
-        .collect();
-    if s.runs.len() > max {
-        parts.push(format!("... ({} runs in all)", s.runs.len()));
+    if s.runs.is_empty() {
+        return "(empty)".into();
     }
-    if parts.is_empty() {
-        "(empty)".into()
+    let head = Schedule {
+        runs: s.runs.iter().take(max).copied().collect(),
+    };
+    if s.runs.len() > max {
+        format!("{} ... ({} runs in all)", head.text(), s.runs.len())
     } else {
-        parts.join(" ")
+        head.text()
     }
 }
 
