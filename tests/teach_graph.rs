@@ -38,9 +38,9 @@ fn finals(g: &serde_json::Value) -> BTreeSet<String> {
         .collect()
 }
 
-/// Each edge as (source label, thread, target label, racy): comparable across graphs,
-/// whose node numbers differ.
-fn labelled_edges(g: &serde_json::Value) -> BTreeSet<(String, u64, String, bool)> {
+/// Each edge as (source label, thread (none for a K-BARRIER), target label, racy):
+/// comparable across graphs, whose node numbers differ.
+fn labelled_edges(g: &serde_json::Value) -> BTreeSet<(String, Option<u64>, String, bool)> {
     let label = |i: &serde_json::Value| {
         nodes(g)[i.as_u64().unwrap() as usize]["label"]
             .as_str()
@@ -51,7 +51,7 @@ fn labelled_edges(g: &serde_json::Value) -> BTreeSet<(String, u64, String, bool)
         .map(|e| {
             (
                 label(&e["from"]),
-                e["thread"].as_u64().unwrap(),
+                e["thread"].as_u64(),
                 label(&e["to"]),
                 e["racy"] == true,
             )
@@ -81,16 +81,16 @@ fn assert_reduction_of(none: &serde_json::Value, por: &serde_json::Value) {
 
 #[test]
 fn por_on_a_race_free_kernel_with_a_barrier_has_fewer_configurations() {
-    // swap_halves: 7 configurations in all (tests/teach_cli.rs counts them). Race-free, so
-    // source-DPOR runs each barrier interval along one interleaving: t0 writes, t1 writes
-    // (the K-BARRIER fires), then t1 (the thread that ran last keeps running) and t0 read
-    // and write: 5 configurations, 4 steps, one of them firing the barrier.
+    // swap_halves: 8 configurations in all (tests/teach_cli.rs counts them). Race-free, so
+    // source-DPOR runs each barrier interval along one interleaving: t0 writes, t1 writes,
+    // the K-BARRIER fires (its own step), then t0 and t1 read and write: 6 configurations,
+    // 5 steps, one of them the K-BARRIER.
     let (none, por) = both(&["tests/kernels/swap_halves.ksim"]);
-    assert_eq!(nodes(&none).len(), 7);
-    assert_eq!(nodes(&por).len(), 5, "{por:#}");
-    assert_eq!(edges(&por).len(), 4);
+    assert_eq!(nodes(&none).len(), 8);
+    assert_eq!(nodes(&por).len(), 6, "{por:#}");
+    assert_eq!(edges(&por).len(), 5);
     let fired = (edges(&por).iter())
-        .filter(|e| !e["barriers"].as_array().unwrap().is_empty())
+        .filter(|e| e["rule"] == "K-BARRIER" && e["thread"].is_null())
         .count();
     assert_eq!(fired, 1);
     assert_reduction_of(&none, &por);
@@ -171,10 +171,10 @@ fn por_says_what_was_reduced_in_every_format() {
     let (dot, err) = run("dot");
     assert!(err.contains("--reduce por"), "{err}");
     assert!(
-        err.contains("5 configurations (1 final), 4 steps (0 racy)"),
+        err.contains("6 configurations (1 final), 5 steps (0 racy, 0 first accesses of a race)"),
         "{err}"
     );
-    assert!(err.contains("1 executions, 0 pruned"), "{err}");
+    assert!(err.contains("1 execution, 0 pruned"), "{err}");
     let parsed = graphviz_rust::parse(&dot).expect("DOT parses");
     assert!(matches!(
         parsed,
@@ -182,7 +182,8 @@ fn por_says_what_was_reduced_in_every_format() {
     ));
     assert!(dot.contains("label=\"--reduce por: what ksim explore --exhaustive visits"));
     let (svg, _) = run("svg");
-    assert!(svg.contains("--reduce por: what ksim explore --exhaustive visits"));
+    // Graphviz writes each `-` as `&#45;`.
+    assert!(svg.contains("reduce por: what ksim explore &#45;&#45;exhaustive visits"));
     let g = graph(&["tests/kernels/swap_halves.ksim", "--reduce", "por"]);
     assert!(g["legend"]
         .as_str()

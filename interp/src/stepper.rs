@@ -347,59 +347,8 @@ impl<'a> Stepper<'a> {
     /// arrays with the cells the last K-STEP wrote.
     pub fn config(&self) -> Config {
         let launch = self.launch;
-        let k = &launch.kernel;
         let threads = (0..launch.threads())
-            .map(|t| {
-                let vars = (0..k.vars.len())
-                    .map(|v| {
-                        (
-                            crate::notation::var_name(k, v),
-                            self.state.var(t, v).clone(),
-                        )
-                    })
-                    .collect();
-                let (status, next) = match self.state.status(launch, t) {
-                    ThreadStatus::Terminated => (Status::Done, None),
-                    ThreadStatus::AtBarrier => {
-                        let span = self.state.next_span(launch, t).expect("at a barrier");
-                        (
-                            Status::AtBarrier { span: span.clone() },
-                            Some(("barrier".into(), span)),
-                        )
-                    }
-                    ThreadStatus::Runnable => {
-                        // A dry run of the step tells the rule (S-ITE-T or -F, ...).
-                        let span = self.state.next_span(launch, t).expect("runnable");
-                        match self.state.step(launch, t) {
-                            Ok((_, info)) => {
-                                let text = crate::notation::find_stmt(k, &info.span, info.rule)
-                                    .map(|s| crate::notation::stmt(k, s))
-                                    .unwrap_or_default();
-                                (
-                                    Status::Enabled {
-                                        rule: Ok(info.rule),
-                                    },
-                                    Some((text, span)),
-                                )
-                            }
-                            Err(f) => (
-                                Status::Enabled {
-                                    rule: Err(f.kind.to_string()),
-                                },
-                                Some((String::new(), span)),
-                            ),
-                        }
-                    }
-                };
-                ThreadView {
-                    thread: t,
-                    group: t / launch.local_size,
-                    local: t % launch.local_size,
-                    vars,
-                    next,
-                    status,
-                }
-            })
+            .map(|t| thread_view(launch, &self.state, t))
             .collect();
         let memory = self.state.memory(launch);
         let written: Option<&Elem> = self.last.as_ref().and_then(|s| s.info.write.as_ref());
@@ -429,5 +378,56 @@ impl<'a> Stepper<'a> {
             arrays,
             is_final: self.state.is_final(),
         }
+    }
+}
+
+/// Thread `t` of `state` as the configuration view shows it: the paper's ⟨σ_v, ss⟩ with its
+/// next statement in core form and the rule its next step would apply (a dry run of the
+/// step), for `ksim step` and the nodes of `ksim graph`.
+pub fn thread_view(launch: &Launch, state: &State, t: usize) -> ThreadView {
+    let k = &launch.kernel;
+    let vars = (0..k.vars.len())
+        .map(|v| (crate::notation::var_name(k, v), state.var(t, v).clone()))
+        .collect();
+    let (status, next) = match state.status(launch, t) {
+        ThreadStatus::Terminated => (Status::Done, None),
+        ThreadStatus::AtBarrier => {
+            let span = state.next_span(launch, t).expect("at a barrier");
+            (
+                Status::AtBarrier { span: span.clone() },
+                Some(("barrier".into(), span)),
+            )
+        }
+        ThreadStatus::Runnable => {
+            // A dry run of the step tells the rule (S-ITE-T or -F, ...).
+            let span = state.next_span(launch, t).expect("runnable");
+            match state.step(launch, t) {
+                Ok((_, info)) => {
+                    let text = crate::notation::find_stmt(k, &info.span, info.rule)
+                        .map(|s| crate::notation::stmt(k, s))
+                        .unwrap_or_default();
+                    (
+                        Status::Enabled {
+                            rule: Ok(info.rule),
+                        },
+                        Some((text, span)),
+                    )
+                }
+                Err(f) => (
+                    Status::Enabled {
+                        rule: Err(f.kind.to_string()),
+                    },
+                    Some((String::new(), span)),
+                ),
+            }
+        }
+    };
+    ThreadView {
+        thread: t,
+        group: t / launch.local_size,
+        local: t % launch.local_size,
+        vars,
+        next,
+        status,
     }
 }

@@ -1,11 +1,14 @@
 //! The reachable configurations of one launch as a graph, for teaching (issue 12): PLT
 //! Redex's `traces` window for the interleaving semantics.
 //!
-//! Nodes are kernel states (σ_A, K), found breadth-first from the initial one; an edge is
-//! one K-STEP of one thread (followed, as in every engine, by the K-BARRIERs it enables,
-//! which the edge records). Equal states reached along different interleavings are one
-//! node: the graph is a DAG whose paths from the root are the executions. This is the full
-//! interleaving graph (no reduction), so it is for tiny launches: two or three threads.
+//! Nodes are kernel states (σ_A, K), found breadth-first from the initial one; a node keeps
+//! every thread's ⟨σ_v, ss⟩ (its variables and next statement), so distinct configurations
+//! never look alike. An edge is one K-STEP of one thread, or one K-BARRIER (Figure 7's →k
+//! rule as its own step): a configuration where a work-group's K-BARRIER is enabled has that
+//! step as its only one, since every engine fires a barrier as soon as it is enabled. Equal
+//! states reached along different interleavings are one node: the graph's paths from the
+//! root are the executions. This is the full interleaving graph (no reduction), so it is for
+//! tiny launches: two or three threads.
 //!
 //! With `--reduce por` ([`explored`]) the graph is the part of it that the exhaustive
 //! explorer visits, so that students see what state caching and partial-order reduction
@@ -17,7 +20,8 @@
 //! orders the element's memory space came between them, judged exactly as the exhaustive
 //! explorer judges its races ([`interp::race::step_races_live`], with the thread's epochs
 //! that the state records; a barrier that fences only the other space does not order the
-//! pair). A race is marked where its second access happens, as race reports do.
+//! pair). The step that made that earlier access is marked too ([`Edge::race_first`]), so
+//! both accesses of the pair of Definition 5.2 are drawn.
 //!
 //! A K-BARRIER that fires with the threads of a group at different barriers, or some of
 //! them terminated, is barrier divergence (undefined on a device): the edge that fires it
@@ -25,6 +29,7 @@
 
 use interp::race::Access;
 use interp::reference::{Elem, Rule, State, StepInfo, ThreadStatus};
+use interp::stepper::{thread_view, ThreadView};
 use interp::{Fault, Launch, Memory};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -45,6 +50,8 @@ pub struct Node {
     pub memory: Memory,
     /// Per thread (global index).
     pub points: Vec<Point>,
+    /// Per thread: its variables, next statement in core form and status.
+    pub threads: Vec<ThreadView>,
     /// Barrier epoch per work-group.
     pub epochs: Vec<u64>,
     pub is_final: bool,
@@ -59,12 +66,15 @@ pub struct Node {
 pub struct Edge {
     pub from: usize,
     pub to: usize,
-    /// Global thread index.
-    pub thread: usize,
+    /// Global thread index of a K-STEP; `None` for a K-BARRIER.
+    pub thread: Option<usize>,
     pub rule: Rule,
-    /// Work-groups whose K-BARRIER fired after the step.
+    /// Work-groups whose K-BARRIER this step fired (a K-BARRIER edge only).
     pub barriers: Vec<usize>,
+    /// The step completes a race: it makes the second access of the pair.
     pub racy: bool,
+    /// The step makes the first access of a race that a later step completes.
+    pub race_first: bool,
     /// The K-BARRIER the step fired was divergent: why.
     pub divergence: Option<String>,
 }
@@ -87,13 +97,6 @@ pub enum Reduce {
     Por,
 }
 
-/// The initial configuration: every barrier enabled at the start has fired.
-fn initial(launch: &Launch) -> State {
-    let mut initial = State::initial(launch);
-    while !initial.fire_ready_barriers(launch).is_empty() {}
-    initial
-}
-
 /// The K-STEPs enabled in `state`: each enabled thread's successor (before the barriers it
 /// enables fire) and step, and the faults of the threads whose step faults.
 type Expansion = (Vec<(usize, State, StepInfo)>, Vec<Fault>);
@@ -114,8 +117,8 @@ fn expand(launch: &Launch, state: &State) -> Expansion {
     (steps, faults)
 }
 
-/// Fires the K-BARRIERs a step enabled; the groups whose barrier fired, and the message of
-/// a divergent one.
+/// Fires the K-BARRIERs enabled in `to`; the groups whose barrier fired (none when no
+/// barrier is enabled), and the message of a divergent one.
 fn fire(launch: &Launch, to: &mut State) -> (Vec<usize>, Option<String>) {
     let (mut barriers, mut divergence) = (Vec::new(), None);
     loop {
@@ -143,8 +146,15 @@ fn accesses_of(launch: &Launch, state: &State, t: usize, info: &StepInfo) -> Acc
 }
 
 /// A step as an edge: the configuration it leads to, its rule, the groups whose K-BARRIER
-/// it fired, the message of a divergent one, and its accesses.
+/// it fired, the message of a divergent one, and its accesses (none for a K-BARRIER).
 type StepEdge = (State, Rule, Vec<usize>, Option<String>, Accesses);
+
+/// The K-BARRIER step out of `state`, when one is enabled there.
+fn barrier_edge(launch: &Launch, state: &State) -> Option<StepEdge> {
+    let mut to = state.clone();
+    let (barriers, divergence) = fire(launch, &mut to);
+    (!barriers.is_empty()).then(|| (to, Rule::KBarrier, barriers, divergence, Vec::new()))
+}
 
 /// The edge for thread `t`'s step among `steps` (an [`Expansion`] of `state`), with the
 /// configuration it leads to and the step's accesses (its raciness is decided once the
@@ -156,10 +166,8 @@ fn edge_of(
     t: usize,
 ) -> Option<StepEdge> {
     let (_, to, info) = steps.iter().find(|(u, _, _)| *u == t)?;
-    let mut to = to.clone();
-    let (barriers, divergence) = fire(launch, &mut to);
     let acc = accesses_of(launch, state, t, info);
-    Some((to, info.rule, barriers, divergence, acc))
+    Some((to.clone(), info.rule, Vec::new(), None, acc))
 }
 
 /// Marks the racy edges (see the module documentation): per configuration, every access
@@ -183,6 +191,13 @@ fn mark_races(launch: &Launch, graph: &mut Graph, states: &[State], acc: &[Acces
             past[e.to].extend(add);
         }
     }
+    // Per node, the edges into it (for the search back from a racy step).
+    let mut into: Vec<Vec<usize>> = vec![Vec::new(); graph.nodes.len()];
+    for (i, e) in graph.edges.iter().enumerate() {
+        into[e.to].push(i);
+    }
+    let froms: Vec<usize> = graph.edges.iter().map(|e| e.from).collect();
+    let mut first_of_race = vec![false; graph.edges.len()];
     for (e, a) in graph.edges.iter_mut().zip(acc) {
         let state = &states[e.from];
         let live = |el: &Elem, x: &Access, _: &Access| {
@@ -193,9 +208,47 @@ fn mark_races(launch: &Launch, graph: &mut Graph, states: &[State], acc: &[Acces
         let first: Vec<(&Elem, Access)> =
             past[e.from].iter().map(|(el, x)| (el, x.clone())).collect();
         let second: Vec<(&Elem, Access)> = a.iter().map(|(el, x)| (el, x.clone())).collect();
-        e.racy = interp::race::step_races_live(&first, &second, live)
-            .iter()
-            .any(|r| !r.benign());
+        let races: Vec<_> = interp::race::step_races_live(&first, &second, live)
+            .into_iter()
+            .filter(|r| !r.benign())
+            .collect();
+        e.racy = !races.is_empty();
+        for r in &races {
+            mark_first_access(&into, &froms, acc, e.from, r, &mut first_of_race);
+        }
+    }
+    for (e, first) in graph.edges.iter_mut().zip(first_of_race) {
+        e.race_first = first;
+    }
+}
+
+/// Marks in `marked` the steps on some path from the root to configuration `at` that make
+/// the first access of `race` (an access equal to it, on its element): a search back over
+/// the edges `into` each node (edge `i` leaves node `froms[i]`).
+fn mark_first_access(
+    into: &[Vec<usize>],
+    froms: &[usize],
+    acc: &[Accesses],
+    at: usize,
+    race: &interp::race::Race,
+    marked: &mut [bool],
+) {
+    let mut seen = vec![false; into.len()];
+    let mut todo = vec![at];
+    seen[at] = true;
+    while let Some(n) = todo.pop() {
+        for &i in &into[n] {
+            marked[i] |= acc[i].iter().any(|(el, x)| {
+                (el.array, el.instance) == (race.array, race.instance)
+                    && el.index == race.index
+                    && *x == race.first
+            });
+            let from = froms[i];
+            if !seen[from] {
+                seen[from] = true;
+                todo.push(from);
+            }
+        }
     }
 }
 
@@ -238,9 +291,13 @@ pub fn reachable(launch: &Launch, max_states: usize) -> Graph {
 
 /// [`reachable`], with the state of each node.
 fn reachable_states(launch: &Launch, max_states: usize) -> (Graph, Vec<State>) {
-    breadth_first(launch, initial(launch), max_states, false, |_, steps| {
-        steps.iter().map(|&(t, _, _)| t).collect()
-    })
+    breadth_first(
+        launch,
+        State::initial(launch),
+        max_states,
+        false,
+        |_, steps| steps.iter().map(|&(t, _, _)| t).collect(),
+    )
 }
 
 /// The graph from `initial`, numbered breadth-first, with an edge for each thread that
@@ -263,12 +320,19 @@ fn breadth_first(
     let mut next = 0;
     while next < ids.states.len() {
         let state = ids.states[next].clone();
-        let (steps, faults) = expand(launch, &state);
-        for t in threads(&state, &steps) {
-            let Some((to, rule, barriers, divergence, a)) = edge_of(launch, &state, &steps, t)
-            else {
-                continue;
+        // An enabled K-BARRIER is the configuration's only step (it fires at once).
+        let (out, faults): (Vec<(Option<usize>, StepEdge)>, Vec<Fault>) =
+            match barrier_edge(launch, &state) {
+                Some(e) => (vec![(None, e)], Vec::new()),
+                None => {
+                    let (steps, faults) = expand(launch, &state);
+                    let out = (threads(&state, &steps).into_iter())
+                        .filter_map(|t| Some((Some(t), edge_of(launch, &state, &steps, t)?)))
+                        .collect();
+                    (out, faults)
+                }
             };
+        for (thread, (to, rule, barriers, divergence, a)) in out {
             let Some(id) = ids.get(to) else {
                 graph.truncated = true;
                 continue;
@@ -276,10 +340,11 @@ fn breadth_first(
             graph.edges.push(Edge {
                 from: next,
                 to: id,
-                thread: t,
+                thread,
                 rule,
                 barriers,
                 racy: false,
+                race_first: false,
                 divergence,
             });
             acc.push(a);
@@ -319,7 +384,7 @@ fn breadth_first(
 /// The explorer's summary comes with the graph: its executions, pruned ones (cache hits,
 /// sleep-set blocked) and verdict say what the reduction saved.
 pub fn explored(launch: &Launch, max_states: usize) -> (Graph, crate::Summary) {
-    let mut ids = Ids::new(initial(launch), max_states);
+    let mut ids = Ids::new(State::initial(launch), max_states);
     // Per configuration number: the threads the search ran from it, in order.
     let mut ran: Vec<Vec<usize>> = Vec::new();
     let mut truncated = false;
@@ -339,7 +404,7 @@ pub fn explored(launch: &Launch, max_states: usize) -> (Graph, crate::Summary) {
     // initial one as in `reachable` (the search found them depth-first).
     let (mut graph, states) = breadth_first(
         launch,
-        ids.states[0].clone(),
+        State::initial(launch),
         max_states,
         truncated,
         |state, _| {
@@ -352,12 +417,12 @@ pub fn explored(launch: &Launch, max_states: usize) -> (Graph, crate::Summary) {
     // when it completes a race in some execution, explored or not. So it is taken from the
     // full graph, where that has the step (within `max_states`).
     let (full, full_states) = reachable_states(launch, max_states);
-    let racy: HashMap<(&State, usize), bool> = (full.edges.iter())
-        .map(|e| ((&full_states[e.from], e.thread), e.racy))
+    let racy: HashMap<(&State, Option<usize>), (bool, bool)> = (full.edges.iter())
+        .map(|e| ((&full_states[e.from], e.thread), (e.racy, e.race_first)))
         .collect();
     for e in &mut graph.edges {
-        if let Some(&r) = racy.get(&(&states[e.from], e.thread)) {
-            e.racy = r;
+        if let Some(&(second, first)) = racy.get(&(&states[e.from], e.thread)) {
+            (e.racy, e.race_first) = (second, first);
         }
     }
     (graph, summary)
@@ -378,6 +443,9 @@ fn node(launch: &Launch, state: &State, faults: Vec<Fault>) -> Node {
     Node {
         memory: state.memory(launch),
         points,
+        threads: (0..launch.threads())
+            .map(|t| thread_view(launch, state, t))
+            .collect(),
         epochs: (0..launch.groups).map(|g| state.epoch(g)).collect(),
         is_final: state.is_final(),
         faults,

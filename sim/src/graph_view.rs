@@ -1,10 +1,13 @@
 //! Views of the reachable-configuration graph ([`crate::graph`]) for `ksim graph`: node
-//! labels, Graphviz DOT, JSON, and an SVG laid out by ksim itself (no Graphviz needed).
+//! labels, Graphviz DOT, JSON, and SVG: the DOT graph laid out by Graphviz's `dot` where it
+//! is installed, else by the `layout-rs` crate (a Sugiyama layout in Rust), so that no
+//! drawing of ksim's own places labels on top of each other.
 
-use crate::graph::{Graph, Node, Point};
+use crate::explore::model::plural;
+use crate::graph::{Edge, Graph, Node};
 use crate::text::{elem_name, SourceText};
-use crate::timeline::esc;
 use crate::Summary;
+use interp::stepper::Status;
 use interp::Launch;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -12,12 +15,18 @@ use std::fmt::Write as _;
 /// What the graph holds, in one line: its size, and for the explored part
 /// ([`crate::graph::explored`], with the explorer's `summary`) what the reductions saved.
 pub fn legend(g: &Graph, summary: Option<&Summary>) -> String {
+    let count = |n: usize, one: &str, many: &str| plural(n as u64, one, many);
     let mut size = format!(
-        "{} configurations ({} final), {} steps ({} racy)",
-        g.nodes.len(),
+        "{} ({} final), {} ({} racy, {} of a race)",
+        count(g.nodes.len(), "configuration", "configurations"),
         g.nodes.iter().filter(|n| n.is_final).count(),
-        g.edges.len(),
-        g.edges.iter().filter(|e| e.racy).count()
+        count(g.edges.len(), "step", "steps"),
+        g.edges.iter().filter(|e| e.racy).count(),
+        count(
+            g.edges.iter().filter(|e| e.race_first).count(),
+            "first access",
+            "first accesses"
+        )
     );
     let divergent = g.edges.iter().filter(|e| e.divergence.is_some()).count();
     if divergent > 0 {
@@ -31,13 +40,14 @@ pub fn legend(g: &Graph, summary: Option<&Summary>) -> String {
     };
     let mut line = format!(
         "--reduce por: what ksim explore --exhaustive visits (state caching at barrier \
-         points, partial-order reduction); {size}; {} executions, {} pruned ({} barrier-state \
-         cache hits, {} sleep-set blocked), {} races found, {}",
-        s.complete,
+         points, partial-order reduction); {size}; {}, {} pruned ({} barrier-state \
+         cache {}, {} sleep-set blocked), {} found, {}",
+        plural(s.complete, "execution", "executions"),
         s.pruned,
         s.cache_hits,
+        if s.cache_hits == 1 { "hit" } else { "hits" },
         s.sleep_blocked,
-        s.races.len(),
+        plural(s.races.len() as u64, "race", "races"),
         s.verdict
     );
     for off in [s.caching_off, s.reduction_off].into_iter().flatten() {
@@ -58,7 +68,8 @@ pub fn json(
     let nodes: Vec<_> = (g.nodes.iter().zip(labels).enumerate())
         .map(|(id, (n, l))| {
             json!({"id": id, "label": l, "final": n.is_final,
-            "points": n.points, "epochs": n.epochs, "faults": n.faults,
+            "points": n.points, "threads": threads_json(n), "epochs": n.epochs,
+            "faults": n.faults,
             "divergences": n.divergences,
             "arrays": arrays_json(launch, n)})
         })
@@ -73,6 +84,18 @@ pub fn json(
         "explorer": explorer, "nodes": nodes, "edges": g.edges, "truncated": g.truncated})
 }
 
+/// Per thread: its variables (values in the paper's notation) and next statement.
+fn threads_json(n: &Node) -> serde_json::Value {
+    (n.threads.iter())
+        .map(|t| {
+            let vars: Vec<_> = (t.vars.iter())
+                .map(|(name, v)| json!([name, interp::notation::value(v)]))
+                .collect();
+            json!({"vars": vars, "next": t.next.as_ref().map(|(text, _)| text)})
+        })
+        .collect()
+}
+
 fn arrays_json(launch: &Launch, n: &Node) -> serde_json::Value {
     let m: serde_json::Map<String, serde_json::Value> = launch
         .kernel
@@ -84,8 +107,10 @@ fn arrays_json(launch: &Launch, n: &Node) -> serde_json::Value {
     serde_json::Value::Object(m)
 }
 
-/// A node's label: `x = 0 1` per array instance, then `t0 @3  t1 barrier@5  t2 done`
-/// (source lines; `t0 @helper.h:3` in an included file), then the faults its threads' steps raise.
+/// A node's label, the configuration (σ_A, K) of Figure 7: `x = 0 1` per array instance,
+/// then a line per thread with its variables and where it stands (`@3: x[0] := tid`, the
+/// next statement in core form; `barrier@5`; `done`; `@helper.h:3` in an included file),
+/// then the faults its threads' steps raise.
 pub fn label(src: SourceText<'_>, launch: &Launch, n: &Node) -> String {
     let mut lines = Vec::new();
     for (a, instances) in n.memory.arrays.iter().enumerate() {
@@ -98,18 +123,40 @@ pub fn label(src: SourceText<'_>, launch: &Launch, n: &Node) -> String {
             ));
         }
     }
-    let line = |off: usize| src.at(off);
-    let points: Vec<String> = n
-        .points
-        .iter()
-        .enumerate()
-        .map(|(t, p)| match p {
-            Point::At(off) => format!("t{t} @{}", line(*off)),
-            Point::Barrier(off) => format!("t{t} barrier@{}", line(*off)),
-            Point::Done => format!("t{t} done"),
+    let threads: Vec<(String, String)> = (n.threads.iter())
+        .map(|t| {
+            let vars: Vec<String> = (t.vars.iter())
+                .map(|(name, v)| format!("{name}={}", interp::notation::value(v)))
+                .collect();
+            let at = match (&t.status, &t.next) {
+                (Status::Done, _) => "done".to_string(),
+                (Status::AtBarrier { span }, _) => format!("barrier@{}", src.at(span.start)),
+                (Status::Enabled { .. }, Some((text, span))) => {
+                    // A step that would fault has no core form: its source.
+                    let text = if text.is_empty() {
+                        src.statement(span)
+                    } else {
+                        text.clone()
+                    };
+                    format!("@{}: {text}", src.at(span.start))
+                }
+                (Status::Enabled { .. }, None) => "enabled".to_string(),
+            };
+            let name = format!("t{}", t.thread);
+            match vars.is_empty() {
+                true => (name, at),
+                false => (format!("{name} {}", vars.join(" ")), at),
+            }
         })
         .collect();
-    lines.push(points.join("  "));
+    let width = threads
+        .iter()
+        .map(|(v, _)| v.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (vars, at) in threads {
+        lines.push(format!("{}  {at}", crate::pad::left(&vars, width)));
+    }
     for f in &n.faults {
         lines.push(format!("fault: {}", f.kind));
     }
@@ -117,6 +164,29 @@ pub fn label(src: SourceText<'_>, launch: &Launch, n: &Node) -> String {
         lines.push(format!("fault: barrier divergence: {d}"));
     }
     lines.join("\n")
+}
+
+/// An edge's label: `t0 S-ARRAY`, `K-BARRIER` (`K-BARRIER g1` with several work-groups),
+/// and what makes it red: `(divergent)`, `(race: 1st access)`, `(race: 2nd access)`.
+fn edge_label(e: &Edge, groups: usize) -> String {
+    let mut label = match e.thread {
+        Some(t) => format!("t{t} {}", e.rule),
+        None if groups > 1 => {
+            let g: Vec<String> = e.barriers.iter().map(|g| format!("g{g}")).collect();
+            format!("{} {}", e.rule, g.join(","))
+        }
+        None => e.rule.to_string(),
+    };
+    if e.divergence.is_some() {
+        label.push_str(" (divergent)");
+    }
+    if e.race_first {
+        label.push_str(" (race: 1st access)");
+    }
+    if e.racy {
+        label.push_str(" (race: 2nd access)");
+    }
+    label
 }
 
 fn quote(s: &str) -> String {
@@ -128,32 +198,26 @@ fn quote(s: &str) -> String {
     )
 }
 
-/// The graph in Graphviz's DOT: final configurations are double-bordered, racy steps and
-/// steps that fired a divergent barrier red, steps that fired a K-BARRIER bold with the
-/// rule in their label.
+/// The graph in Graphviz's DOT: final configurations are double-bordered; steps of a race
+/// (both accesses) and K-BARRIERs that diverge are red; K-BARRIER steps are bold.
 pub fn dot(launch: &Launch, g: &Graph, labels: &[String], legend: &str) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "digraph {} {{", quote(&launch.kernel.name));
     let _ = writeln!(s, "  labelloc=t;\n  label={};", quote(legend));
     let _ = writeln!(s, "  node [shape=box, fontname=\"monospace\"];");
+    let _ = writeln!(s, "  edge [fontname=\"monospace\", fontsize=12];");
     for (id, (n, l)) in g.nodes.iter().zip(labels).enumerate() {
         let extra = if n.is_final { ", peripheries=2" } else { "" };
-        let _ = writeln!(s, "  n{id} [label={}{extra}];", quote(l));
+        // `\l`: lines left-justified, as the columns of the label are.
+        let l = format!("{}\\l", l.replace('\n', "\\l"));
+        let _ = writeln!(s, "  n{id} [label=\"{}\"{extra}];", escape(&l));
     }
     for e in &g.edges {
-        let mut label = format!("t{} {}", e.thread, e.rule);
         let mut attrs = String::new();
-        if !e.barriers.is_empty() {
-            label.push_str(" + K-BARRIER");
+        if e.thread.is_none() {
             attrs.push_str(", style=bold");
         }
-        if e.divergence.is_some() {
-            label.push_str(" (divergent)");
-        }
-        if e.racy {
-            label.push_str(" (race)");
-        }
-        if e.racy || e.divergence.is_some() {
+        if e.racy || e.race_first || e.divergence.is_some() {
             attrs.push_str(", color=red, fontcolor=red");
         }
         let _ = writeln!(
@@ -161,134 +225,88 @@ pub fn dot(launch: &Launch, g: &Graph, labels: &[String], legend: &str) -> Strin
             "  n{} -> n{} [label={}{attrs}];",
             e.from,
             e.to,
-            quote(&label)
+            quote(&edge_label(e, launch.groups))
         );
     }
     s.push_str("}\n");
     s
 }
 
-/// A layered drawing: a configuration's row is the number of K-STEPs from the initial
-/// one (breadth-first depth), boxes in discovery order within a row, edges as straight
-/// lines from the bottom of one box to the top of the next, labelled two thirds down.
-pub fn svg(g: &Graph, labels: &[String], legend: &str) -> String {
-    const CHAR: f64 = 7.5;
-    const LINE: f64 = 15.0;
-    const GAP_X: f64 = 30.0;
-    const GAP_Y: f64 = 70.0;
-    let mut level = vec![usize::MAX; g.nodes.len()];
-    if !level.is_empty() {
-        level[0] = 0;
-    }
-    // Edges are recorded in breadth-first order of their source.
-    for e in &g.edges {
-        if level[e.to] == usize::MAX {
-            level[e.to] = level[e.from] + 1;
+/// `s` inside a DOT string: quotes and backslashes escaped, except the `\l` line ends.
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace("\\\\l", "\\l")
+        .replace('"', "\\\"")
+}
+
+/// Which layout engine drew an SVG.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Graphviz's `dot`, found on the `PATH`.
+    Graphviz,
+    /// The `layout-rs` crate, where Graphviz is not installed.
+    LayoutRs,
+}
+
+/// The DOT graph `dot_text` ([`dot`]) as SVG, laid out by Graphviz's `dot` where it is
+/// installed (`KSIM_DOT` names another program; `KSIM_DOT=none` skips it), else by
+/// `layout-rs`; with the engine that drew it.
+pub fn svg(dot_text: &str) -> Result<(String, Layout), String> {
+    let program = std::env::var("KSIM_DOT").unwrap_or_else(|_| "dot".into());
+    if program != "none" {
+        if let Some(svg) = graphviz(&program, dot_text)? {
+            return Ok((svg, Layout::Graphviz));
         }
     }
-    let rows = level
-        .iter()
-        .filter(|&&l| l != usize::MAX)
-        .max()
-        .map_or(0, |m| m + 1);
-    let size = |l: &str| {
-        let w = l.lines().map(|x| x.chars().count()).max().unwrap_or(0) as f64 * CHAR + 16.0;
-        let h = l.lines().count() as f64 * LINE + 10.0;
-        (w, h)
+    layout_rs(dot_text).map(|svg| (svg, Layout::LayoutRs))
+}
+
+/// Runs Graphviz: `None` when the program is not installed.
+fn graphviz(program: &str, dot_text: &str) -> Result<Option<String>, String> {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let child = Command::new(program)
+        .arg("-Tsvg")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot run Graphviz's `{program}`: {e}")),
     };
-    let box_w = labels.iter().map(|l| size(l).0).fold(0.0, f64::max);
-    let box_h = labels.iter().map(|l| size(l).1).fold(0.0, f64::max);
-    let mut in_row: Vec<Vec<usize>> = vec![Vec::new(); rows];
-    for (n, &l) in level.iter().enumerate() {
-        if l != usize::MAX {
-            in_row[l].push(n);
-        }
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let input = dot_text.to_string();
+    // Written from another thread: `dot` may fill its output pipe before reading all input.
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("Graphviz's `{program}` failed: {e}"))?;
+    let _ = writer.join();
+    if !out.status.success() {
+        return Err(format!(
+            "Graphviz's `{program}` failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
     }
-    let widest = in_row.iter().map(Vec::len).max().unwrap_or(1) as f64;
-    // The legend above the graph, a line per `;`-separated part.
-    let legend: Vec<&str> = legend.split("; ").collect();
-    let legend_w = legend.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64 * CHAR;
-    let width = (widest * (box_w + GAP_X) + GAP_X).max(legend_w + 16.0);
-    let top = LINE * (legend.len() as f64 + 0.5);
-    let height = top + rows as f64 * (box_h + GAP_Y) + GAP_Y / 2.0;
-    let mut pos = vec![(0.0, 0.0); g.nodes.len()];
-    for (r, nodes) in in_row.iter().enumerate() {
-        let row_w = nodes.len() as f64 * (box_w + GAP_X) - GAP_X;
-        for (i, &n) in nodes.iter().enumerate() {
-            let x = (width - row_w) / 2.0 + i as f64 * (box_w + GAP_X);
-            let y = top + GAP_Y / 2.0 + r as f64 * (box_h + GAP_Y);
-            pos[n] = (x, y);
-        }
-    }
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="12">"#
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    for (i, line) in legend.iter().enumerate() {
-        let y = LINE * (i as f64 + 1.0);
-        let _ = writeln!(s, r#"<text x="8" y="{y}">{}</text>"#, esc(line));
-    }
-    for e in &g.edges {
-        let (fx, fy) = pos[e.from];
-        let (tx, ty) = pos[e.to];
-        let (x1, y1, x2, y2) = (fx + box_w / 2.0, fy + box_h, tx + box_w / 2.0, ty);
-        let color = if e.racy || e.divergence.is_some() {
-            "red"
-        } else {
-            "black"
-        };
-        let stroke = if e.barriers.is_empty() { 1.2 } else { 3.0 };
-        let mut label = format!("t{} {}", e.thread, e.rule);
-        if !e.barriers.is_empty() {
-            label.push_str(" + K-BARRIER");
-        }
-        if e.divergence.is_some() {
-            label.push_str(" (divergent)");
-        }
-        if e.racy {
-            label.push_str(" (race)");
-        }
-        let _ = writeln!(
-            s,
-            r#"<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{color}" stroke-width="{stroke}"/><circle cx="{x2}" cy="{y2}" r="3" fill="{color}"/><text x="{}" y="{}" fill="{color}" text-anchor="middle" font-size="10">{}</text>"#,
-            // Two thirds of the way down: edges leaving one box diverge, so their labels
-            // do not overlap there as they would at the common start.
-            x1 + (x2 - x1) * 2.0 / 3.0,
-            y1 + (y2 - y1) * 2.0 / 3.0,
-            esc(&label)
-        );
-    }
-    for (n, node) in g.nodes.iter().enumerate() {
-        if level[n] == usize::MAX {
-            continue;
-        }
-        let (x, y) = pos[n];
-        let _ = writeln!(
-            s,
-            r#"<rect x="{x}" y="{y}" width="{box_w}" height="{box_h}" fill="white" stroke="black"/>"#
-        );
-        if node.is_final {
-            let _ = writeln!(
-                s,
-                r#"<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="black"/>"#,
-                x + 3.0,
-                y + 3.0,
-                box_w - 6.0,
-                box_h - 6.0
-            );
-        }
-        for (i, line) in labels[n].lines().enumerate() {
-            let _ = writeln!(
-                s,
-                r#"<text x="{}" y="{}">{}</text>"#,
-                x + 8.0,
-                y + 5.0 + LINE * (i as f64 + 0.8),
-                esc(line)
-            );
-        }
-    }
-    s.push_str("</svg>\n");
-    s
+    String::from_utf8(out.stdout)
+        .map(Some)
+        .map_err(|_| format!("Graphviz's `{program}` wrote SVG that is not UTF-8"))
+}
+
+/// Lays the DOT graph out with `layout-rs`.
+fn layout_rs(dot_text: &str) -> Result<String, String> {
+    use layout::backends::svg::SVGWriter;
+    use layout::gv::{DotParser, GraphBuilder};
+    let graph = DotParser::new(dot_text)
+        .process()
+        .map_err(|e| format!("layout-rs cannot read the graph: {e}"))?;
+    let mut builder = GraphBuilder::new();
+    builder.visit_graph(&graph);
+    let mut visual = builder.get();
+    let mut svg = SVGWriter::new();
+    visual.do_it(false, false, false, &mut svg);
+    Ok(svg.finalize())
 }

@@ -9,7 +9,8 @@ use sim::graph_view;
 pub enum GraphFormat {
     /// Graphviz: `ksim graph ... | dot -Tsvg > graph.svg`.
     Dot,
-    /// Laid out by ksim (one row per number of steps taken), no Graphviz needed.
+    /// The DOT graph laid out by Graphviz's `dot` where installed, else by the
+    /// `layout-rs` crate.
     Svg,
     Json,
 }
@@ -60,7 +61,18 @@ pub fn graph(args: &GraphArgs) -> CmdResult {
         .collect();
     match args.format {
         GraphFormat::Dot => print!("{}", graph_view::dot(&launch, &g, &labels, &legend)),
-        GraphFormat::Svg => print!("{}", graph_view::svg(&g, &labels, &legend)),
+        GraphFormat::Svg => {
+            let dot = graph_view::dot(&launch, &g, &labels, &legend);
+            let (svg, layout) = graph_view::svg(&dot).map_err(Failure::usage)?;
+            print!("{svg}");
+            eprintln!(
+                "laid out by {}",
+                match layout {
+                    graph_view::Layout::Graphviz => "Graphviz's dot",
+                    graph_view::Layout::LayoutRs => "layout-rs (Graphviz's dot is not installed)",
+                }
+            );
+        }
         GraphFormat::Json => {
             let doc = graph_view::json(&launch, &g, &labels, summary.as_ref(), &legend);
             println!("{}", serde_json::to_string_pretty(&doc).expect("JSON"));
