@@ -77,9 +77,26 @@ pub struct Circuit {
     pub fanout: usize,
 }
 
+/// Why no circuit was derived.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoCircuit {
+    /// The kernel or launch is not a scan a circuit can be derived from.
+    Unfit(String),
+    /// The canonical execution races or faults (a finding: `ksim circuit` exits 1).
+    Found(String),
+}
+
+impl std::fmt::Display for NoCircuit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoCircuit::Unfit(m) | NoCircuit::Found(m) => f.write_str(m),
+        }
+    }
+}
+
 /// Derives the circuit from the canonical execution of `launch`: one work-group, one
 /// `const` input array of `T`, one other array of `T` as output.
-pub fn derive(launch: &Launch) -> Result<Circuit, String> {
+pub fn derive(launch: &Launch) -> Result<Circuit, NoCircuit> {
     let k = &launch.kernel;
     let of_t: Vec<ArrayId> = (0..k.arrays.len())
         .filter(|&a| k.arrays[a].elem == Ty::Generic)
@@ -95,15 +112,17 @@ pub fn derive(launch: &Launch) -> Result<Circuit, String> {
         .filter(|&a| !k.arrays[a].is_const)
         .collect();
     let (&[input], &[output]) = (inputs.as_slice(), outputs.as_slice()) else {
-        return Err(format!(
+        return Err(NoCircuit::Unfit(format!(
             "a circuit needs one `const` input array of T and one output array of T; `{}` has {} and {}",
             k.name,
             inputs.len(),
             outputs.len()
-        ));
+        )));
     };
     if launch.groups != 1 {
-        return Err("a circuit is derived from a launch of one work-group".into());
+        return Err(NoCircuit::Unfit(
+            "a circuit is derived from a launch of one work-group".into(),
+        ));
     }
     let mut arrays: Vec<Vec<Prov>> = (0..k.arrays.len())
         .map(|a| {
@@ -145,7 +164,9 @@ pub fn derive(launch: &Launch) -> Result<Circuit, String> {
             };
             match &stmt.kind {
                 StmtKind::Assign { var, value } if value.ty == Ty::Generic => {
-                    let p = env.prov(value).map_err(|f| f.to_string())?;
+                    let p = env
+                        .prov(value)
+                        .map_err(|f| NoCircuit::Found(f.to_string()))?;
                     vars[t][*var] = p;
                 }
                 StmtKind::Store {
@@ -153,8 +174,11 @@ pub fn derive(launch: &Launch) -> Result<Circuit, String> {
                     index,
                     value,
                 } if value.ty == Ty::Generic => {
-                    let idx = eval_index(index, &mut env).map_err(|f| f.to_string())?;
-                    let p = env.prov(value).map_err(|f| f.to_string())?;
+                    let idx =
+                        eval_index(index, &mut env).map_err(|f| NoCircuit::Found(f.to_string()))?;
+                    let p = env
+                        .prov(value)
+                        .map_err(|f| NoCircuit::Found(f.to_string()))?;
                     if let Some(off) = offset(&idx, &launch.dims[*array]) {
                         if let (Prov::Node(n), true) = (p, *array == output) {
                             if nodes[n].wire == usize::MAX {
@@ -169,15 +193,17 @@ pub fn derive(launch: &Launch) -> Result<Circuit, String> {
         }
         match st.step(t) {
             Ok(Ok(_)) => {}
-            Ok(Err(fault)) => return Err(format!("the execution faults: {fault}")),
-            Err(refusal) => return Err(refusal.to_string()),
+            Ok(Err(fault)) => {
+                return Err(NoCircuit::Found(format!("the execution faults: {fault}")))
+            }
+            Err(refusal) => return Err(NoCircuit::Unfit(refusal.to_string())),
         }
     }
     if !st.races().is_empty() {
-        return Err(format!(
+        return Err(NoCircuit::Found(format!(
             "the canonical execution has a data race on {}: the circuit of a racy kernel depends on the schedule",
             k.arrays[st.races()[0].array].name
-        ));
+        )));
     }
     for n in &mut nodes {
         if n.wire == usize::MAX {

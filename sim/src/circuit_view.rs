@@ -57,16 +57,20 @@ pub fn text_drawing(c: &Circuit) -> String {
     out
 }
 
-/// Figure 8 style: vertical wires, a dot per node at (wire, depth), a line from each
-/// operand to the node (diagonal when the operand comes from another wire).
+/// Figure 8 style: vertical wires, a dot per node at (wire, depth), and for an operand from
+/// another wire a diagonal from that wire one level above the node: the value travels down
+/// its own wire first, as Figure 8 draws Kogge-Stone. (Where the operand's wire was
+/// overwritten in between, the diagonal starts at the operand's own node, so the drawing
+/// never shows a value the wire no longer holds.) The caption is below the output labels.
 pub fn svg(c: &Circuit) -> String {
     const GAP: f64 = 48.0;
     const TOP: f64 = 40.0;
     let x = |wire: usize| 40.0 + wire as f64 * GAP;
     let y = |depth: usize| TOP + depth as f64 * GAP;
     let bottom = y(c.depth + 1);
-    let width = x(c.width) + 10.0;
-    let height = bottom + 30.0;
+    let caption = format!("depth {}, size {}, fanout {}", c.depth, c.size, c.fanout);
+    let width = (x(c.width) + 10.0).max(16.0 + caption.chars().count() as f64 * 7.0);
+    let height = bottom + 50.0;
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -78,8 +82,8 @@ pub fn svg(c: &Circuit) -> String {
             s,
             r#"<line x1="{0}" y1="{1}" x2="{0}" y2="{bottom}" stroke="gray" stroke-width="1.5"/><text x="{0}" y="{2}" text-anchor="middle">{3}[{i}]</text>"#,
             x(i),
-            TOP - 8.0,
-            TOP - 14.0,
+            TOP,
+            TOP - 10.0,
             c.input
         );
         let _ = writeln!(
@@ -90,24 +94,35 @@ pub fn svg(c: &Circuit) -> String {
             c.output
         );
     }
-    let pos = |p: Prov| -> Option<(f64, f64)> {
+    // Where an operand's value is on its wire: (wire, depth), inputs at depth 0.
+    let at = |p: Prov| -> Option<(usize, usize)> {
         match p {
-            Prov::Input(i) => Some((x(i), TOP - 8.0)),
+            Prov::Input(i) => Some((i, 0)),
             Prov::Identity => None,
-            Prov::Node(n) => Some((x(c.nodes[n].wire), y(c.nodes[n].depth))),
+            Prov::Node(n) => Some((c.nodes[n].wire, c.nodes[n].depth)),
         }
     };
     for n in &c.nodes {
-        let (nx, ny) = (x(n.wire), y(n.depth));
         for p in [n.left, n.right] {
-            if let Some((px, py)) = pos(p) {
-                if (px - nx).abs() > f64::EPSILON {
-                    let _ = writeln!(
-                        s,
-                        r#"<line x1="{px}" y1="{py}" x2="{nx}" y2="{ny}" stroke="black" stroke-width="1.5"/>"#
-                    );
-                }
+            let Some((wire, depth)) = at(p) else { continue };
+            if wire == n.wire {
+                continue;
             }
+            let overwritten =
+                (c.nodes.iter()).any(|m| m.wire == wire && m.depth > depth && m.depth < n.depth);
+            let from = if overwritten {
+                depth
+            } else {
+                depth.max(n.depth - 1)
+            };
+            let _ = writeln!(
+                s,
+                r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="black" stroke-width="1.5"/>"#,
+                x(wire),
+                y(from),
+                x(n.wire),
+                y(n.depth)
+            );
         }
     }
     for n in &c.nodes {
@@ -118,14 +133,7 @@ pub fn svg(c: &Circuit) -> String {
             y(n.depth)
         );
     }
-    let _ = writeln!(
-        s,
-        r#"<text x="8" y="{}">depth {}, size {}, fanout {}</text>"#,
-        height - 6.0,
-        c.depth,
-        c.size,
-        c.fanout
-    );
+    let _ = writeln!(s, r#"<text x="8" y="{}">{caption}</text>"#, bottom + 40.0);
     s.push_str("</svg>\n");
     s
 }

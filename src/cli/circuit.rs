@@ -4,6 +4,7 @@
 
 use super::common::*;
 use clap::Args;
+use interp::circuit::NoCircuit;
 use sim::circuit_view::{svg, text_drawing};
 use std::path::PathBuf;
 
@@ -39,7 +40,13 @@ pub fn circuit(args: &CircuitArgs) -> CmdResult {
             launch.threads()
         )));
     }
-    let c = interp::circuit::derive(&launch).map_err(Failure::usage)?;
+    let c = interp::circuit::derive(&launch).map_err(|e| match e {
+        NoCircuit::Unfit(m) => Failure::usage(m),
+        NoCircuit::Found(m) => Failure {
+            message: m,
+            code: EXIT_FOUND,
+        },
+    })?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&c).expect("JSON"));
     } else {
