@@ -163,7 +163,7 @@ fn the_saved_schedule_and_race_report_replay() {
     );
     assert_eq!(status, 200, "{r}");
     assert_eq!(r["view"]["log"], v["log"]);
-    let (status, e) = s.json("POST", &format!("/api/open"), Some(&json!({ "text": "{}" })));
+    let (status, e) = s.json("POST", "/api/open", Some(&json!({ "text": schedule })));
     assert_eq!(status, 400);
     assert!(e["error"].as_str().unwrap().contains("open one first"), "{e}");
 }
@@ -178,12 +178,15 @@ fn the_state_graph_and_the_race_timeline_are_svg() {
     let (status, g) = s.request("GET", &format!("/api/sessions/{id}/graph"), None);
     assert_eq!(status, 200, "{g}");
     assert!(g.contains("<svg"), "{g}");
+    let (id, _) = s.open(&racy());
     run(&s, &id, "race");
     let (status, t) = s.request("GET", &format!("/api/sessions/{id}/timeline"), None);
     assert_eq!(status, 200, "{t}");
     assert!(t.contains("race-first") && t.contains("race-second"), "{t}");
     // A launch too large to draw is refused with the reason.
-    let (id, _) = s.open(&racy());
+    req["defines"] = json!(["n=8"]);
+    req["inputs"] = json!(["in=iota"]);
+    let (id, _) = s.open(&req);
     let (status, e) = s.json("GET", &format!("/api/sessions/{id}/graph"), None);
     assert_eq!(status, 400);
     assert!(e["error"].as_str().unwrap().contains("at most"), "{e}");
