@@ -86,7 +86,12 @@ impl Browser {
         .stderr(Stdio::null());
         unsafe {
             cmd.pre_exec(move || {
-                if libc::dup2(read3, 3) < 0 || libc::dup2(write4, 4) < 0 {
+                // Moved above 4 first: a pipe's end may itself be fd 3 or 4.
+                let (r, w) = (
+                    libc::fcntl(read3, libc::F_DUPFD, 10),
+                    libc::fcntl(write4, libc::F_DUPFD, 10),
+                );
+                if r < 0 || w < 0 || libc::dup2(r, 3) < 0 || libc::dup2(w, 4) < 0 {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(())
@@ -199,12 +204,16 @@ impl Browser {
         }
     }
 
-    /// Whether the element lies inside the window (no scrolling needed to see it).
+    /// Whether every element the selector finds is on screen without scrolling: inside the
+    /// window, and what the window shows at its top left and bottom right corners (not
+    /// hidden by a panel's scrolling or by another element).
     fn on_screen(&mut self, selector: &str) -> bool {
         self.eval(&format!(
-            "(() => {{ const e = document.querySelector({}); if (!e) return false; \
-             const r = e.getBoundingClientRect(); \
-             return r.width > 0 && r.top >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; }})()",
+            "(() => {{ const all = [...document.querySelectorAll({})]; \
+             const seen = (e, x, y) => {{ const h = document.elementFromPoint(x, y); return !!h && e.contains(h); }}; \
+             return all.length > 0 && all.every(e => {{ const r = e.getBoundingClientRect(); \
+               return r.width > 0 && r.top >= 0 && r.bottom <= innerHeight && r.right <= innerWidth \
+                 && seen(e, r.left + 2, r.top + 2) && seen(e, r.left + 2, r.bottom - 2); }}); }})()",
             json!(selector)
         )) == json!(true)
     }
