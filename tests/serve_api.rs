@@ -84,7 +84,10 @@ fn back_undoes_a_step_and_forward_takes_it_again() {
     s.json("POST", &format!("/api/sessions/{id}/back"), None);
     let (status, e) = s.json("POST", &format!("/api/sessions/{id}/back"), None);
     assert_eq!(status, 409, "{e}");
-    assert!(e["error"].as_str().unwrap().contains("initial configuration"));
+    assert!(e["error"]
+        .as_str()
+        .unwrap()
+        .contains("initial configuration"));
 }
 
 #[test]
@@ -108,7 +111,10 @@ fn a_race_is_marked_on_both_its_steps() {
         .map(|r| r["index"].as_u64().unwrap())
         .collect();
     assert_eq!(marked, vec![first, second]);
-    assert!(race["message"].as_str().unwrap().contains("data race on out["));
+    assert!(race["message"]
+        .as_str()
+        .unwrap()
+        .contains("data race on out["));
     let out = (v["arrays"].as_array().unwrap().iter())
         .find(|a| a["name"] == "out")
         .unwrap();
@@ -154,7 +160,10 @@ fn the_saved_schedule_and_race_report_replay() {
     let (status, r) = s.json("POST", "/api/open", Some(&json!({ "text": report })));
     assert_eq!(status, 200, "{r}");
     assert_eq!(r["view"]["steps"], v["steps"]);
-    assert_eq!(r["view"]["races"][0]["first_step"], v["races"][0]["first_step"]);
+    assert_eq!(
+        r["view"]["races"][0]["first_step"],
+        v["races"][0]["first_step"]
+    );
     let (fresh, _) = s.open(&racy());
     let (status, r) = s.json(
         "POST",
@@ -165,7 +174,10 @@ fn the_saved_schedule_and_race_report_replay() {
     assert_eq!(r["view"]["log"], v["log"]);
     let (status, e) = s.json("POST", "/api/open", Some(&json!({ "text": schedule })));
     assert_eq!(status, 400);
-    assert!(e["error"].as_str().unwrap().contains("open one first"), "{e}");
+    assert!(
+        e["error"].as_str().unwrap().contains("open one first"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -196,14 +208,19 @@ fn the_state_graph_and_the_race_timeline_are_svg() {
 fn a_kernel_that_does_not_load_answers_its_diagnostic_with_the_line() {
     let s = Server::start(&[]);
     let mut req = racy();
-    let broken = req["source"].as_str().unwrap().replace("barrier();\n    for", "barrier()\n    for");
+    let broken = req["source"]
+        .as_str()
+        .unwrap()
+        .replace("barrier();\n    for", "barrier()\n    for");
     req["source"] = json!(broken);
     let (status, e) = s.json("POST", "/api/sessions", Some(&req));
     assert_eq!(status, 400, "{e}");
     let msg = e["error"].as_str().unwrap();
     assert!(msg.contains("kogge_stone_racy.ksim:"), "{msg}");
     assert!(!msg.contains('\u{1b}'), "colour codes: {msg}");
-    let line = 1 + broken[..broken.find("barrier()\n    for").unwrap()].lines().count();
+    let line = 1 + broken[..broken.find("barrier()\n    for").unwrap()]
+        .lines()
+        .count();
     assert!(
         (line - 1..=line + 1).contains(&(e["line"].as_u64().unwrap() as usize)),
         "line {} for the statement on line {line}",
@@ -219,7 +236,10 @@ fn a_kernel_that_does_not_load_answers_its_diagnostic_with_the_line() {
     req["inputs"] = json!(["in=@/etc/passwd"]);
     let (status, e) = s.json("POST", "/api/sessions", Some(&req));
     assert_eq!(status, 400, "{e}");
-    assert!(e["error"].as_str().unwrap().contains("reads no file"), "{e}");
+    assert!(
+        e["error"].as_str().unwrap().contains("reads no file"),
+        "{e}"
+    );
     req["inputs"] = json!([]);
     req["file"] = json!("../x.ksim");
     let (status, _) = s.json("POST", "/api/sessions", Some(&req));
@@ -229,7 +249,10 @@ fn a_kernel_that_does_not_load_answers_its_diagnostic_with_the_line() {
     assert_eq!(status, 400, "{e}");
     let (status, e) = s.json("GET", "/api/sessions/feedfeedfeedfeed", None);
     assert_eq!(status, 404);
-    assert!(e["error"].as_str().unwrap().contains("open the kernel again"));
+    assert!(e["error"]
+        .as_str()
+        .unwrap()
+        .contains("open the kernel again"));
     let big = json!({ "file": "k.ksim", "source": "x".repeat(600 * 1024) }).to_string();
     let (status, _) = s.request("POST", "/api/sessions", Some(&big));
     assert_eq!(status, 413);
@@ -254,7 +277,10 @@ fn sessions_and_steps_are_bounded() {
     assert_eq!(v["steps"], v["max_steps"]);
     let (status, e) = run(&s, &id, "step");
     assert_eq!(status, 409);
-    assert!(e["error"].as_str().unwrap().contains("the most a session"), "{e}");
+    assert!(
+        e["error"].as_str().unwrap().contains("the most a session"),
+        "{e}"
+    );
     s.open(&racy());
     let (status, e) = s.json("POST", "/api/sessions", Some(&racy()));
     assert_eq!(status, 503, "{e}");

@@ -67,7 +67,8 @@ fn pipe() -> (i32, i32) {
 
 impl Browser {
     fn start(chromium: &PathBuf, url: &str) -> Browser {
-        let profile = std::env::temp_dir().join(format!("ksim-serve-chromium-{}", std::process::id()));
+        let profile =
+            std::env::temp_dir().join(format!("ksim-serve-chromium-{}", std::process::id()));
         let (read3, write3) = pipe();
         let (read4, write4) = pipe();
         let mut cmd = Command::new(chromium);
@@ -110,14 +111,21 @@ impl Browser {
             session: String::new(),
             _profile: profile,
         };
-        let target = b.call("Target.createTarget", json!({ "url": "about:blank" }), false);
+        let target = b.call(
+            "Target.createTarget",
+            json!({ "url": "about:blank" }),
+            false,
+        );
         let target = target["targetId"].as_str().expect("a target").to_string();
         let attached = b.call(
             "Target.attachToTarget",
             json!({ "targetId": target, "flatten": true }),
             false,
         );
-        b.session = attached["sessionId"].as_str().expect("a session").to_string();
+        b.session = attached["sessionId"]
+            .as_str()
+            .expect("a session")
+            .to_string();
         b.viewport(1024, 768);
         b.call("Page.navigate", json!({ "url": url }), true);
         b
@@ -235,12 +243,18 @@ fn a_student_clicks_threads_and_reads_the_page() {
     // The page opens the first example: kogge_stone_racy, n = 4, in = 1,2,3,4.
     b.wait("document.querySelectorAll('#threads tbody tr').length === 4");
     assert_eq!(b.text("#step-no"), "initial configuration");
-    assert!(b.text("#threads tr[data-thread='2'] .next").contains("out[tid]"));
+    assert!(b
+        .text("#threads tr[data-thread='2'] .next")
+        .contains("out[tid]"));
 
     b.click("button.run[data-thread='2']");
     b.wait("document.querySelector('#step-no').textContent === 'step 0:'");
     assert_eq!(b.text("#rule"), "S-ARRAY");
-    assert!(b.text("#last-text").contains("out[2]: 0 -> 3"), "{}", b.text("#last-text"));
+    assert!(
+        b.text("#last-text").contains("out[2]: 0 -> 3"),
+        "{}",
+        b.text("#last-text")
+    );
     assert_eq!(b.text("#arrays td.changed"), "3");
     assert_eq!(b.text("#threads tr[data-thread='2'] .status"), "at barrier");
     assert_eq!(
@@ -264,9 +278,8 @@ fn a_student_clicks_threads_and_reads_the_page() {
         .filter_map(|s| s.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
         .collect();
     assert_eq!(steps.len(), 2, "{race}");
-    let marked = b.eval(
-        "[...document.querySelectorAll('#log li.raced')].map(li => Number(li.dataset.step))",
-    );
+    let marked = b
+        .eval("[...document.querySelectorAll('#log li.raced')].map(li => Number(li.dataset.step))");
     assert_eq!(marked, json!(steps), "both racing steps are marked");
     assert!(b.text("#races pre").contains("data race on out["));
     let raced_lines = b.eval("document.querySelectorAll('#listing div.raced').length");
@@ -299,6 +312,13 @@ fn a_student_clicks_threads_and_reads_the_page() {
     b.eval("document.querySelector('#source').value = 'kernel k(local int a[n] { }'");
     b.click("#load");
     b.wait("document.querySelector('#error').textContent.length > 0");
-    assert!(b.text("#error").contains("kogge_stone_racy.ksim:1:"), "{}", b.text("#error"));
-    assert_eq!(b.eval("document.querySelector('#source').classList.contains('hidden')"), json!(false));
+    assert!(
+        b.text("#error").contains("kogge_stone_racy.ksim:1:"),
+        "{}",
+        b.text("#error")
+    );
+    assert_eq!(
+        b.eval("document.querySelector('#source').classList.contains('hidden')"),
+        json!(false)
+    );
 }

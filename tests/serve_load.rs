@@ -16,7 +16,10 @@ use serve_support::{racy, request, Server};
 use std::time::{Duration, Instant};
 
 fn env(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// `VmRSS` and `VmHWM` of a process, in KiB.

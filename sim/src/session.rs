@@ -70,10 +70,9 @@ pub struct LaunchRequest {
 impl LaunchRequest {
     /// The request that opens the kernel and launch a race report recorded.
     pub fn of_report(report: &RaceReport) -> Result<LaunchRequest, String> {
-        let source = report
-            .source
-            .clone()
-            .ok_or("this race report keeps no kernel source (format 1): replay it with `ksim replay`")?;
+        let source = report.source.clone().ok_or(
+            "this race report keeps no kernel source (format 1): replay it with `ksim replay`",
+        )?;
         let file = Path::new(&report.kernel_path)
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
@@ -555,12 +554,10 @@ impl Session {
     /// A race report of race `id` (an index into [`View::races`]), as `ksim replay`
     /// reads it, with its file name.
     pub fn report(&self, id: usize) -> Result<(String, String), String> {
-        let race = self.races.get(id).ok_or_else(|| {
-            format!(
-                "there is no race {id}: {} found so far",
-                self.races.len()
-            )
-        })?;
+        let race = self
+            .races
+            .get(id)
+            .ok_or_else(|| format!("there is no race {id}: {} found so far", self.races.len()))?;
         let found = crate::explore::FoundRace {
             race: race.clone(),
             schedule: self.schedule().prefix(race.second.step + 1),
@@ -615,9 +612,7 @@ impl Session {
             .collect();
         let mut svg = crate::graph_view::svg(&g, &labels, &legend);
         if g.truncated {
-            svg = format!(
-                "<p>truncated at {GRAPH_MAX_STATES} configurations</p>\n{svg}"
-            );
+            svg = format!("<p>truncated at {GRAPH_MAX_STATES} configurations</p>\n{svg}");
         }
         Ok(svg)
     }

@@ -125,15 +125,17 @@ pub fn serve(args: &ServeArgs) -> CmdResult {
             ..LaunchRequest::default()
         });
     }
-    examples.extend(EXAMPLES.iter().map(|(file, source, defines, inputs)| {
-        LaunchRequest {
-            file: file.to_string(),
-            source: source.to_string(),
-            defines: defines.iter().map(|s| s.to_string()).collect(),
-            inputs: inputs.iter().map(|s| s.to_string()).collect(),
-            ..LaunchRequest::default()
-        }
-    }));
+    examples.extend(
+        EXAMPLES
+            .iter()
+            .map(|(file, source, defines, inputs)| LaunchRequest {
+                file: file.to_string(),
+                source: source.to_string(),
+                defines: defines.iter().map(|s| s.to_string()).collect(),
+                inputs: inputs.iter().map(|s| s.to_string()).collect(),
+                ..LaunchRequest::default()
+            }),
+    );
     let app = Arc::new(App {
         sessions: Mutex::new(HashMap::new()),
         examples,
@@ -379,7 +381,9 @@ async fn open(State(app): State<Arc<App>>, body: Bytes) -> ApiResult {
         return Ok(opened(id, &e.session));
     }
     let doc: serde_json::Value = serde_json::from_str(&req.text).map_err(|e| {
-        ApiError::bad(format!("neither a race report nor a schedule (not JSON: {e})"))
+        ApiError::bad(format!(
+            "neither a race report nor a schedule (not JSON: {e})"
+        ))
     })?;
     let obj = doc.get("schedule").cloned().unwrap_or(doc);
     let schedule: interp::exec::Schedule = serde_json::from_value(obj).map_err(|e| {
@@ -589,8 +593,8 @@ fn load(req: &LaunchRequest) -> Result<Loaded, ApiError> {
         file: &args.launch.file,
         text: &req.source,
     };
-    let (src, kernel, opts, _) = (args.launch.load_with(&files))
-        .map_err(|f| ApiError::bad(strip_colour(&f.message)))?;
+    let (src, kernel, opts, _) =
+        (args.launch.load_with(&files)).map_err(|f| ApiError::bad(strip_colour(&f.message)))?;
     let mut launch = Launch::new(kernel, &opts).map_err(|e| ApiError::bad(e.0))?;
     args.policy.apply(&mut launch);
     let recorded = args.launch.recorded(&src);

@@ -105,7 +105,14 @@ pub fn request(addr: &str, method: &str, path: &str, body: Option<&str>) -> (u16
     let chunked = head
         .to_ascii_lowercase()
         .contains("transfer-encoding: chunked");
-    (status, if chunked { dechunk(rest) } else { rest.to_string() })
+    (
+        status,
+        if chunked {
+            dechunk(rest)
+        } else {
+            rest.to_string()
+        },
+    )
 }
 
 fn dechunk(mut s: &str) -> String {
@@ -116,7 +123,7 @@ fn dechunk(mut s: &str) -> String {
             break;
         }
         out.push_str(&rest[..n]);
-        s = &rest[n..].trim_start_matches("\r\n");
+        s = rest[n..].trim_start_matches("\r\n");
     }
     out
 }
