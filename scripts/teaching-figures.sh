@@ -23,7 +23,7 @@ shot() { # shot URL PNG WIDTH HEIGHT [SCALE]
 # The trace page, at the step after the race's second access (step 17 of the canonical
 # schedule on ones).
 "$ksim" trace examples/kogge_stone_racy.ksim -D n=4 --input in=ones --html "$work/race.html" >/dev/null || true
-shot "file://$work/race.html#step=18" "$out/trace-page-race.png" 1600 1500
+shot "file://$work/race.html#step=17" "$out/trace-page-race.png" 1600 1500
 
 # The race timeline (found by exhaustive exploration).
 "$ksim" explore examples/kogge_stone_racy.ksim -D n=4 --exhaustive --stop-on-race --no-reports \

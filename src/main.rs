@@ -30,6 +30,12 @@ enum Command {
     /// statement (core form, with the rule that fires), choose the next thread, undo, and
     /// save the schedule for `run --schedule @FILE`. Scripted when stdin is not a terminal.
     Step(cli::step::StepArgs),
+    /// Step through executions in a web page, for the lecture hall: a local web server
+    /// (127.0.0.1 unless --bind) where a student opens a kernel (the bundled examples, the
+    /// FILEs given, or source pasted in the page), sets the launch, clicks the thread to
+    /// run next and sees the rule, the configuration, races on both steps, the state graph
+    /// and the race timeline; saves the schedule or a race report, and opens one.
+    Serve(cli::serve::ServeArgs),
     /// Derive the prefix-sum circuit a scan kernel computes from one execution (POPL 2014,
     /// Figure 8): depth, size and fanout (Table 2), as text and optionally SVG.
     Circuit(cli::circuit::CircuitArgs),
@@ -102,6 +108,7 @@ fn run(cli: &Cli) -> i32 {
         Command::Run(a) => cli::run::run(a),
         Command::Trace(a) => cli::run::trace(a),
         Command::Step(a) => cli::step::step(a),
+        Command::Serve(a) => cli::serve::serve(a),
         Command::Circuit(a) => cli::circuit::circuit(a),
         Command::Graph(a) => cli::graph::graph(a),
         Command::Explore(a) => cli::explore::explore(a),

@@ -1,7 +1,8 @@
 //! The HTML trace page of issue 12 (`ksim trace --html`, `ksim explore --html`), in a real
 //! headless browser (Debian's `chromium`; scripts/install-chromium.sh installs it): the
 //! page loads without errors, opened at `#step=K` its configuration panel is the
-//! configuration after K steps of `trace --format json`, and a screenshot of the race view
+//! configuration after step K of `trace --format json` (numbered as the trace numbers it),
+//! and a screenshot of the race view
 //! is written into the target folder.
 //!
 //! Without chromium the test prints why and passes, unless CI=true or
@@ -63,9 +64,14 @@ fn browse(chromium: &Path, profile: &Path, extra: &[&str], url: &str) -> String 
     stdout(&o)
 }
 
-/// The page's DOM opened at step `k`, and the texts of `#errors`, checked empty.
+/// The page's DOM after `k` K-STEPs (opened at `#step=K-1`, the trace's number of the
+/// k-th step; `#start` for none), and the texts of `#errors`, checked empty.
 fn dom_at(chromium: &Path, profile: &Path, page: &Path, k: u64) -> Html {
-    let url = format!("file://{}#step={k}", page.display());
+    let at = match k {
+        0 => "start".to_string(),
+        k => format!("step={}", k - 1),
+    };
+    let url = format!("file://{}#{at}", page.display());
     let dom = Html::parse_document(&browse(chromium, profile, &["--dump-dom"], &url));
     let errors: String = dom.select(&sel("#errors")).flat_map(|e| e.text()).collect();
     assert!(
@@ -237,12 +243,22 @@ fn the_page_shows_the_configuration_of_every_step_in_chromium() {
     for k in [1, 7, race_step + 1, steps] {
         let dom = dom_at(&chromium, &profile, &page, k);
         check_panel(&dom, &expected(&records, k, 4), k, 4);
+        // `#step=K` is the trace's step K: the page says that step was the last taken.
+        let desc: String = dom
+            .select(&sel("#step-desc"))
+            .flat_map(|e| e.text())
+            .collect();
+        assert!(
+            desc.starts_with(&format!("step {}:", k - 1)),
+            "#step={} shows `{desc}`",
+            k - 1
+        );
     }
 
     // The race view: the page at the race's second access, as a screenshot.
     let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("teach-html-race.png");
     let _ = std::fs::remove_file(&shot);
-    let url = format!("file://{}#step={}", page.display(), race_step + 1);
+    let url = format!("file://{}#step={race_step}", page.display());
     browse(
         &chromium,
         &profile,

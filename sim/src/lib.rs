@@ -13,6 +13,7 @@ pub mod replay;
 pub mod report;
 pub mod schedule;
 pub mod schema;
+pub mod session;
 pub mod step_view;
 pub mod text;
 pub mod timeline;

@@ -13,6 +13,7 @@ pub mod pvl;
 pub mod race_views;
 pub mod races;
 pub mod run;
+pub mod serve;
 pub mod simfile;
 pub mod step;
 pub mod trace_view;
