@@ -138,7 +138,7 @@ fn unknown_constructs_are_named_with_their_span() {
     let o = ksim(&["check", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("pvl-syntax.pvl:3:"), "{}", text(&o));
-    // `atomic` blocks parse but need a core statement ksim does not have yet.
+    // An `atomic` section names the `invariant` block it belongs to.
     let p = program(
         "pvl-atomic",
         "class C {\n  context_everywhere a.length == 4;\n  void m(int[] a) {\n    par (int t = 0 .. 4) { atomic(inv) { a[0] = t; } }\n  }\n}\n",
@@ -146,11 +146,11 @@ fn unknown_constructs_are_named_with_their_span() {
     let o = ksim(&["check", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
-        text(&o).contains("`invariant`/`atomic` blocks are not supported yet"),
+        text(&o).contains("`atomic(inv)` names no enclosing `invariant` block"),
         "{}",
         text(&o)
     );
-    assert!(text(&o).contains("pvl-atomic.pvl:4:28"), "{}", text(&o));
+    assert!(text(&o).contains("pvl-atomic.pvl:4:35"), "{}", text(&o));
 }
 
 #[test]

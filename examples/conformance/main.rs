@@ -2,6 +2,7 @@
 //! [--write docs/conformance.md]`. See `runner.rs` for the rules.
 
 mod runner;
+mod vercors;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -13,6 +14,17 @@ fn main() {
         .iter()
         .position(|a| a == "--write")
         .and_then(|i| args.get(i + 1));
+    if dir == "--vercors" {
+        let Some(dir) = args.get(1) else {
+            eprintln!("usage: conformance --vercors CORPUS_DIR [--write FILE]");
+            std::process::exit(2);
+        };
+        if let Err(e) = vercors::main(std::path::Path::new(dir), write) {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+        return;
+    }
     let report = match runner::run(std::path::Path::new(dir)) {
         Ok(r) => r,
         Err(e) => {

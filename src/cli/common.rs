@@ -50,6 +50,10 @@ pub struct ClArgs {
     /// (CUDA's third launch parameter).
     #[arg(long, value_name = "N")]
     pub shared_bytes: Option<u64>,
+    /// `.pvl`: run without checking the program's specifications (contracts, barrier
+    /// contracts, invariants, asserts, permissions), to measure what checking costs.
+    #[arg(long)]
+    pub no_specs: bool,
 }
 
 impl ClArgs {
@@ -310,7 +314,7 @@ pub fn load_with(
         return Ok((src, Arc::new(c.kernel)));
     }
     if super::pvl::is_pvl(path) {
-        let (src, c) = super::pvl::load(path, None, files)?;
+        let (src, c) = super::pvl::load(path, None, true, files)?;
         return Ok((src, Arc::new(c.kernel)));
     }
     check_source(Source::read_with(path, files)?)
@@ -442,7 +446,12 @@ impl LaunchArgs {
             let mut plain = self.clone();
             plain.cl.kernel = None;
             let opts = plain.ksim_options()?;
-            let (src, c) = super::pvl::load(&self.file, self.cl.kernel.as_deref(), &rec)?;
+            let (src, c) = super::pvl::load(
+                &self.file,
+                self.cl.kernel.as_deref(),
+                !self.cl.no_specs,
+                &rec,
+            )?;
             let notes = super::pvl::notes(&src, &c);
             (src, Arc::new(c.kernel), opts, notes)
         } else {

@@ -15,10 +15,11 @@ pub fn is_pvl(path: &Path) -> bool {
 pub fn load(
     path: &Path,
     method: Option<&str>,
+    specs: bool,
     files: &dyn Files,
 ) -> Result<(Source, lang::pvl::Compiled), Failure> {
     let src = Source::read_with(path, files)?;
-    match lang::pvl::compile(&src.text, method) {
+    match lang::pvl::compile(&src.text, method, specs) {
         Ok(c) => Ok((src, c)),
         Err(diags) => Err(Failure::usage(src.render(&diags))),
     }

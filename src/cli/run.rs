@@ -51,7 +51,12 @@ fn check_pvl(args: &CheckArgs) -> CmdResult {
     if !args.define.is_empty() || !args.cl.include.is_empty() {
         return Err(Failure::usage("-D and -I are for OpenCL C (`.cl`) kernels"));
     }
-    let (src, c) = super::pvl::load(&args.file, args.cl.kernel.as_deref(), &sim::replay::Disk)?;
+    let (src, c) = super::pvl::load(
+        &args.file,
+        args.cl.kernel.as_deref(),
+        !args.cl.no_specs,
+        &sim::replay::Disk,
+    )?;
     println!(
         "{}: {}",
         args.file.display(),
@@ -97,6 +102,7 @@ fn check_sim(args: &CheckArgs) -> CmdResult {
             kernel: None,
             include: args.cl.include.clone(),
             shared_bytes: None,
+            no_specs: false,
         },
         groups: None,
         local_size: None,

@@ -231,6 +231,8 @@ pub enum ExprKind {
     Unary(UnOp, Box<Expr>),
     Binary(Bin, Box<Expr>, Box<Expr>),
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `new int[n]`
+    New(Box<Type>),
     Quant {
         q: Quantifier,
         var: Ident,

@@ -31,6 +31,7 @@ use crate::core::{Annotation, PermOp};
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
 
+mod host;
 mod perm;
 
 /// A remark about what the lowering did not check.
@@ -255,16 +256,29 @@ struct Lowerer<'p> {
     block_name: Option<String>,
     /// The name of the grid `par` block (when nested).
     grid_name: Option<String>,
+    /// Why a barrier cannot stand in the block being lowered (it shares its work-group
+    /// with other blocks), when it cannot.
+    no_barrier: Option<String>,
+    /// The method's variables and the class's fields, which the method's threads share:
+    /// each is a one-element array (PVL name → array name).
+    scalars: HashMap<String, String>,
+    /// Arrays whose accesses need no permission (the method's own variables).
+    unchecked: std::collections::HashSet<String>,
+    /// The `invariant` blocks in scope: name → invariant.
+    invariants: HashMap<String, Expr>,
+    /// Whether specifications are checked at all (`--no-specs` turns them off).
+    specs: bool,
 }
 
 /// Lowers `method` of `program` (or its only kernel-like method).
-pub fn lower(program: &Program, method: Option<&str>) -> Result<Lowered, Vec<Diagnostic>> {
+pub fn lower(
+    program: &Program,
+    method: Option<&str>,
+    specs: bool,
+) -> Result<Lowered, Vec<Diagnostic>> {
     let methods: Vec<&Method> = program.classes.iter().flat_map(|c| &c.methods).collect();
     let has_par = |m: &Method| match &m.body {
-        Some(MethodBody::Block(b)) => b
-            .stmts
-            .iter()
-            .any(|s| matches!(s.kind, StmtKind::Par(_) | StmtKind::Parallel(_))),
+        Some(MethodBody::Block(b)) => b.stmts.iter().any(host::has_par),
         _ => false,
     };
     let m = match method {
@@ -286,15 +300,19 @@ pub fn lower(program: &Program, method: Option<&str>) -> Result<Lowered, Vec<Dia
             })?,
         None => {
             let with_par: Vec<&&Method> = methods.iter().filter(|m| has_par(m)).collect();
-            match with_par.as_slice() {
-                [m] => **m,
-                [] => {
+            let with_body: Vec<&&Method> = methods
+                .iter()
+                .filter(|m| !m.pure && matches!(m.body, Some(MethodBody::Block(_))))
+                .collect();
+            match (with_par.as_slice(), with_body.as_slice()) {
+                ([m], _) | ([], [m]) => **m,
+                ([], _) => {
                     return Err(vec![Diagnostic::new(
                         "no method of this program has a `par` block: nothing to run as a kernel",
                         0..0,
                     )])
                 }
-                several => {
+                (several, _) => {
                     return Err(vec![Diagnostic::new(
                         format!(
                             "several methods have a `par` block ({}): pick one with --kernel NAME",
@@ -322,6 +340,11 @@ pub fn lower(program: &Program, method: Option<&str>) -> Result<Lowered, Vec<Dia
         check_permissions: false,
         block_name: None,
         grid_name: None,
+        no_barrier: None,
+        scalars: HashMap::new(),
+        unchecked: Default::default(),
+        invariants: HashMap::new(),
+        specs,
     };
     match l.method(m) {
         Ok(kernel) => Ok(Lowered {
@@ -389,32 +412,20 @@ impl Lowerer<'_> {
                 &m.name.span,
             );
         };
-        let [par_stmt] = body.stmts.as_slice() else {
-            return err(
-                "only a method whose body is one `par` block becomes a kernel (statements before or after it are not supported yet)",
-                &body.span,
-            );
-        };
-        let outer = match &par_stmt.kind {
-            StmtKind::Par(blocks) if blocks.len() == 1 => &blocks[0],
-            StmtKind::Par(_) => {
-                return err(
-                    "`par` blocks joined with `and` are not supported yet (each would need its own threads)",
-                    &par_stmt.span,
-                )
-            }
-            StmtKind::Parallel(_) => {
-                return err(
-                    "`parallel { par ... }` regions are not supported yet (each block would need its own threads)",
-                    &par_stmt.span,
-                )
-            }
-            _ => {
-                return err(
-                    "only a method whose body is one `par` block becomes a kernel",
-                    &par_stmt.span,
-                )
-            }
+        let class = self
+            .program
+            .classes
+            .iter()
+            .find(|c| c.methods.iter().any(|x| std::ptr::eq(x, m)))
+            .expect("the method is in a class");
+        // One `par` block and nothing else: its threads are the launch's (a nested block:
+        // grid × work-group). Anything else runs in one work-group (see [`host`]).
+        let outer = match body.stmts.as_slice() {
+            [Stmt {
+                kind: StmtKind::Par(blocks),
+                ..
+            }] if blocks.len() == 1 && class.fields.is_empty() => &blocks[0],
+            _ => return self.host_method(m, class, body),
         };
         // Nested: the outer block is the grid, the inner one a work-group.
         let inner = match outer.body.stmts.as_slice() {
@@ -442,54 +453,11 @@ impl Lowerer<'_> {
                 );
             }
         }
-        self.check_permissions = perm::mentions_permission(m);
+        self.check_permissions = self.specs && perm::mentions_permission(m);
         self.block_name = group.name.as_ref().map(|n| n.name.clone());
         self.grid_name = grid.and_then(|g| g.name.as_ref().map(|n| n.name.clone()));
 
-        // Parameters: arrays with their sizes, then scalars.
-        let mut params = Vec::new();
-        for (ty, p) in &m.params {
-            if ty.dims.is_empty() {
-                continue;
-            }
-            if ty.base != Base::Int {
-                return err("only `int` arrays are supported yet", &ty.span);
-            }
-            let mut dims = Vec::new();
-            for (i, d) in ty.dims.iter().enumerate() {
-                let d = match (d, i) {
-                    (Some(d), _) => d,
-                    (None, 0) => length_of(&p.name, &m.contract).ok_or_else(|| {
-                        Fail::Error(
-                            Diagnostic::new(
-                                format!("the length of array `{}` is not known", p.name),
-                                p.span.clone(),
-                            )
-                            .with_note(format!(
-                                "write `int[N] {0}` or a clause `context_everywhere {0}.length == N;`",
-                                p.name
-                            )),
-                        )
-                    })?,
-                    (None, _) => {
-                        return err(
-                            format!("give the sizes of `{}`: `int[M][N] {}`", p.name, p.name),
-                            &ty.span,
-                        )
-                    }
-                };
-                dims.push(self.pure_expr(d)?);
-            }
-            self.arrays.insert(p.name.clone(), dims.clone());
-            params.push(k::Param::Array {
-                is_const: false,
-                space: k::Space::Global,
-                elem: k::TypeName::Int,
-                name: rident(p),
-                dims,
-                span: ty.span.start..p.span.end,
-            });
-        }
+        let mut params = self.array_params(m)?;
         let range = |l: &mut Self, it: &Iter| -> Res<k::Expr> {
             let lo = l.pure_expr(&it.lo)?;
             let hi = l.pure_expr(&it.hi)?;
@@ -517,29 +485,7 @@ impl Lowerer<'_> {
             more: Vec::new(),
             span: grid.unwrap_or(group).span.clone(),
         });
-        let mut sized = Vec::new();
-        for e in (self.arrays.values().flatten()).chain(
-            launch
-                .iter()
-                .flat_map(|l| std::iter::once(&l.value).chain(&l.more)),
-        ) {
-            names(e, &mut sized);
-        }
-        for (ty, p) in &m.params {
-            if !ty.dims.is_empty() || sized.contains(&rn(&p.name)) {
-                continue;
-            }
-            let t = match ty.base {
-                Base::Int => k::TypeName::Int,
-                Base::Boolean => k::TypeName::Bool,
-                Base::Void => return err("a parameter cannot be `void`", &ty.span),
-            };
-            params.push(k::Param::Scalar {
-                ty: t,
-                name: rident(p),
-                span: ty.span.start..p.span.end,
-            });
-        }
+        self.scalar_params(m, &launch, &mut params)?;
 
         // The thread: iterators, method precondition, block precondition, body, block
         // postcondition, method postcondition.
@@ -744,6 +690,89 @@ impl Lowerer<'_> {
         })
     }
 
+    /// The method's array parameters, with their sizes (`int[N] a`, or `a.length == N`
+    /// in its contract).
+    fn array_params(&mut self, m: &Method) -> Res<Vec<k::Param>> {
+        let mut params = Vec::new();
+        for (ty, p) in &m.params {
+            if ty.dims.is_empty() {
+                continue;
+            }
+            if ty.base != Base::Int {
+                return err("only `int` arrays are supported yet", &ty.span);
+            }
+            let mut dims = Vec::new();
+            for (i, d) in ty.dims.iter().enumerate() {
+                let d = match (d, i) {
+                    (Some(d), _) => d,
+                    (None, 0) => length_of(&p.name, &m.contract).ok_or_else(|| {
+                        Fail::Error(
+                            Diagnostic::new(
+                                format!("the length of array `{}` is not known", p.name),
+                                p.span.clone(),
+                            )
+                            .with_note(format!(
+                            "write `int[N] {0}` or a clause `context_everywhere {0}.length == N;`",
+                            p.name
+                        )),
+                        )
+                    })?,
+                    (None, _) => {
+                        return err(
+                            format!("give the sizes of `{}`: `int[M][N] {}`", p.name, p.name),
+                            &ty.span,
+                        )
+                    }
+                };
+                dims.push(self.pure_expr(d)?);
+            }
+            self.arrays.insert(p.name.clone(), dims.clone());
+            params.push(k::Param::Array {
+                is_const: false,
+                space: k::Space::Global,
+                elem: k::TypeName::Int,
+                name: rident(p),
+                dims,
+                span: ty.span.start..p.span.end,
+            });
+        }
+        Ok(params)
+    }
+
+    /// The method's scalar parameters, those that no array size or `launch` holds
+    /// (those are the launch's `-D` parameters).
+    fn scalar_params(
+        &self,
+        m: &Method,
+        launch: &[k::LaunchItem],
+        params: &mut Vec<k::Param>,
+    ) -> Res<()> {
+        let mut sized = Vec::new();
+        for e in (self.arrays.values().flatten()).chain(
+            launch
+                .iter()
+                .flat_map(|l| std::iter::once(&l.value).chain(&l.more)),
+        ) {
+            names(e, &mut sized);
+        }
+        for (ty, p) in &m.params {
+            if !ty.dims.is_empty() || sized.contains(&rn(&p.name)) {
+                continue;
+            }
+            let t = match ty.base {
+                Base::Int => k::TypeName::Int,
+                Base::Boolean => k::TypeName::Bool,
+                Base::Void => return err("a parameter cannot be `void`", &ty.span),
+            };
+            params.push(k::Param::Scalar {
+                ty: t,
+                name: rident(p),
+                span: ty.span.start..p.span.end,
+            });
+        }
+        Ok(())
+    }
+
     /// The clauses of `kinds` in `contract`, as checks of annotation `a`; a clause that
     /// cannot be checked gets a note.
     fn clauses(
@@ -753,6 +782,9 @@ impl Lowerer<'_> {
         a: Annotation,
         out: &mut Vec<k::Stmt>,
     ) {
+        if !self.specs {
+            return;
+        }
         for c in contract {
             let Clause::Spec { kind, expr, span } = c else {
                 continue;
@@ -908,7 +940,22 @@ impl Lowerer<'_> {
                 if let Some(v) = self.env.iter().rev().find_map(|m| m.get(n)) {
                     return Ok(v.clone());
                 }
-                name(&rn(n), s)
+                match self.scalars.get(n) {
+                    Some(a) => ex(
+                        k::ExprKind::Index {
+                            array: ident(a, s),
+                            indices: vec![int(0, s)],
+                        },
+                        s,
+                    ),
+                    None => name(&rn(n), s),
+                }
+            }
+            ExprKind::New(_) => {
+                return err(
+                    "`new` stands only in the declaration of one of the method's own arrays (`int[N] a = new int[N];`)",
+                    s,
+                )
             }
             ExprKind::Null => {
                 return err(
@@ -1182,20 +1229,53 @@ impl Lowerer<'_> {
         let sp = &s.span;
         match &s.kind {
             StmtKind::Decl { ty, name: n, init } => {
+                // A thread's own variable hides the method's of the same name.
+                self.scalars.remove(&n.name);
                 let ty = self.ty(ty)?;
                 let init = init.as_ref().map(|i| self.expr(i, out)).transpose()?;
-                self.push_checked(st(k::StmtKind::Decl { ty, name: rident(n), init }, sp), out);
+                self.push_checked(
+                    st(
+                        k::StmtKind::Decl {
+                            ty,
+                            name: rident(n),
+                            init,
+                        },
+                        sp,
+                    ),
+                    out,
+                );
             }
             StmtKind::Assign { target, value } => {
                 let value = self.expr(value, out)?;
                 let target = self.lvalue(target, out)?;
-                self.push_checked(st(k::StmtKind::Assign { target, op: k::AssignOp::Set, value }, sp), out);
+                self.push_checked(
+                    st(
+                        k::StmtKind::Assign {
+                            target,
+                            op: k::AssignOp::Set,
+                            value,
+                        },
+                        sp,
+                    ),
+                    out,
+                );
             }
             StmtKind::Step { target, decrement } => {
                 let target = self.lvalue(target, out)?;
-                self.push_checked(st(k::StmtKind::Step { target, decrement: *decrement }, sp), out);
+                self.push_checked(
+                    st(
+                        k::StmtKind::Step {
+                            target,
+                            decrement: *decrement,
+                        },
+                        sp,
+                    ),
+                    out,
+                );
             }
-            StmtKind::Call(e) => return err("a method call as a statement is not supported yet", &e.span),
+            StmtKind::Call(e) => {
+                return err("a method call as a statement is not supported yet", &e.span)
+            }
             StmtKind::If { cond, then, els } => {
                 let c = self.expr(cond, out)?;
                 let mut t = Vec::new();
@@ -1208,20 +1288,47 @@ impl Lowerer<'_> {
                     }
                     None => None,
                 };
-                self.push_checked(st(
-                    k::StmtKind::If {
-                        arms: vec![k::IfArm { cond: c, then: block(t, &then.span), span: sp.clone() }],
-                        els,
-                    },
+                self.push_checked(
+                    st(
+                        k::StmtKind::If {
+                            arms: vec![k::IfArm {
+                                cond: c,
+                                then: block(t, &then.span),
+                                span: sp.clone(),
+                            }],
+                            els,
+                        },
+                        sp,
+                    ),
+                    out,
+                );
+            }
+            StmtKind::While {
+                contract,
+                cond,
+                body,
+            } => self.loop_(contract, everywhere, None, cond, None, body, sp, out)?,
+            StmtKind::For {
+                contract,
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                let t = Expr {
+                    kind: ExprKind::Bool(true),
+                    span: sp.clone(),
+                };
+                self.loop_(
+                    contract,
+                    everywhere,
+                    init.as_deref(),
+                    cond.as_ref().unwrap_or(&t),
+                    step.as_deref(),
+                    body,
                     sp,
-                ), out);
-            }
-            StmtKind::While { contract, cond, body } => {
-                self.loop_(contract, everywhere, None, cond, None, body, sp, out)?
-            }
-            StmtKind::For { contract, init, cond, step, body } => {
-                let t = Expr { kind: ExprKind::Bool(true), span: sp.clone() };
-                self.loop_(contract, everywhere, init.as_deref(), cond.as_ref().unwrap_or(&t), step.as_deref(), body, sp, out)?
+                    out,
+                )?
             }
             StmtKind::Block(b) => {
                 let mut v = Vec::new();
@@ -1237,19 +1344,46 @@ impl Lowerer<'_> {
                 if self.grid_name.as_deref() == Some(n.name.as_str()) {
                     return err(format!("a barrier over the grid block `{}` is not supported: work-groups cannot wait for each other", n.name), &n.span);
                 }
-                if self.block_name.as_deref() != Some(n.name.as_str()) {
-                    return err(format!("`barrier({})` names no enclosing `par` block", n.name), &n.span);
+                if let Some(why) = &self.no_barrier {
+                    return err(why.clone(), &n.span);
                 }
-                self.clauses(contract, &[ClauseKind::Requires, ClauseKind::Context], Annotation::Assert, out);
+                if self.block_name.as_deref() != Some(n.name.as_str()) {
+                    return err(
+                        format!("`barrier({})` names no enclosing `par` block", n.name),
+                        &n.span,
+                    );
+                }
+                self.clauses(
+                    contract,
+                    &[ClauseKind::Requires, ClauseKind::Context],
+                    Annotation::Assert,
+                    out,
+                );
                 if self.check_permissions {
-                    self.perm_clauses(contract, &[ClauseKind::Requires, ClauseKind::Context], PermOp::Arrive, out)?;
+                    self.perm_clauses(
+                        contract,
+                        &[ClauseKind::Requires, ClauseKind::Context],
+                        PermOp::Arrive,
+                        out,
+                    )?;
                 }
                 out.push(st(k::StmtKind::Barrier(k::Fence::BOTH), sp));
-                self.clauses(contract, &[ClauseKind::Ensures, ClauseKind::Context], Annotation::Assert, out);
+                self.clauses(
+                    contract,
+                    &[ClauseKind::Ensures, ClauseKind::Context],
+                    Annotation::Assert,
+                    out,
+                );
                 if self.check_permissions {
-                    self.perm_clauses(contract, &[ClauseKind::Ensures, ClauseKind::Context], PermOp::Depart, out)?;
+                    self.perm_clauses(
+                        contract,
+                        &[ClauseKind::Ensures, ClauseKind::Context],
+                        PermOp::Depart,
+                        out,
+                    )?;
                 }
             }
+            StmtKind::Assert(_) | StmtKind::Assume(_) if !self.specs => {}
             StmtKind::Assert(e) => {
                 let mut v = Vec::new();
                 match self.check(Annotation::Assert, e, sp, &mut v) {
@@ -1267,10 +1401,19 @@ impl Lowerer<'_> {
                 }
             }
             StmtKind::Ghost(s) => self.stmt(s, everywhere, out)?,
-            StmtKind::Return(_) => return err("`return` inside a `par` block is not supported", sp),
-            StmtKind::Invariant { .. } | StmtKind::Atomic { .. } => {
-                return err("`invariant`/`atomic` blocks are not supported yet (they need an atomic section in ksim's core)", sp)
+            StmtKind::Return(_) => {
+                return err("`return` inside a `par` block is not supported", sp)
             }
+            StmtKind::Invariant { name: n, inv, body } => {
+                self.invariant_enter(n, inv, out)?;
+                let mut v = Vec::new();
+                for s in &body.stmts {
+                    self.stmt(s, everywhere, &mut v)?;
+                }
+                out.push(block(v, sp));
+                self.invariant_leave(n, inv, out)?;
+            }
+            StmtKind::Atomic { name: n, body } => self.atomic(n, body, everywhere, sp, out)?,
         }
         Ok(())
     }

@@ -20,10 +20,10 @@ pub struct Compiled {
 }
 
 /// Parses `text`, lowers `method` (default: the only method with a `par` block) and
-/// type-checks it.
-pub fn compile(text: &str, method: Option<&str>) -> Result<Compiled, Vec<Diagnostic>> {
+/// type-checks it; with `specs` false, without any of its specifications (`--no-specs`).
+pub fn compile(text: &str, method: Option<&str>, specs: bool) -> Result<Compiled, Vec<Diagnostic>> {
     let program = parse::parse(text)?;
-    let l = lower::lower(&program, method)?;
+    let l = lower::lower(&program, method, specs)?;
     let kernel = crate::check::check(&l.kernel)?;
     Ok(Compiled {
         kernel,

@@ -67,6 +67,8 @@ const KEYWORDS: &[&str] = &[
     "none",
     "invariant",
     "atomic",
+    "new",
+    "sequential",
 ];
 
 /// Punctuation, longest first.
@@ -233,7 +235,26 @@ where
             cond: Box::new(cond),
             body: Box::new(body),
         });
-        let atom = choice((literal, special, call))
+        // `new int[n]`: an array the method allocates.
+        let new = kw("new")
+            .ignore_then(
+                select! { Tok::Kw("int") => Base::Int, Tok::Kw("boolean") => Base::Boolean },
+            )
+            .then(
+                expr.clone()
+                    .delimited_by(p("["), p("]"))
+                    .repeated()
+                    .at_least(1)
+                    .collect::<Vec<_>>(),
+            )
+            .map_with(|(base, dims), e| {
+                ExprKind::New(Box::new(Type {
+                    base,
+                    dims: dims.into_iter().map(Some).collect(),
+                    span: sp(e.span()),
+                }))
+            });
+        let atom = choice((literal, new, special, call))
             .map_with(|kind, e| Expr {
                 kind,
                 span: sp(e.span()),
@@ -456,6 +477,10 @@ where
             });
         choice((
             block.clone().map(StmtKind::Block),
+            // `sequential { par ... par ... }`: the blocks one after the other.
+            kw("sequential")
+                .ignore_then(block.clone())
+                .map(StmtKind::Block),
             kw("if")
                 .ignore_then(expr.clone().delimited_by(p("("), p(")")))
                 .then(stmt.clone())
@@ -485,7 +510,12 @@ where
                 )
                 .map(StmtKind::Parallel),
             kw("barrier")
-                .ignore_then(ident.delimited_by(p("("), p(")")))
+                // `barrier(b; inv)`: the invariants it may use are not needed at run time.
+                .ignore_then(
+                    ident
+                        .then_ignore(p(";").then(ident.separated_by(p(",")).at_least(1)).or_not())
+                        .delimited_by(p("("), p(")")),
+                )
                 // The contract stands in braces, or before empty braces (as the seeds
                 // write it), or the barrier has none: `barrier(b);`.
                 .then(contract.clone())

@@ -103,7 +103,7 @@ impl Lowerer<'_> {
     /// The permission statements of one permission expression: `Perm(loc, f)` moves `f`
     /// of `loc`; `**`/`&&` both sides; `c ==> p` and `c ? p : q` under their condition;
     /// `\forall*` (and `\forall`) a loop over its range. Functional parts move nothing.
-    fn perm(&mut self, op: PermOp, e: &Expr, out: &mut Vec<k::Stmt>) -> Res<()> {
+    pub(super) fn perm(&mut self, op: PermOp, e: &Expr, out: &mut Vec<k::Stmt>) -> Res<()> {
         if !has_permission(e) {
             return Ok(());
         }
@@ -203,7 +203,7 @@ impl Lowerer<'_> {
             k::StmtKind::While { cond, .. } => reads(cond, &[], &mut found),
             _ => {}
         }
-        emit(found, out)
+        self.emit(found, out)
     }
 
     /// The permission checks of the reads of `e`.
@@ -211,7 +211,7 @@ impl Lowerer<'_> {
         if self.check_permissions {
             let mut found = Vec::new();
             reads(e, &[], &mut found);
-            emit(found, out)
+            self.emit(found, out)
         }
     }
 
@@ -232,43 +232,55 @@ impl Lowerer<'_> {
             return Ok(());
         }
         let s = &m.name.span;
-        let mut arrays: Vec<(&String, &Vec<k::Expr>)> = self.arrays.iter().collect();
-        arrays.sort_by_key(|(a, _)| a.as_str());
+        let mut arrays: Vec<(String, Vec<k::Expr>)> = self
+            .arrays
+            .iter()
+            .map(|(a, d)| (a.clone(), d.clone()))
+            .collect();
+        arrays.sort_by(|a, b| a.0.cmp(&b.0));
         for (a, dims) in arrays {
-            // for (i0 ..) for (i1 ..) __perm_reclaim(a[i0][i1], 1, 1)
-            let vars: Vec<String> = (0..dims.len()).map(|d| format!("__all_{d}")).collect();
-            let loc = ex(
-                k::ExprKind::Index {
-                    array: ident(&rn(a), s),
-                    indices: vars.iter().map(|v| name(v, s)).collect(),
-                },
-                s,
-            );
-            let mut body = vec![perm_stmt(
-                PermOp::Reclaim,
-                loc,
-                Some((int(1, s), int(1, s))),
-                s,
-            )];
-            for (v, d) in vars.iter().zip(dims).rev() {
-                body.push(set(v, bin(BinOp::Add, name(v, s), int(1, s), s), s));
-                body = vec![block(
-                    vec![
-                        decl(k::TypeName::Int, v, int(0, s), s),
-                        st(
-                            k::StmtKind::While {
-                                cond: bin(BinOp::Lt, name(v, s), d.clone(), s),
-                                body: Box::new(block(body, s)),
-                            },
-                            s,
-                        ),
-                    ],
-                    s,
-                )];
-            }
-            out.extend(body);
+            out.extend(self.every_element(&rn(&a), &dims, PermOp::Reclaim, s));
         }
         self.perm_clauses(&m.contract, &kinds, PermOp::Lend, out)
+    }
+}
+
+impl Lowerer<'_> {
+    /// `op` of all of every element of array `a` (of sizes `dims`):
+    /// `for (i0 ..) for (i1 ..) op(a[i0][i1], 1, 1)`.
+    pub(super) fn every_element(
+        &self,
+        a: &str,
+        dims: &[k::Expr],
+        op: PermOp,
+        s: &Span,
+    ) -> Vec<k::Stmt> {
+        let vars: Vec<String> = (0..dims.len()).map(|d| format!("__all_{d}")).collect();
+        let loc = ex(
+            k::ExprKind::Index {
+                array: ident(a, s),
+                indices: vars.iter().map(|v| name(v, s)).collect(),
+            },
+            s,
+        );
+        let mut body = vec![perm_stmt(op, loc, Some((int(1, s), int(1, s))), s)];
+        for (v, d) in vars.iter().zip(dims).rev() {
+            body.push(set(v, bin(BinOp::Add, name(v, s), int(1, s), s), s));
+            body = vec![block(
+                vec![
+                    decl(k::TypeName::Int, v, int(0, s), s),
+                    st(
+                        k::StmtKind::While {
+                            cond: bin(BinOp::Lt, name(v, s), d.clone(), s),
+                            body: Box::new(block(body, s)),
+                        },
+                        s,
+                    ),
+                ],
+                s,
+            )];
+        }
+        body
     }
 }
 
@@ -287,17 +299,24 @@ fn write(target: &k::LValue, span: &Span, out: &mut Vec<Access>) {
     }
 }
 
-/// The checks of accesses found, each under its conditions.
-fn emit(found: Vec<Access>, out: &mut Vec<k::Stmt>) {
-    for (op, guards, loc) in found {
-        let sp = loc.span.clone();
-        let check = perm_stmt(op, loc, None, &sp);
-        match guards
-            .into_iter()
-            .reduce(|a, b| bin(BinOp::LogAnd, a, b, &sp))
-        {
-            None => out.push(check),
-            Some(g) => out.push(if_(g, vec![check], &sp)),
+impl Lowerer<'_> {
+    /// The checks of accesses found, each under its conditions; the method's own variables
+    /// need none.
+    fn emit(&self, found: Vec<Access>, out: &mut Vec<k::Stmt>) {
+        for (op, guards, loc) in found {
+            if matches!(&loc.kind, k::ExprKind::Index { array, .. } if self.unchecked.contains(&array.name))
+            {
+                continue;
+            }
+            let sp = loc.span.clone();
+            let check = perm_stmt(op, loc, None, &sp);
+            match guards
+                .into_iter()
+                .reduce(|a, b| bin(BinOp::LogAnd, a, b, &sp))
+            {
+                None => out.push(check),
+                Some(g) => out.push(if_(g, vec![check], &sp)),
+            }
         }
     }
 }

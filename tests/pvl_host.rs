@@ -1,0 +1,161 @@
+//! Issue 27, third step: PVL methods that are more than one `par` block (statements around
+//! them, `parallel` regions, blocks joined with `and`, class fields, `invariant` and
+//! `atomic` blocks, `new` arrays) and `--no-specs`.
+
+use std::path::PathBuf;
+
+mod common;
+use common::{ksim, text, tmp};
+
+/// A PVL program written to a temporary file.
+fn program(name: &str, text: &str) -> PathBuf {
+    let p = tmp(name).join(format!("{name}.pvl"));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const REGIONS: &str = "class C {
+  int x;
+  context_everywhere ar.length == N;
+  context Perm(x, 1);
+  context (\\forall* int i; 0 <= i && i < N; Perm(ar[i], write));
+  ensures x == 7 && (\\forall int i; 0 <= i && i < N; ar[i] == i);
+  void m(int N, int[N] ar) {
+    int k = 7;
+    parallel {
+      par context Perm(x, 1); ensures x == k; { x = k; }
+      par (int i = 0 .. N) context Perm(ar[i], write); ensures ar[i] == i; { ar[i] = i; }
+    }
+    assert x == k;
+  }
+}
+";
+
+#[test]
+fn a_parallel_region_runs_its_blocks_side_by_side_after_the_methods_statements() {
+    let p = program("pvl-regions", REGIONS);
+    let o = ksim(&["run", p.to_str().unwrap(), "-D", "N=4"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    // One block of one thread and one of N: N + 1 work-items.
+    assert!(t.contains("1 group of 5 threads"), "{t}");
+    assert!(t.contains("ar = 0 1 2 3"), "{t}");
+    assert!(t.contains("x  = 7"), "{t}");
+}
+
+#[test]
+fn two_blocks_writing_a_field_race() {
+    let p = program(
+        "pvl-field-race",
+        "class C {\n  int x;\n  void m() {\n    par { x = 1; } and par { x = 2; }\n  }\n}\n",
+    );
+    let o = ksim(&["run", p.to_str().unwrap()]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("data race on x[0]"), "{t}");
+}
+
+#[test]
+fn a_block_without_the_permission_to_a_field_is_a_violation() {
+    let src = REGIONS.replace("par context Perm(x, 1); ensures", "par ensures");
+    let p = program("pvl-field-perm", &src);
+    let o = ksim(&["run", p.to_str().unwrap(), "-D", "N=4"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("location x[0], held 0, needed 1"), "{t}");
+}
+
+const INVARIANT: &str = "class Main {
+  int x, y, z;
+  context Perm(x, write) ** Perm(y, write) ** Perm(z, write);
+  ensures x + y == z;
+  void swap() {
+    x = 0; y = 1; z = 1;
+    invariant inv(Perm(x, 1\\2) ** Perm(y, 1\\2) ** Perm(z, 1\\2) ** x + y == z) {
+      atomic(inv) {
+        int tmp = x;
+        x = y;
+        y = tmp;
+      }
+    }
+  }
+}
+";
+
+#[test]
+fn an_atomic_section_must_restore_its_invariant() {
+    let p = program("pvl-inv", INVARIANT);
+    let o = ksim(&["run", p.to_str().unwrap()]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    // The atomic section is named: ksim runs it as plain statements.
+    assert!(
+        t.contains("pvl-inv.pvl:8:7: `atomic` section run as plain statements"),
+        "{t}"
+    );
+    let p = program(
+        "pvl-inv-broken",
+        &INVARIANT.replace("y = tmp;", "y = tmp + 1;"),
+    );
+    let o = ksim(&["run", p.to_str().unwrap()]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("an assertion does not hold"), "{t}");
+    assert!(t.contains("pvl-inv-broken.pvl:7:"), "{t}");
+}
+
+#[test]
+fn arrays_the_method_allocates_are_lent_to_its_blocks() {
+    let src = "class C {
+  void m() {
+    int[4] a = new int[4];
+    par fst(int i = 0 .. 4) context Perm(a[i], 1); { a[i] = i; }
+    par snd(int j = 0 .. 4) context Perm(a[j], 1\\2); { int v = a[j]; }
+  }
+}
+";
+    let p = program("pvl-new", src);
+    let o = ksim(&["run", p.to_str().unwrap()]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("a = 0 1 2 3"), "{t}");
+    // Writing with half of the permission is a violation.
+    let p = program(
+        "pvl-new-half",
+        &src.replace("{ int v = a[j]; }", "{ a[j] = 0; }"),
+    );
+    let o = ksim(&["run", p.to_str().unwrap()]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("held 1/2, needed 1"), "{t}");
+}
+
+#[test]
+fn no_specs_runs_the_program_without_its_specifications() {
+    let p = program(
+        "pvl-nospecs",
+        &INVARIANT.replace("y = tmp;", "y = tmp + 1;"),
+    );
+    let f = p.to_str().unwrap();
+    let o = ksim(&["run", f, "--no-specs"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(!t.contains("permissions are checked"), "{t}");
+    let o = ksim(&["check", f, "--no-specs"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}
+
+#[test]
+fn a_barrier_in_a_block_that_shares_its_work_group_is_refused() {
+    let p = program(
+        "pvl-shared-barrier",
+        "class C {\n  void m(int[4] a) {\n    par b (int t = 0 .. 2) { barrier(b) {} } and par (int u = 0 .. 2) { }\n  }\n}\n",
+    );
+    let o = ksim(&["check", p.to_str().unwrap()]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("a barrier stands only in a `par` block that is its method's only one"),
+        "{t}"
+    );
+}
