@@ -13,14 +13,16 @@
 //!   and `G->y` are `G.y[i]` and `G.y[0]`. Two work-items touching different members of
 //!   one element never conflict (distinct bytes in C too), the same member of one element
 //!   does;
-//! - `a = b` of two structs of the same type is a member-wise assignment.
+//! - `a = b` of two structs of the same type is a member-wise assignment;
+//! - `S s = {1, 2};` initialises the members in order, the rest zero.
 //!
-//! Members are rewritten to those names before an expression is lowered ([`desugar`]), so
-//! every other construct (pointers, vectors, atomics, flattened arrays) applies to them
-//! unchanged. Not modelled, each a clear error: unions (their members share bytes), a
-//! struct as a value (passed to or returned from a helper, `?:` of structs), pointers to
-//! structs other than kernel parameters, byte views of a struct (`(char *)G`), array members
-//! (of scalars) inside a buffer of structs, and initialiser lists. Pointer members of a
+//! Structs passed to and returned from helpers and pointers to structs are in
+//! [`structval`](super::structval). Members are rewritten to those names before an
+//! expression is lowered ([`desugar`]), so every other construct (pointers, vectors,
+//! atomics, flattened arrays) applies to them unchanged. Not modelled, each a clear error:
+//! unions (their members share bytes), `?:` of structs, byte views of a struct
+//! (`(char *)G`), array members (of scalars) inside a buffer of structs, and initialiser
+//! lists of arrays of structs. Pointer members of a
 //! buffer of structs are pointer values in memory ([`structptr`](super::structptr)). An array member
 //! `int a[N]` of a by-value parameter `q` is a scalar parameter per element (`q.a[0]`, ...)
 //! copied into the private array `q.a`; an array of pointers `__global int *p[N]` a buffer

@@ -228,6 +228,7 @@ impl<'u> Lowerer<'u> {
         let mut vals = Vec::new();
         for l in leaves {
             let m = member_chain(&e, &l.path);
+            let m = self.desugar(&m)?.unwrap_or(m);
             vals.push(match l.shape {
                 None => vec![self.expr(&m, pre)?],
                 Some(shape) => self.vec_value(&m, shape, pre)?,
