@@ -23,20 +23,7 @@ use common::{ksim, stdout, text};
 use std::path::Path;
 
 /// Launches ksim does not load yet, and why.
-const NOT_LOADING: &[(&str, &str)] = &[
-    (
-        "nn/NearestNeighbor.sim",
-        "a struct by value (`struct latLong` returned from a helper)",
-    ),
-    (
-        "cfd/compute_step_factor.sim",
-        "a struct by value (a `float3`-member struct passed to a helper)",
-    ),
-    (
-        "cfd/compute_flux.sim",
-        "a struct by value (a `float3`-member struct passed to a helper)",
-    ),
-];
+const NOT_LOADING: &[(&str, &str)] = &[];
 
 fn corpus() -> Option<std::path::PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/rodinia-opencl");

@@ -61,6 +61,8 @@ mod spec;
 mod structptr;
 #[path = "structs.rs"]
 mod structs;
+#[path = "structval.rs"]
+mod structval;
 #[path = "uf.rs"]
 mod uf;
 #[path = "vecdyn.rs"]
@@ -240,6 +242,7 @@ pub fn lower(
             samplers: HashMap::new(),
             image_used: HashMap::new(),
             copies: async_copy::Copies::default(),
+            struct_result: None,
             info: KernelInfo {
                 name: kernel.name.name.clone(),
                 ..KernelInfo::default()
@@ -286,6 +289,8 @@ enum Binding {
     /// A struct (or an array of structs, `dims` deep, or a buffer of them): its members are
     /// bound under `NAME.member` (see [`structs`]).
     Struct { tag: String, dims: usize },
+    /// A pointer to a struct, bound to its target's members ([`structval`]).
+    StructPtr(structval::StructPtr),
     /// A pointer member of a buffer of structs: its hidden buffers (see [`structptr`]).
     PtrMember(Box<structptr::PtrMember>),
     /// An image parameter, by its lowered texel array ([`images`]).
@@ -296,6 +301,8 @@ struct Frame {
     name: String,
     /// Set by a `return` that is not the function's last statement.
     ret_flag: Option<String>,
+    /// The struct receiving a returned struct: its tag, key and bindings ([`structval`]).
+    sresult: Option<StructResult>,
     /// The variable receiving the returned value.
     result: Option<(String, TypeName)>,
     /// The variables receiving a returned vector's components.
@@ -312,6 +319,9 @@ struct Frame {
     /// no static value (fence flags, [`Lowerer::static_fence`]).
     written: HashSet<String>,
 }
+
+/// A helper's struct result: its tag, the key it is bound under, its bindings.
+type StructResult = (String, String, HashMap<String, Binding>);
 
 /// A segment of a switch body: its labels (`None`: `default`), its statements, its span.
 type Segment<'a> = (Vec<Option<&'a cl::Expr>>, Vec<&'a cl::Stmt>, Span);
@@ -372,6 +382,8 @@ struct Lowerer<'u> {
     image_used: HashMap<String, Option<(TypeName, String)>>,
     /// The asynchronous copies and waits lowered so far ([`async_copy`]).
     copies: async_copy::Copies,
+    /// The struct result of the helper being inlined, taken by its frame ([`structval`]).
+    struct_result: Option<StructResult>,
 }
 
 /// Which jumps can leave a statement: `break`/`continue` of an enclosing loop or switch
@@ -826,6 +838,7 @@ impl<'u> Lowerer<'u> {
         self.frames.push(Frame {
             name: f.name.name.clone(),
             ret_flag,
+            sresult: None,
             result: None,
             vresult: None,
             ensures: Vec::new(),
@@ -1132,6 +1145,12 @@ impl<'u> Lowerer<'u> {
                     out.push(set(&f, boolean(true, span), span));
                 }
             }
+            S::Return(Some(e)) if self.frames.last().is_some_and(|f| f.sresult.is_some()) => {
+                self.return_struct(e, span, out)?;
+                if let Some(f) = self.frames.last().and_then(|f| f.ret_flag.clone()) {
+                    out.push(set(&f, boolean(true, span), span));
+                }
+            }
             S::Return(Some(e)) if self.desugar(e)?.is_some() => {
                 let e = self.desugar(e)?.expect("a struct member");
                 let s = cl::Stmt {
@@ -1207,6 +1226,9 @@ impl<'u> Lowerer<'u> {
         if let cl::Base::Struct(tag) = &d.ty.base {
             if d.ty.pointers.is_empty() {
                 return self.struct_decl(tag, d, out);
+            }
+            if d.ty.pointers.len() == 1 && d.ty.arrays.is_empty() {
+                return self.struct_ptr_decl(tag, d, out);
             }
         }
         if let Some(cl::Init::Expr(e)) = &d.init {
@@ -1951,7 +1973,7 @@ impl<'u> Lowerer<'u> {
                     e.span.clone(),
                 )),
                 Some(Binding::Vector { .. }) => self.not_scalar(e),
-                Some(Binding::Struct { .. }) => self.struct_value(e),
+                Some(Binding::Struct { .. } | Binding::StructPtr(_)) => self.struct_value(e),
                 Some(Binding::VecPtr(_)) => unsupported(
                     format!("changing `{n}`, a pointer to a private vector"),
                     &e.span,
@@ -2171,7 +2193,7 @@ impl<'u> Lowerer<'u> {
             E::Name(n) => match self.lookup(n).cloned() {
                 Some(Binding::Scalar(v)) => name_expr(&v, span),
                 Some(Binding::Vector { .. }) => return self.not_scalar(e),
-                Some(Binding::Struct { .. }) => return self.struct_value(e),
+                Some(Binding::Struct { .. } | Binding::StructPtr(_)) => return self.struct_value(e),
                 Some(Binding::PtrMember(_)) => return self.ptr_members_whole(n, span),
                 Some(Binding::Cell(a)) => mk(k::ExprKind::Index {
                     array: ident(&a, span),
@@ -2530,6 +2552,17 @@ impl<'u> Lowerer<'u> {
             self.inline_pointer(f, args, span, pre)?;
             return Ok(None);
         }
+        if self.is_struct_call(&cl::Expr {
+            kind: cl::ExprKind::Call {
+                func: f.name.clone(),
+                args: args.to_vec(),
+            },
+            span: span.clone(),
+        }) {
+            // Its result is a struct, which only a struct assignment reads.
+            self.inline_struct(f, args, span, pre)?;
+            return Ok(None);
+        }
         let result = if f.ret.base == cl::Base::Void {
             None
         } else {
@@ -2578,7 +2611,11 @@ impl<'u> Lowerer<'u> {
                 span.clone(),
             ));
         }
+        let sresult = self.struct_result.take();
         let Some(body) = &f.body else {
+            if sresult.is_some() {
+                return unsupported("a helper without a body returning a struct", span);
+            }
             return self.uninterpreted(f, args, span, pre, result, vresult);
         };
         let mut scope = HashMap::new();
@@ -2602,6 +2639,12 @@ impl<'u> Lowerer<'u> {
                     ));
                 };
                 scope.insert(pname.to_string(), b);
+                continue;
+            }
+            if let (cl::Base::Struct(tag), true, true) =
+                (&p.ty.base, p.ty.pointers.len() <= 1, p.ty.arrays.is_empty())
+            {
+                self.struct_argument(tag, p, a, &written, &mut scope, &mut stmts, pre)?;
                 continue;
             }
             if p.ty.pointers.len() == 1 && p.ty.arrays.is_empty() {
@@ -2669,6 +2712,7 @@ impl<'u> Lowerer<'u> {
         self.frames.push(Frame {
             name: f.name.name.clone(),
             ret_flag,
+            sresult,
             result,
             vresult,
             ensures: Vec::new(),

@@ -483,9 +483,12 @@ impl<'u> Lowerer<'u> {
                         offset: None,
                         view: None,
                     })),
-                    Some(Binding::Ptr(_) | Binding::VecPtr(_) | Binding::PtrMember(_)) => {
-                        unsupported("pointers to pointers", span)
-                    }
+                    Some(
+                        Binding::Ptr(_)
+                        | Binding::VecPtr(_)
+                        | Binding::PtrMember(_)
+                        | Binding::StructPtr(_),
+                    ) => unsupported("pointers to pointers", span),
                     Some(Binding::Struct { .. }) => unsupported("pointers to structs", span),
                     Some(Binding::Vector { .. }) => {
                         unsupported("the address of a private vector", span)

@@ -13,14 +13,16 @@
 //!   and `G->y` are `G.y[i]` and `G.y[0]`. Two work-items touching different members of
 //!   one element never conflict (distinct bytes in C too), the same member of one element
 //!   does;
-//! - `a = b` of two structs of the same type is a member-wise assignment.
+//! - `a = b` of two structs of the same type is a member-wise assignment;
+//! - `S s = {1, 2};` initialises the members in order, the rest zero.
 //!
-//! Members are rewritten to those names before an expression is lowered ([`desugar`]), so
-//! every other construct (pointers, vectors, atomics, flattened arrays) applies to them
-//! unchanged. Not modelled, each a clear error: unions (their members share bytes), a
-//! struct as a value (passed to or returned from a helper, `?:` of structs), pointers to
-//! structs other than kernel parameters, byte views of a struct (`(char *)G`), array members
-//! (of scalars) inside a buffer of structs, and initialiser lists. Pointer members of a
+//! Structs passed to and returned from helpers and pointers to structs are in
+//! [`structval`](super::structval). Members are rewritten to those names before an
+//! expression is lowered ([`desugar`]), so every other construct (pointers, vectors,
+//! atomics, flattened arrays) applies to them unchanged. Not modelled, each a clear error:
+//! unions (their members share bytes), `?:` of structs, byte views of a struct
+//! (`(char *)G`), array members (of scalars) inside a buffer of structs, and initialiser
+//! lists of arrays of structs. Pointer members of a
 //! buffer of structs are pointer values in memory ([`structptr`](super::structptr)). An array member
 //! `int a[N]` of a by-value parameter `q` is a scalar parameter per element (`q.a[0]`, ...)
 //! copied into the private array `q.a`; an array of pointers `__global int *p[N]` a buffer
@@ -47,11 +49,14 @@ pub(super) fn member_path(e: &cl::Expr) -> Option<String> {
 
 /// An expression denoting a struct, an array of structs or a buffer of them: the key its
 /// members are bound under and the indices applied so far.
-struct Access {
+pub(super) struct Access {
     key: String,
-    tag: String,
+    pub tag: String,
     dims: usize,
     indices: Vec<cl::Expr>,
+    /// The pointer to a struct `key` names, whose first index it moves
+    /// ([`structval`](super::structval)).
+    ptr: Option<super::structval::StructPtr>,
 }
 
 fn zero(span: &Span) -> cl::Expr {
@@ -89,13 +94,25 @@ fn has_effects(e: &cl::Expr) -> bool {
     }
 }
 
+/// The initialiser that zeroes an object of type `t`: `0` for a scalar or a vector (`0`
+/// widens), `{}` for a struct or an array.
+fn zero_init(t: &cl::Type, span: &Span) -> cl::Init {
+    let scalar =
+        t.arrays.is_empty() && (!t.pointers.is_empty() || !matches!(t.base, cl::Base::Struct(_)));
+    if scalar {
+        cl::Init::Expr(zero(span))
+    } else {
+        cl::Init::List(Vec::new(), span.clone())
+    }
+}
+
 fn boxed(new: Option<cl::Expr>, old: &cl::Expr) -> Box<cl::Expr> {
     Box::new(new.unwrap_or_else(|| old.clone()))
 }
 
 impl<'u> Lowerer<'u> {
     /// The definition of `struct tag`; unions are refused.
-    fn struct_def(&self, tag: &str, span: &Span) -> Res<&'u cl::StructDef> {
+    pub(super) fn struct_def(&self, tag: &str, span: &Span) -> Res<&'u cl::StructDef> {
         match self.structs.get(tag) {
             Some(d) if d.is_union => unsupported(
                 format!("unions (`union {tag}`: its members share bytes)"),
@@ -258,9 +275,32 @@ impl<'u> Lowerer<'u> {
         out: &mut Vec<k::Stmt>,
     ) -> Res<()> {
         let def = self.struct_def(tag, &d.ty.span)?;
+        let mut list = None;
         let init = match &d.init {
             None => None,
-            Some(cl::Init::List(_, s)) => return unsupported("struct initialiser lists", s),
+            Some(cl::Init::List(..)) if d.ty.space == cl::AddrSpace::Local => {
+                return Err(Diagnostic::new(
+                    "a `__local` variable cannot have an initialiser",
+                    d.span.clone(),
+                ))
+            }
+            Some(cl::Init::List(_, s)) if !d.ty.arrays.is_empty() => {
+                return unsupported("initialiser lists of arrays of structs", s)
+            }
+            Some(cl::Init::List(items, s)) if items.len() > def.fields.len() => {
+                return Err(Diagnostic::new(
+                    format!(
+                        "{} initialisers for a `struct {tag}` of {} members",
+                        items.len(),
+                        def.fields.len()
+                    ),
+                    s.clone(),
+                ))
+            }
+            Some(cl::Init::List(items, _)) => {
+                list = Some(items);
+                None
+            }
             Some(cl::Init::Expr(_)) if !d.ty.arrays.is_empty() => {
                 return Err(Diagnostic::new(
                     "an array is initialised with a braced list `{...}`",
@@ -275,19 +315,26 @@ impl<'u> Lowerer<'u> {
             }
             Some(cl::Init::Expr(e)) => Some(e),
         };
-        for f in &def.fields {
+        for (i, f) in def.fields.iter().enumerate() {
             let ty = cl::Type {
                 space: d.ty.space,
                 arrays: d.ty.arrays.iter().chain(&f.ty.arrays).cloned().collect(),
                 ..f.ty.clone()
             };
+            // C99 §6.7.8: members without an initialiser in a list are zero.
+            let init = list.map(|items| {
+                items
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| zero_init(&ty, &d.span))
+            });
             let member = cl::Decl {
                 ty,
                 name: cl::Ident {
                     name: format!("{}.{}", d.name.name, f.name.name),
                     span: d.name.span.clone(),
                 },
-                init: None,
+                init,
                 span: d.span.clone(),
             };
             self.decl(&member, out)?;
@@ -413,6 +460,14 @@ impl<'u> Lowerer<'u> {
                         tag: tag.clone(),
                         dims: *dims,
                         indices: Vec::new(),
+                        ptr: None,
+                    }),
+                    Some(Binding::StructPtr(p)) => Some(Access {
+                        key: n.clone(),
+                        tag: p.tag.clone(),
+                        dims: 1,
+                        indices: Vec::new(),
+                        ptr: Some(p.clone()),
                     }),
                     _ => None,
                 })
@@ -438,7 +493,7 @@ impl<'u> Lowerer<'u> {
     }
 
     /// A whole struct (every dimension indexed), if `e` denotes one.
-    fn whole_struct(&self, e: &cl::Expr) -> Res<Option<Access>> {
+    pub(super) fn whole_struct(&self, e: &cl::Expr) -> Res<Option<Access>> {
         Ok(self.struct_access(e)?.filter(|a| a.indices.len() == a.dims))
     }
 
@@ -491,6 +546,12 @@ impl<'u> Lowerer<'u> {
                 field.span.clone(),
             ));
         }
+        if let Some(p) = acc.ptr.take() {
+            let first = acc.indices.remove(0);
+            if let Some(i) = self.struct_ptr_index(&p, first, span)? {
+                acc.indices.insert(0, i);
+            }
+        }
         let mut out = cl::Expr {
             kind: cl::ExprKind::Name(format!("{}.{}", acc.key, field.name)),
             span: span.clone(),
@@ -535,6 +596,9 @@ impl<'u> Lowerer<'u> {
                 format!("a compound assignment to a `struct {}`", t.tag),
                 span.clone(),
             ));
+        }
+        if self.is_struct_call(value) {
+            return self.struct_assign_call(&t.tag, target, value, span, out);
         }
         let Some(v) = self.whole_struct(value)? else {
             return unsupported(
