@@ -365,10 +365,10 @@ impl Converter<'_> {
                 "ParmVarDecl" => {
                     let pspan = self.span(c);
                     let name = c.name.as_ref().map(|_| self.ident(c));
-                    let ty = self.ty_of(c, &pspan)?;
                     if self.cuda {
                         self.cuda_check_decl(c, &pspan)?;
                     }
+                    let ty = self.ty_of(c, &pspan)?;
                     params.push(Param {
                         ty,
                         name,

@@ -19,6 +19,36 @@ typedef unsigned int uint;
 #define warpSize 32
 #define NULL 0
 struct uint3 { unsigned int x, y, z; };
+// CUDA's vector types of 2 and 4 elements as clang's vectors (OpenCL C's `int4`, which the
+// converter knows): `v.x`, `v.w` and `{a, b, c, d}` read as CUDA's structs do. The 3-element
+// types are not declared: CUDA's `float3` is 12 bytes, a vector of 3 is 16.
+#define __ksim_vec(T, N) typedef T N##2 __attribute__((ext_vector_type(2))); \
+  typedef T N##4 __attribute__((ext_vector_type(4)));
+__ksim_vec(char, char) __ksim_vec(unsigned char, uchar) __ksim_vec(short, short)
+__ksim_vec(unsigned short, ushort) __ksim_vec(int, int) __ksim_vec(unsigned int, uint)
+__ksim_vec(long, long) __ksim_vec(unsigned long, ulong) __ksim_vec(float, float)
+__ksim_vec(double, double)
+// `make_int4(x, y, z, w)`: a vector literal.
+#define make_char2(...) ((char2){__VA_ARGS__})
+#define make_char4(...) ((char4){__VA_ARGS__})
+#define make_uchar2(...) ((uchar2){__VA_ARGS__})
+#define make_uchar4(...) ((uchar4){__VA_ARGS__})
+#define make_short2(...) ((short2){__VA_ARGS__})
+#define make_short4(...) ((short4){__VA_ARGS__})
+#define make_ushort2(...) ((ushort2){__VA_ARGS__})
+#define make_ushort4(...) ((ushort4){__VA_ARGS__})
+#define make_int2(...) ((int2){__VA_ARGS__})
+#define make_int4(...) ((int4){__VA_ARGS__})
+#define make_uint2(...) ((uint2){__VA_ARGS__})
+#define make_uint4(...) ((uint4){__VA_ARGS__})
+#define make_long2(...) ((long2){__VA_ARGS__})
+#define make_long4(...) ((long4){__VA_ARGS__})
+#define make_ulong2(...) ((ulong2){__VA_ARGS__})
+#define make_ulong4(...) ((ulong4){__VA_ARGS__})
+#define make_float2(...) ((float2){__VA_ARGS__})
+#define make_float4(...) ((float4){__VA_ARGS__})
+#define make_double2(...) ((double2){__VA_ARGS__})
+#define make_double4(...) ((double4){__VA_ARGS__})
 struct dim3 {
   unsigned int x, y, z;
   __host__ __device__ dim3(unsigned int x = 1, unsigned int y = 1, unsigned int z = 1)
@@ -68,6 +98,7 @@ __device__ float fmaf(float, float, float); __device__ double fma(double, double
 __device__ float __fdividef(float, float); __device__ float __expf(float);
 __device__ float __logf(float); __device__ float __sinf(float); __device__ float __cosf(float);
 __device__ float __powf(float, float);
+__device__ float __exp10f(float); __device__ float exp10f(float);
 #define __ksim_minmax(NAME) \
   __device__ int NAME(int, int); __device__ unsigned int NAME(unsigned int, unsigned int); \
   __device__ long long NAME(long long, long long); \
@@ -108,6 +139,20 @@ __device__ bool __distinct_int(int); __device__ bool __all(bool);
 __device__ int __return_val_int(void); __device__ bool __return_val_bool(void);
 template <class... A> __device__ void __barrier_invariant(bool, A...);
 template <class... A> __device__ void __barrier_invariant_binary(bool, A...);
+// curand (GPUVerify's `cuda.h` declares it too): declared so that a kernel using it parses,
+// and is then refused by name (its states are the library's, not the kernel's memory).
+struct curandState { unsigned int d; };
+typedef curandState curandState_t;
+struct curandStateMtgp32 { unsigned int d; };
+typedef curandStateMtgp32 curandStateMtgp32_t;
+__device__ void curand_init(unsigned long long, unsigned long long, unsigned long long,
+                            curandState *);
+__device__ unsigned int curand(curandState *);
+__device__ unsigned int curand(curandStateMtgp32 *);
+__device__ float curand_uniform(curandState *);
+__device__ float curand_uniform(curandStateMtgp32 *);
+__device__ float curand_normal(curandState *);
+__device__ float curand_normal(curandStateMtgp32 *);
 // Textures and surfaces: declared so that a kernel using them parses, and is then refused
 // by name.
 enum cudaTextureReadMode { cudaReadModeElementType, cudaReadModeNormalizedFloat };
