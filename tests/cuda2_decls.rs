@@ -43,13 +43,20 @@ fn vector_types_and_make_functions_are_cudas() {
         &f,
         "--block",
         "2",
+        // A buffer of vectors is given in elements: 2 `uint4` are 8.
         "--input",
-        "out=zeros:2",
+        "out=zeros:8",
         "--input",
         "sum=zeros:2",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert_eq!(array_line(&stdout(&o), "sum"), "20 21", "{}", text(&o));
+    assert_eq!(
+        array_line(&stdout(&o), "out"),
+        "10 0 0 7 11 0 0 7",
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]
@@ -105,7 +112,33 @@ fn open_scalars_are_tried_at_the_distances_the_kernel_compares() {
     )]);
     // x = 37 = 40 - 3: thread 3 writes A[40], as thread 40 does.
     assert!(rows[0].1, "{:?}", rows[0]);
-    assert!(rows[0].0.contains("race on A (open scalars = 37)"), "{:?}", rows[0]);
+    assert!(
+        rows[0].0.contains("race on A (open scalars = 37)"),
+        "{:?}",
+        rows[0]
+    );
     // The OpenCL corpus's exceptions say nothing of a CUDA run.
     assert!(stale.iter().all(|p| !p.ends_with(".cl")), "{stale:?}");
+}
+
+#[test]
+fn a_struct_inherits_its_bases_members() {
+    let f = write(
+        "inherit",
+        "struct s { int x; };\nstruct t : s { int y; };\nstruct u : t {};\n\
+         __global__ void k(int *out) {\n  u v;\n  v.x = threadIdx.x;\n  v.y = 10;\n  \
+         out[threadIdx.x] = v.x + v.y;\n}\n",
+    );
+    let o = ksim(&["run", &f, "--block", "2", "--input", "out=zeros:2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(array_line(&stdout(&o), "out"), "10 11", "{}", text(&o));
+    // A virtual base is refused by name.
+    let f = write(
+        "virtual_base",
+        "struct s { int x; };\nstruct t : virtual s {};\n\
+         __global__ void k(int *out) {\n  t v;\n  v.x = 1;\n  out[0] = v.x;\n}\n",
+    );
+    let o = ksim(&["check", &f]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("virtual base classes"), "{}", text(&o));
 }

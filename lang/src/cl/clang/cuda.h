@@ -28,27 +28,28 @@ __ksim_vec(char, char) __ksim_vec(unsigned char, uchar) __ksim_vec(short, short)
 __ksim_vec(unsigned short, ushort) __ksim_vec(int, int) __ksim_vec(unsigned int, uint)
 __ksim_vec(long, long) __ksim_vec(unsigned long, ulong) __ksim_vec(float, float)
 __ksim_vec(double, double)
-// `make_int4(x, y, z, w)`: a vector literal.
-#define make_char2(...) ((char2){__VA_ARGS__})
-#define make_char4(...) ((char4){__VA_ARGS__})
-#define make_uchar2(...) ((uchar2){__VA_ARGS__})
-#define make_uchar4(...) ((uchar4){__VA_ARGS__})
-#define make_short2(...) ((short2){__VA_ARGS__})
-#define make_short4(...) ((short4){__VA_ARGS__})
-#define make_ushort2(...) ((ushort2){__VA_ARGS__})
-#define make_ushort4(...) ((ushort4){__VA_ARGS__})
-#define make_int2(...) ((int2){__VA_ARGS__})
-#define make_int4(...) ((int4){__VA_ARGS__})
-#define make_uint2(...) ((uint2){__VA_ARGS__})
-#define make_uint4(...) ((uint4){__VA_ARGS__})
-#define make_long2(...) ((long2){__VA_ARGS__})
-#define make_long4(...) ((long4){__VA_ARGS__})
-#define make_ulong2(...) ((ulong2){__VA_ARGS__})
-#define make_ulong4(...) ((ulong4){__VA_ARGS__})
-#define make_float2(...) ((float2){__VA_ARGS__})
-#define make_float4(...) ((float4){__VA_ARGS__})
-#define make_double2(...) ((double2){__VA_ARGS__})
-#define make_double4(...) ((double4){__VA_ARGS__})
+// `make_int4(x, y, z, w)`: a vector literal, each argument converted to the element type
+// (as the arguments of CUDA's functions are).
+#define make_char2(a, b) ((char2){(char)(a), (char)(b)})
+#define make_char4(a, b, c, d) ((char4){(char)(a), (char)(b), (char)(c), (char)(d)})
+#define make_uchar2(a, b) ((uchar2){(unsigned char)(a), (unsigned char)(b)})
+#define make_uchar4(a, b, c, d) ((uchar4){(unsigned char)(a), (unsigned char)(b), (unsigned char)(c), (unsigned char)(d)})
+#define make_short2(a, b) ((short2){(short)(a), (short)(b)})
+#define make_short4(a, b, c, d) ((short4){(short)(a), (short)(b), (short)(c), (short)(d)})
+#define make_ushort2(a, b) ((ushort2){(unsigned short)(a), (unsigned short)(b)})
+#define make_ushort4(a, b, c, d) ((ushort4){(unsigned short)(a), (unsigned short)(b), (unsigned short)(c), (unsigned short)(d)})
+#define make_int2(a, b) ((int2){(int)(a), (int)(b)})
+#define make_int4(a, b, c, d) ((int4){(int)(a), (int)(b), (int)(c), (int)(d)})
+#define make_uint2(a, b) ((uint2){(unsigned int)(a), (unsigned int)(b)})
+#define make_uint4(a, b, c, d) ((uint4){(unsigned int)(a), (unsigned int)(b), (unsigned int)(c), (unsigned int)(d)})
+#define make_long2(a, b) ((long2){(long)(a), (long)(b)})
+#define make_long4(a, b, c, d) ((long4){(long)(a), (long)(b), (long)(c), (long)(d)})
+#define make_ulong2(a, b) ((ulong2){(unsigned long)(a), (unsigned long)(b)})
+#define make_ulong4(a, b, c, d) ((ulong4){(unsigned long)(a), (unsigned long)(b), (unsigned long)(c), (unsigned long)(d)})
+#define make_float2(a, b) ((float2){(float)(a), (float)(b)})
+#define make_float4(a, b, c, d) ((float4){(float)(a), (float)(b), (float)(c), (float)(d)})
+#define make_double2(a, b) ((double2){(double)(a), (double)(b)})
+#define make_double4(a, b, c, d) ((double4){(double)(a), (double)(b), (double)(c), (double)(d)})
 struct dim3 {
   unsigned int x, y, z;
   __host__ __device__ dim3(unsigned int x = 1, unsigned int y = 1, unsigned int z = 1)
@@ -137,6 +138,8 @@ __device__ int __other_int(int); __device__ bool __other_bool(bool);
 __device__ bool __uniform_int(int); __device__ bool __uniform_bool(bool);
 __device__ bool __distinct_int(int); __device__ bool __all(bool);
 __device__ int __return_val_int(void); __device__ bool __return_val_bool(void);
+template <class T> __device__ T __ksim_return_val(void);
+#define __return_val_funptr(T) __ksim_return_val<T>()
 template <class... A> __device__ void __barrier_invariant(bool, A...);
 template <class... A> __device__ void __barrier_invariant_binary(bool, A...);
 // curand (GPUVerify's `cuda.h` declares it too): declared so that a kernel using it parses,
