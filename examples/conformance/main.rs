@@ -40,7 +40,9 @@ fn main() {
         println!("stale exception (the kernel agrees now): {p}");
     }
     if let Some(path) = write {
-        if let Err(e) = files::write_atomic(path.as_ref(), report.markdown().as_bytes()) {
+        let old = std::fs::read_to_string(path).unwrap_or_default();
+        let text = report.document(&old);
+        if let Err(e) = files::write_atomic(path.as_ref(), text.as_bytes()) {
             eprintln!("error: cannot write {path}: {e}");
             std::process::exit(2);
         }

@@ -35,7 +35,11 @@
 //!   violates the precondition and a value tried after it meets it; GPUVerify treats an open scalar as arbitrary, so
 //!   its verdict speaks of every value; an offset, index or pointer choice degenerates at
 //!   0 or 1), a finding at those values counting like one at the work-group size and
-//!   marked with the value (`race on A (open scalars = 0)`), a run that violates the
+//!   marked with the value (`race on A (open scalars = 0)`); then likewise at each integer
+//!   constant (above 1) the kernel compares with (`tid == 15`, `x < 1000`) and at the
+//!   differences of two of them, at most 16 values (an index `tid + x` meets the element
+//!   another work-item writes when x is the distance between two work-items the kernel
+//!   singles out: `tid == 15`, `tid == 200`, x = 185); a run that violates the
 //!   precondition there being no run. When a run violates the kernel's own
 //!   precondition (`__requires`, `__assume`: the launch is at fault, not the kernel), the
 //!   runs are repeated with the integer scalars the header leaves open set to 0, then 1,
@@ -247,6 +251,26 @@ pub const EXCEPTIONS: &[(&str, Class, &str)] = &[
         "predicated_undef/kernel.cl",
         Class::B,
         "the kernel stores the uninitialised private `temp` (built with -Wno-uninitialized): GPUVerify gives it an arbitrary value and checks only races, ksim reports the uninitialised read (issue 9 item 3)",
+    ),
+    (
+        "struct/kernel.cu",
+        Class::B,
+        "the kernel reads the member `x` of the uninitialised private struct `f4`: GPUVerify gives it an arbitrary value and checks only races, ksim reports the uninitialised read (as predicated_undef/kernel.cl)",
+    ),
+    (
+        "warpsync/intragroup_scan/kernel.cu",
+        Class::B,
+        "`int temp[32]` is private (one per thread): thread 31 of each warp writes its own `temp[tid / 32]`, and the threads of warp 0 then read `temp[tid - 1]`, ... of their own, never written; GPUVerify gives it arbitrary values and checks only races, ksim reports the uninitialised read",
+    ),
+    (
+        "misc/fail/miscfail5/kernel.cu",
+        Class::B,
+        "the kernel writes `__constant__` memory, which GPUVerify reports as a verification error; ksim refuses it as a language error before running (`global_constant` is `__constant`: it cannot be written), the same finding in another channel",
+    ),
+    (
+        "globalarray/fail/kernel.cu",
+        Class::D,
+        "the `__constant__` array's initialiser is the host's first value, which the host may change (`cudaMemcpyToSymbol`), as GPUVerify's comment says; ksim lowers a program-scope `__constant` array with its initialiser as fixed data (OpenCL C's rule), so the run with A[i] == i is clean",
     ),
 ];
 
@@ -515,6 +539,7 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
         }
     }
     let constants = precondition_constants(&text);
+    let compared = compared_values(&text);
     let mut map = SourceMap::new(path, text);
     let opts = ClOptions {
         pp: lang::cl::pp::PpOptions {
@@ -566,7 +591,10 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
                 // The samples also where the work-group size violated the precondition
                 // and a later value met it (`__requires(offset < 1024)` at 1024 threads).
                 if found.is_empty() && used.get() {
-                    for other in OpenScalars::SAMPLES.into_iter().filter(|&o| o != open) {
+                    let samples = OpenScalars::SAMPLES
+                        .into_iter()
+                        .chain(compared.iter().map(|&v| OpenScalars::Compared(v)));
+                    for other in samples.filter(|&o| o != open) {
                         let Ok(more) =
                             run_launch(&c, h, &local, &groups, size, |k| other.value(k, w))
                         else {
@@ -620,6 +648,8 @@ enum OpenScalars {
     /// An integer constant of the kernel's `__requires` (`__requires(q.a == 5)`), for
     /// every open scalar.
     Constant(u64),
+    /// A value from the kernel's comparisons ([`compared_values`]), for every open scalar.
+    Compared(u64),
 }
 
 impl OpenScalars {
@@ -646,7 +676,7 @@ impl OpenScalars {
             OpenScalars::One => 1,
             OpenScalars::AboveGroupSize => w + 1,
             OpenScalars::Distinct => w + k,
-            OpenScalars::Constant(v) => return v.to_string(),
+            OpenScalars::Constant(v) | OpenScalars::Compared(v) => return v.to_string(),
         }
         .to_string()
     }
@@ -657,6 +687,60 @@ impl OpenScalars {
             s => s.value(0, w),
         }
     }
+}
+
+/// The most values [`compared_values`] gives (a kernel with many constants is run with
+/// the first of them).
+const MAX_COMPARED: usize = 16;
+
+/// The decimal integer constants (above 1) that `text` compares with (`tid == 15`,
+/// `x < 1000`), then the positive differences of two of them, each once, at most
+/// [`MAX_COMPARED`]: an index `tid + x` meets the element another work-item writes when x
+/// is the distance between two work-items the kernel singles out (`tid == 15` and
+/// `tid == 200`: x = 185).
+fn compared_values(text: &str) -> Vec<u64> {
+    const OPS: [&str; 6] = ["==", "!=", "<=", ">=", "<", ">"];
+    let bytes = text.as_bytes();
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'.';
+    let mut consts: Vec<u64> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() || (i > 0 && is_word(bytes[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let j = i + bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let before = text[..i].trim_end();
+        let after = text[j..].trim_start();
+        // `a < 3` but not `a << 3` nor `a -> b`.
+        let shift = |t: &str| {
+            ["<<", ">>", "->"]
+                .iter()
+                .any(|x| t.starts_with(x) || t.ends_with(x))
+        };
+        let next_op = !shift(after) && OPS.iter().any(|op| after.starts_with(op));
+        let prev_op = !shift(before) && OPS.iter().any(|op| before.ends_with(op));
+        let suffix_ok = bytes.get(j).is_none_or(|b| !is_word(*b));
+        if (next_op || prev_op) && suffix_ok {
+            if let Ok(v) = text[i..j].parse::<u64>() {
+                if v > 1 && !consts.contains(&v) {
+                    consts.push(v);
+                }
+            }
+        }
+        i = j;
+    }
+    let mut out = consts.clone();
+    for (k, a) in consts.iter().enumerate() {
+        for b in &consts[k + 1..] {
+            let d = a.abs_diff(*b);
+            if d > 1 && !out.contains(&d) {
+                out.push(d);
+            }
+        }
+    }
+    out.truncate(MAX_COMPARED);
+    out
 }
 
 /// The decimal integer constants inside the `__requires(...)` of `text`, each once, in
@@ -930,6 +1014,9 @@ pub fn launch(h: &Header) -> Result<(Vec<usize>, Vec<usize>), String> {
     Ok((local, groups))
 }
 
+/// The heading of the CUDA section of docs/conformance.md (the OpenCL report comes before it).
+const CUDA_HEADING: &str = "## CUDA: GPUVerify's CUDA test suite";
+
 /// Why the figures changed when the runner was made honest (issue 26 item 9), for the
 /// report's readers.
 const CHANGES: &str = "Since issue 26 (item 9) the runner's step bound is 10^8 (was 10^6), a \
@@ -1108,9 +1195,13 @@ impl Report {
     /// The [`EXCEPTIONS`] entries that classify no disagreement (their kernel agrees now, or
     /// is not in the corpus): reasons that no longer describe anything, to be removed.
     pub fn stale_exceptions(&self) -> Vec<&'static str> {
+        // Only those of this corpus's language: the OpenCL entries say nothing of a CUDA
+        // run, and the CUDA ones nothing of an OpenCL run.
+        let ext = |p: &str| Path::new(p).extension().map(|e| e.to_owned());
         EXCEPTIONS
             .iter()
             .map(|(p, _, _)| *p)
+            .filter(|p| self.rows.iter().any(|r| ext(&r.path) == ext(p)))
             .filter(|p| !self.rows.iter().any(|r| r.path == *p && !r.agree))
             .collect()
     }
@@ -1156,6 +1247,73 @@ impl Report {
         let mut v: Vec<_> = m.into_iter().collect();
         v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         v
+    }
+
+    /// Whether the corpus is CUDA's (its kernels are `.cu` files).
+    pub fn is_cuda(&self) -> bool {
+        self.rows.iter().any(|r| r.path.ends_with(".cu"))
+    }
+
+    /// The text of docs/conformance.md after this run, `old` its text before: the OpenCL
+    /// report followed by the CUDA section, each run replacing its own part.
+    pub fn document(&self, old: &str) -> String {
+        let (opencl, cuda) = match old.find(CUDA_HEADING) {
+            Some(i) => (&old[..i], &old[i..]),
+            None => (old, ""),
+        };
+        if self.is_cuda() {
+            format!("{}\n{}", opencl.trim_end(), self.cuda_section())
+        } else {
+            format!("{}\n{cuda}", self.markdown().trim_end())
+        }
+    }
+
+    /// The CUDA section of docs/conformance.md: counts, classes and every kernel that does
+    /// not agree.
+    pub fn cuda_section(&self) -> String {
+        let c = self.counts();
+        let mut s = String::new();
+        let _ = writeln!(s, "{CUDA_HEADING}\n");
+        let _ = writeln!(
+            s,
+            "Written by `cargo run --release --example conformance -- ../shared/corpora/gpuverify-cuda \
+             --write docs/conformance.md` over GPUVerify's CUDA test suite (123 kernels; headers \
+             `--blockDim=`, `--gridDim=` read as `--local_size=`, `--num_groups=`), by the same rules \
+             and classes as the OpenCL suite above.\n"
+        );
+        let _ = writeln!(s, "| | kernels |\n|---|---|");
+        let _ = writeln!(s, "| in the corpus | {} |", c.total);
+        let _ = writeln!(s, "| load and run | {} |", c.loaded);
+        let _ = writeln!(s, "| agree with the header | {} |", c.agree);
+        let _ = writeln!(s, "| agree, among those that run | {} |", c.agree_loaded);
+        for (k, n) in &c.by_class {
+            let _ = writeln!(s, "| disagree or not loadable: {} | {n} |", k.label());
+        }
+        let _ = writeln!(
+            s,
+            "\n### CUDA kernels that do not agree\n\n| kernel | expected | ksim | class | why |\n|---|---|---|---|---|"
+        );
+        for r in self.rows.iter().filter(|r| !r.agree) {
+            let ksim = match &r.outcome {
+                Outcome::Ran { found, .. } if found.is_empty() => "clean".to_string(),
+                Outcome::Ran { found, .. } => found.join("; "),
+                Outcome::Rejected(m) => format!("rejected: {m}"),
+                Outcome::Vacuous(m) => format!("vacuous: {m}"),
+                Outcome::NotLoadable(m) => format!("not loadable: {m}"),
+                Outcome::NoLaunch(m) => format!("no launch: {m}"),
+            };
+            let (k, why) = r.class.clone().unwrap_or((Class::A, String::new()));
+            let _ = writeln!(
+                s,
+                "| `{}` | {} | {} | {} | {} |",
+                r.path,
+                expect_text(&r.expect),
+                ksim.replace('|', "\\|"),
+                k.label(),
+                why.replace('|', "\\|")
+            );
+        }
+        s
     }
 
     pub fn markdown(&self) -> String {

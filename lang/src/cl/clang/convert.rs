@@ -311,6 +311,19 @@ impl Converter<'_> {
             }
         };
         let mut fields = Vec::new();
+        // C++'s simple inheritance (`struct t : s`): the bases' members come first, as in
+        // the derived struct's layout, and `p.x` reads the base's `x` as the struct's own.
+        for b in &d.bases {
+            if b.is_virtual {
+                return self.unsupported("virtual base classes", &span);
+            }
+            let name = b.ty.as_ref().map_or("", |t| t.qual_type.as_str());
+            let name = name.trim_start_matches("struct ");
+            match self.structs.iter().find(|s| s.tag == name) {
+                Some(base) => fields.extend(base.fields.iter().cloned()),
+                None => return self.unsupported(&format!("the base class `{name}`"), &span),
+            }
+        }
         for f in &d.inner {
             match f.kind.as_str() {
                 "FieldDecl" => {
@@ -365,10 +378,10 @@ impl Converter<'_> {
                 "ParmVarDecl" => {
                     let pspan = self.span(c);
                     let name = c.name.as_ref().map(|_| self.ident(c));
-                    let ty = self.ty_of(c, &pspan)?;
                     if self.cuda {
                         self.cuda_check_decl(c, &pspan)?;
                     }
+                    let ty = self.ty_of(c, &pspan)?;
                     params.push(Param {
                         ty,
                         name,

@@ -19,6 +19,37 @@ typedef unsigned int uint;
 #define warpSize 32
 #define NULL 0
 struct uint3 { unsigned int x, y, z; };
+// CUDA's vector types of 2 and 4 elements as clang's vectors (OpenCL C's `int4`, which the
+// converter knows): `v.x`, `v.w` and `{a, b, c, d}` read as CUDA's structs do. The 3-element
+// types are not declared: CUDA's `float3` is 12 bytes, a vector of 3 is 16.
+#define __ksim_vec(T, N) typedef T N##2 __attribute__((ext_vector_type(2))); \
+  typedef T N##4 __attribute__((ext_vector_type(4)));
+__ksim_vec(char, char) __ksim_vec(unsigned char, uchar) __ksim_vec(short, short)
+__ksim_vec(unsigned short, ushort) __ksim_vec(int, int) __ksim_vec(unsigned int, uint)
+__ksim_vec(long, long) __ksim_vec(unsigned long, ulong) __ksim_vec(float, float)
+__ksim_vec(double, double)
+// `make_int4(x, y, z, w)`: a vector literal, each argument converted to the element type
+// (as the arguments of CUDA's functions are).
+#define make_char2(a, b) ((char2){(char)(a), (char)(b)})
+#define make_char4(a, b, c, d) ((char4){(char)(a), (char)(b), (char)(c), (char)(d)})
+#define make_uchar2(a, b) ((uchar2){(unsigned char)(a), (unsigned char)(b)})
+#define make_uchar4(a, b, c, d) ((uchar4){(unsigned char)(a), (unsigned char)(b), (unsigned char)(c), (unsigned char)(d)})
+#define make_short2(a, b) ((short2){(short)(a), (short)(b)})
+#define make_short4(a, b, c, d) ((short4){(short)(a), (short)(b), (short)(c), (short)(d)})
+#define make_ushort2(a, b) ((ushort2){(unsigned short)(a), (unsigned short)(b)})
+#define make_ushort4(a, b, c, d) ((ushort4){(unsigned short)(a), (unsigned short)(b), (unsigned short)(c), (unsigned short)(d)})
+#define make_int2(a, b) ((int2){(int)(a), (int)(b)})
+#define make_int4(a, b, c, d) ((int4){(int)(a), (int)(b), (int)(c), (int)(d)})
+#define make_uint2(a, b) ((uint2){(unsigned int)(a), (unsigned int)(b)})
+#define make_uint4(a, b, c, d) ((uint4){(unsigned int)(a), (unsigned int)(b), (unsigned int)(c), (unsigned int)(d)})
+#define make_long2(a, b) ((long2){(long)(a), (long)(b)})
+#define make_long4(a, b, c, d) ((long4){(long)(a), (long)(b), (long)(c), (long)(d)})
+#define make_ulong2(a, b) ((ulong2){(unsigned long)(a), (unsigned long)(b)})
+#define make_ulong4(a, b, c, d) ((ulong4){(unsigned long)(a), (unsigned long)(b), (unsigned long)(c), (unsigned long)(d)})
+#define make_float2(a, b) ((float2){(float)(a), (float)(b)})
+#define make_float4(a, b, c, d) ((float4){(float)(a), (float)(b), (float)(c), (float)(d)})
+#define make_double2(a, b) ((double2){(double)(a), (double)(b)})
+#define make_double4(a, b, c, d) ((double4){(double)(a), (double)(b), (double)(c), (double)(d)})
 struct dim3 {
   unsigned int x, y, z;
   __host__ __device__ dim3(unsigned int x = 1, unsigned int y = 1, unsigned int z = 1)
@@ -68,6 +99,7 @@ __device__ float fmaf(float, float, float); __device__ double fma(double, double
 __device__ float __fdividef(float, float); __device__ float __expf(float);
 __device__ float __logf(float); __device__ float __sinf(float); __device__ float __cosf(float);
 __device__ float __powf(float, float);
+__device__ float __exp10f(float); __device__ float exp10f(float);
 #define __ksim_minmax(NAME) \
   __device__ int NAME(int, int); __device__ unsigned int NAME(unsigned int, unsigned int); \
   __device__ long long NAME(long long, long long); \
@@ -106,8 +138,24 @@ __device__ int __other_int(int); __device__ bool __other_bool(bool);
 __device__ bool __uniform_int(int); __device__ bool __uniform_bool(bool);
 __device__ bool __distinct_int(int); __device__ bool __all(bool);
 __device__ int __return_val_int(void); __device__ bool __return_val_bool(void);
+template <class T> __device__ T __ksim_return_val(void);
+#define __return_val_funptr(T) __ksim_return_val<T>()
 template <class... A> __device__ void __barrier_invariant(bool, A...);
 template <class... A> __device__ void __barrier_invariant_binary(bool, A...);
+// curand (GPUVerify's `cuda.h` declares it too): declared so that a kernel using it parses,
+// and is then refused by name (its states are the library's, not the kernel's memory).
+struct curandState { unsigned int d; };
+typedef curandState curandState_t;
+struct curandStateMtgp32 { unsigned int d; };
+typedef curandStateMtgp32 curandStateMtgp32_t;
+__device__ void curand_init(unsigned long long, unsigned long long, unsigned long long,
+                            curandState *);
+__device__ unsigned int curand(curandState *);
+__device__ unsigned int curand(curandStateMtgp32 *);
+__device__ float curand_uniform(curandState *);
+__device__ float curand_uniform(curandStateMtgp32 *);
+__device__ float curand_normal(curandState *);
+__device__ float curand_normal(curandStateMtgp32 *);
 // Textures and surfaces: declared so that a kernel using them parses, and is then refused
 // by name.
 enum cudaTextureReadMode { cudaReadModeElementType, cudaReadModeNormalizedFloat };

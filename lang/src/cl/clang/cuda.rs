@@ -31,16 +31,7 @@ const HEADERS: [(&str, &str); 6] = [
     ("cuda.h", include_str!("cuda.h")),
     ("cuda_runtime.h", "#include \"cuda.h\"\n"),
     ("stdio.h", "#include \"cuda.h\"\n"),
-    (
-        "curand_kernel.h",
-        "#include \"cuda.h\"\nstruct curandState { unsigned int d; };\n\
-         typedef curandState curandState_t;\n\
-         __device__ void curand_init(unsigned long long, unsigned long long, \
-         unsigned long long, curandState *);\n\
-         __device__ unsigned int curand(curandState *);\n\
-         __device__ float curand_uniform(curandState *);\n\
-         __device__ float curand_normal(curandState *);\n",
-    ),
+    ("curand_kernel.h", "#include \"cuda.h\"\n"),
     ("curand.h", "#include \"curand_kernel.h\"\n"),
     ("cooperative_groups.h", "#include \"cuda.h\"\n"),
 ];
@@ -115,6 +106,9 @@ enum Call {
     Barrier,
     /// `__threadfence*()`: a fence on local and global memory.
     Fence,
+    /// `exp10f(x)`, `__exp10f(x)`: `pow(10.0f, x)` (OpenCL C 1.2 has `exp10`, the core
+    /// `pow`; CUDA documents `__exp10f` as the faster, less precise `exp10f`).
+    Exp10,
 }
 
 /// The CUDA built-in `name` (`Ok(None)`: not one, a call of the kernel's own function), or
@@ -143,6 +137,7 @@ fn builtin_call(name: &str) -> Result<Option<Call>, String> {
         "__sinf" => renamed("native_sin"),
         "__cosf" => renamed("native_cos"),
         "__powf" => renamed("pow"),
+        "__exp10f" | "exp10f" => Ok(Some(Exp10)),
         "__mul24" | "__umul24" => renamed("mul24"),
         "__popc" | "__popcll" => renamed("popcount"),
         "__clz" | "__clzll" => renamed("clz"),
@@ -369,6 +364,17 @@ impl Converter<'_> {
         Ok(Some(match c {
             Call::Barrier => call("barrier", vec![both_fences(span)], span),
             Call::Fence => call("mem_fence", vec![both_fences(span)], span),
+            Call::Exp10 => {
+                let ten = Expr {
+                    kind: ExprKind::Float {
+                        value: 10.0,
+                        single: true,
+                    },
+                    span: span.clone(),
+                };
+                let x = args.first().map(|a| self.expr(a)).transpose()?;
+                call("pow", [ten].into_iter().chain(x).collect(), span)
+            }
             Call::Rename(to) => {
                 let ty = callee.ty.as_ref().map_or("", |t| t.qual_type.as_str());
                 if to.starts_with("atomic_") && ty.starts_with("float") && to != "atomic_xchg" {

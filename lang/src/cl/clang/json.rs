@@ -38,10 +38,21 @@ pub struct Node {
     #[serde(rename = "virtual")]
     pub is_virtual: bool,
     pub inner: Vec<Node>,
+    /// A C++ struct's base classes (`struct t : s`).
+    pub bases: Vec<BaseSpec>,
     /// An initializer list shorter than its array: clang writes the filler (the value of
     /// the elements not written) and then the written elements here, not in `inner`.
     #[serde(rename = "array_filler")]
     pub array_filler: Vec<Node>,
+}
+
+/// A base class of a C++ struct.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct BaseSpec {
+    #[serde(rename = "type")]
+    pub ty: Option<QualType>,
+    pub is_virtual: bool,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
