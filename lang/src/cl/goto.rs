@@ -52,7 +52,9 @@ pub fn eliminate(body: &mut Block) -> Res<()> {
         return Ok(());
     }
     let mut targets = HashSet::new();
-    body.stmts.iter().for_each(|s| goto_targets(s, &mut targets));
+    body.stmts
+        .iter()
+        .for_each(|s| goto_targets(s, &mut targets));
     let mut stmts = Vec::new();
     for s in std::mem::take(&mut body.stmts) {
         flatten(s, &targets, &mut stmts);
@@ -168,10 +170,7 @@ impl Eliminator {
         for s in &mut list[range] {
             replace_escapes(s, is_break, &name, true, true);
         }
-        let new_label = [
-            label_stmt(&name, &span),
-            set_flag(&name, 0, &span),
-        ];
+        let new_label = [label_stmt(&name, &span), set_flag(&name, 0, &span)];
         let (idx, child) = g.steps[k];
         let parent = list_mut(root, &g.steps[..k]);
         if is_break {
@@ -189,7 +188,10 @@ fn outward(root: &mut Vec<Stmt>, g: &Path) {
     let plist = list_mut(root, parent_steps);
     let breaks = matches!(
         plist[pi].kind,
-        StmtKind::While { .. } | StmtKind::DoWhile { .. } | StmtKind::For { .. } | StmtKind::Switch { .. }
+        StmtKind::While { .. }
+            | StmtKind::DoWhile { .. }
+            | StmtKind::For { .. }
+            | StmtKind::Switch { .. }
     );
     let list = child_mut(&mut plist[pi], c);
     let goto = list.remove(g.at);
@@ -218,7 +220,11 @@ fn guard(list: &mut Vec<Stmt>, range: std::ops::Range<usize>, label: &Ident) -> 
     let start = range.start;
     let stmts: Vec<_> = list.drain(range).collect();
     let (mut out, stmts) = hoist(stmts, label)?;
-    out.push(if_stmt(not_flag(&label.name, &label.span), stmts, &label.span));
+    out.push(if_stmt(
+        not_flag(&label.name, &label.span),
+        stmts,
+        &label.span,
+    ));
     let after = start + out.len();
     list.splice(start..start, out);
     Ok(after)
@@ -344,9 +350,9 @@ fn hoist(stmts: Vec<Stmt>, label: &Ident) -> Res<(Vec<Stmt>, Vec<Stmt>)> {
             StmtKind::Case(..) | StmtKind::Default(_) => {
                 return Err(Diagnostic::new(
                     format!(
-                        "not supported yet: a `goto` (to `{}`) across the `case` labels of a `switch`",
-                        label.name
-                    ),
+                    "not supported yet: a `goto` (to `{}`) across the `case` labels of a `switch`",
+                    label.name
+                ),
                     s.span,
                 ))
             }
@@ -437,7 +443,10 @@ fn flatten(s: Stmt, targets: &HashSet<String>, out: &mut Vec<Stmt>) {
             step,
             body: body(b),
         },
-        StmtKind::Switch { value, body: b } => StmtKind::Switch { value, body: body(b) },
+        StmtKind::Switch { value, body: b } => StmtKind::Switch {
+            value,
+            body: body(b),
+        },
         k => k,
     };
     out.push(Stmt { kind, span });

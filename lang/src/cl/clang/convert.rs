@@ -304,9 +304,9 @@ impl Converter<'_> {
                 _ => None,
             });
             let value = match written {
-                Some(v) => v.parse().or_else(|_| {
-                    self.unsupported(&format!("the enum value `{v}`"), span)
-                })?,
+                Some(v) => v
+                    .parse()
+                    .or_else(|_| self.unsupported(&format!("the enum value `{v}`"), span))?,
                 None => next,
             };
             unsigned &= value >= 0;
