@@ -212,6 +212,7 @@ kernel void k(global int *o) {
   enum E e = C;
   T t = X2;
   enum { Q = 7 } q = Q;
+  if (get_global_id(0) != 0) return;
   o[0] = e;
   o[1] = (enum E)0 - 1 > 0;
   o[2] = (enum F)0 - 1 < 0;
