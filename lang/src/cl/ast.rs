@@ -231,7 +231,8 @@ pub enum StmtKind {
     Return(Option<Expr>),
     Block(Block),
     Empty,
-    /// `goto L;` and `L: s`: parsed so that the error names them.
+    /// `goto L;` and `L: s`, by the label's name: [`crate::cl::goto`] restructures them
+    /// before the lowering sees the function.
     Goto(Ident),
     Label(Ident, Box<Stmt>),
 }
@@ -298,4 +299,7 @@ pub enum ExprKind {
     Comma(Box<Expr>, Box<Expr>),
     SizeofType(Box<Type>),
     SizeofExpr(Box<Expr>),
+    /// GNU `({ s1; ...; e; })`: the statements, then the value (`None` when the last
+    /// statement is not an expression: the value is `void`).
+    StmtExpr(Vec<Stmt>, Option<Box<Expr>>),
 }

@@ -57,6 +57,8 @@ mod math;
 mod private;
 #[path = "spec.rs"]
 mod spec;
+#[path = "stmt_expr.rs"]
+mod stmt_expr;
 #[path = "structptr.rs"]
 mod structptr;
 #[path = "structs.rs"]
@@ -564,6 +566,10 @@ fn expr_assigned(e: &cl::Expr, out: &mut HashSet<String>) {
         Call { args, .. } | VecLit(_, args) => args.iter().for_each(|a| expr_assigned(a, out)),
         Member { base: a, .. } | Unary(_, a) | Plus(a) | Deref(a) | Cast(_, a) | SizeofExpr(a) => {
             expr_assigned(a, out)
+        }
+        StmtExpr(stmts, value) => {
+            stmts.iter().for_each(|s| assigned_names(s, out));
+            value.iter().for_each(|v| expr_assigned(v, out));
         }
         Int { .. } | Float { .. } | Char(_) | Str(_) | Name(_) | SizeofType(_) => {}
     }
@@ -1808,6 +1814,9 @@ impl<'u> Lowerer<'u> {
             E::Cast(t, a) if t.base == cl::Base::Void && t.pointers.is_empty() => {
                 self.effect(a, out)?
             }
+            E::StmtExpr(stmts, value) => {
+                self.stmt_expr(stmts, value.as_deref(), true, span, out)?;
+            }
             _ => {
                 // A value computed and dropped: only its side effects matter.
                 let _ = self.expr(e, out)?;
@@ -2386,6 +2395,9 @@ impl<'u> Lowerer<'u> {
                     unsigned: true,
                 })
             }
+            E::StmtExpr(stmts, value) => self
+                .stmt_expr(stmts, value.as_deref(), false, span, pre)?
+                .expect("a value"),
             E::SizeofExpr(a) => {
                 let mut ignored = Vec::new();
                 let v = self.expr(a, &mut ignored)?;

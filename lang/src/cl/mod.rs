@@ -10,6 +10,7 @@
 pub mod ast;
 pub mod builtins;
 pub mod clang;
+pub mod goto;
 pub mod lex;
 pub mod lower;
 pub mod ndrange;

@@ -92,6 +92,7 @@ fn meaningless(e: &cl::Expr) -> Option<&str> {
         | AddrOf(a) => meaningless(a),
         // `__same_group` is written without parentheses.
         Name(n) if NO_MEANING.contains(&n.as_str()) => Some(n.as_str()),
+        StmtExpr(_, value) => value.as_deref().and_then(meaningless),
         Int { .. } | Float { .. } | Char(_) | Str(_) | Name(_) | SizeofType(_) => None,
     }
 }

@@ -74,7 +74,7 @@ fn zero(span: &Span) -> cl::Expr {
 fn has_effects(e: &cl::Expr) -> bool {
     use cl::ExprKind as E;
     match &e.kind {
-        E::Call { .. } | E::Assign { .. } | E::IncDec(..) => true,
+        E::Call { .. } | E::Assign { .. } | E::IncDec(..) | E::StmtExpr(..) => true,
         E::Index(a, b) | E::Binary(_, a, b) | E::Comma(a, b) => has_effects(a) || has_effects(b),
         E::Cond(a, b, c) => has_effects(a) || has_effects(b) || has_effects(c),
         E::VecLit(_, args) => args.iter().any(has_effects),
@@ -441,7 +441,8 @@ impl<'u> Lowerer<'u> {
             | E::Char(_)
             | E::Str(_)
             | E::Name(_)
-            | E::SizeofType(_) => None,
+            | E::SizeofType(_)
+            | E::StmtExpr(..) => None,
         };
         Ok(kind.map(|kind| cl::Expr {
             kind,

@@ -96,7 +96,7 @@ fn pure(e: &cl::Expr) -> bool {
             };
             computes && args.iter().all(pure)
         }
-        E::IncDec(..) | E::Assign { .. } => false,
+        E::IncDec(..) | E::Assign { .. } | E::StmtExpr(..) => false,
     }
 }
 

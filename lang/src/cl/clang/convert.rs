@@ -38,6 +38,12 @@ pub struct Converter<'s> {
     structs: Vec<StructDef>,
     /// clang's id of each struct of [`Converter::structs`].
     struct_ids: Vec<String>,
+    /// clang's id of each label of the function being converted → its name.
+    labels: std::collections::HashMap<String, String>,
+    /// clang's id of each enum constant → its value.
+    enum_values: std::collections::HashMap<String, i64>,
+    /// clang's id of each enum → whether its type is `unsigned int`.
+    enum_ids: std::collections::HashMap<String, bool>,
     depth: usize,
     /// The span of the innermost node seen that is in the user's files: the span given to
     /// a node that has none of its own (one written inside a header's macro).
@@ -55,6 +61,9 @@ pub fn unit(root: &Node, spans: &dyn Spans, cuda: Option<Option<u64>>) -> Res<Un
         types: Types::default(),
         structs: Vec::new(),
         struct_ids: Vec::new(),
+        labels: Default::default(),
+        enum_values: Default::default(),
+        enum_ids: Default::default(),
         depth: 0,
         last: 0..0,
     };
@@ -245,7 +254,10 @@ impl Converter<'_> {
                 self.typedef(d);
                 Some(Item::TypeDecl(span))
             }
-            "EnumDecl" => return self.unsupported("`enum`", &span),
+            "EnumDecl" => {
+                self.enum_decl(d, &span)?;
+                Some(Item::TypeDecl(span))
+            }
             "EmptyDecl" => None,
             k => return self.unsupported(&format!("the declaration `{k}`"), &span),
         })
@@ -260,6 +272,9 @@ impl Converter<'_> {
                 .or_else(|| t.inner.first().and_then(|r| r.decl.as_ref()))
                 .map(|r| r.id.clone())
         });
+        if let Some(&unsigned) = owned.as_ref().and_then(|id| self.enum_ids.get(id)) {
+            self.types.enums.insert(name.clone(), unsigned);
+        }
         let tag = owned.and_then(|id| {
             self.structs
                 .iter()
@@ -276,6 +291,38 @@ impl Converter<'_> {
             ),
         };
         self.types.typedefs.insert(name, def);
+    }
+
+    /// `enum E { A, B = 5, C }`: the values of its constants (each the one written, else
+    /// one more than the one before, from 0) and its type, recorded for its uses.
+    fn enum_decl(&mut self, d: &Node, span: &Span) -> Res<()> {
+        let mut next = 0i64;
+        let mut unsigned = true;
+        for c in d.inner.iter().filter(|c| c.kind == "EnumConstantDecl") {
+            let written = c.inner.iter().find_map(|v| match &v.value {
+                Some(serde_json::Value::String(s)) => Some(s.clone()),
+                _ => None,
+            });
+            let value = match written {
+                Some(v) => v
+                    .parse()
+                    .or_else(|_| self.unsupported(&format!("the enum value `{v}`"), span))?,
+                None => next,
+            };
+            unsigned &= value >= 0;
+            self.enum_values.insert(c.id.clone(), value);
+            next = value.wrapping_add(1);
+        }
+        self.enum_ids.insert(d.id.clone(), unsigned);
+        let key = match &d.name {
+            Some(n) if !n.is_empty() => n.clone(),
+            _ => match d.loc.as_ref().and_then(|l| l.user()) {
+                Some(l) => format!("(unnamed enum at {}:{}:{})", l.file, l.line, l.col),
+                None => return Ok(()),
+            },
+        };
+        self.types.enums.insert(key, unsigned);
+        Ok(())
     }
 
     /// A C++ struct: recorded as a C one, its name a type name as a typedef's.
@@ -388,7 +435,12 @@ impl Converter<'_> {
                         span: pspan,
                     });
                 }
-                "CompoundStmt" => body = Some(self.block(c)?),
+                "CompoundStmt" => {
+                    self.labels = label_names(c);
+                    let mut b = self.block(c)?;
+                    crate::cl::goto::eliminate(&mut b)?;
+                    body = Some(b);
+                }
                 "OpenCLKernelAttr" | "CUDAGlobalAttr" => is_kernel = true,
                 "NoReturnAttr" | "C11NoReturnAttr" => noreturn = true,
                 _ => {}
@@ -525,7 +577,7 @@ impl Converter<'_> {
                         "RecordDecl" => self.record(d)?,
                         "CXXRecordDecl" => self.cxx_record(d)?,
                         "TypedefDecl" => self.typedef(d),
-                        "EnumDecl" => return self.unsupported("`enum`", &span),
+                        "EnumDecl" => self.enum_decl(d, &span)?,
                         k => return self.unsupported(&format!("the declaration `{k}`"), &span),
                     }
                 }
@@ -613,10 +665,16 @@ impl Converter<'_> {
             "ContinueStmt" => StmtKind::Continue,
             "ReturnStmt" => StmtKind::Return(s.inner.first().map(|e| self.expr(e)).transpose()?),
             "NullStmt" => StmtKind::Empty,
-            "GotoStmt" => StmtKind::Goto(Ident {
-                name: "goto".into(),
-                span: span.clone(),
-            }),
+            "GotoStmt" => {
+                let target = s.target_label_decl_id.as_deref().unwrap_or("");
+                let Some(name) = self.labels.get(target) else {
+                    return self.unsupported("this `goto`", &span);
+                };
+                StmtKind::Goto(Ident {
+                    name: name.clone(),
+                    span: span.clone(),
+                })
+            }
             "LabelStmt" => {
                 let label = self.ident(s);
                 let [body] = &s.inner[..] else {
@@ -744,8 +802,27 @@ impl Converter<'_> {
             }
             "DeclRefExpr" => {
                 let d = e.referenced_decl.as_deref();
-                if d.is_some_and(|d| d.kind == "EnumConstantDecl") {
-                    return self.unsupported("`enum`", &span);
+                if let Some(&v) = d.and_then(|d| self.enum_values.get(&d.id)) {
+                    // An enum constant is an `int` (C99 §6.7.2.2).
+                    let lit = ExprKind::Int {
+                        value: v.unsigned_abs(),
+                        unsigned: false,
+                        long: false,
+                    };
+                    return Ok(Expr {
+                        kind: if v < 0 {
+                            ExprKind::Unary(
+                                UnOp::Neg,
+                                Box::new(Expr {
+                                    kind: lit,
+                                    span: span.clone(),
+                                }),
+                            )
+                        } else {
+                            lit
+                        },
+                        span,
+                    });
                 }
                 let name = ExprKind::Name(d.and_then(|d| d.name.clone()).unwrap_or_default());
                 if d.is_some_and(is_reference) {
@@ -970,7 +1047,23 @@ impl Converter<'_> {
                     args: vec![arg],
                 }
             }
-            "StmtExpr" => return self.unsupported("GNU statement expressions", &span),
+            "StmtExpr" => {
+                let Ok(body) = one(self) else {
+                    return self.unsupported("this statement expression", &span);
+                };
+                let mut stmts = self.block(body)?.stmts;
+                let value = match stmts.last().map(|s| &s.kind) {
+                    Some(StmtKind::Expr(_)) if qual != "void" => match stmts.pop() {
+                        Some(Stmt {
+                            kind: StmtKind::Expr(v),
+                            ..
+                        }) => Some(Box::new(v)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                ExprKind::StmtExpr(stmts, value)
+            }
             // C++ (CUDA).
             "CXXNullPtrLiteralExpr" => ExprKind::Int {
                 value: 0,
@@ -1011,6 +1104,21 @@ impl Converter<'_> {
         };
         Ok(Expr { kind, span })
     }
+}
+
+/// clang's id of each label under `n` → its name (a `goto` names its label by id).
+fn label_names(n: &Node) -> std::collections::HashMap<String, String> {
+    let mut out = std::collections::HashMap::new();
+    let mut todo = vec![n];
+    while let Some(n) = todo.pop() {
+        if let (Some(id), Some(name)) = (&n.decl_id, &n.name) {
+            if n.kind == "LabelStmt" {
+                out.insert(id.clone(), name.clone());
+            }
+        }
+        todo.extend(&n.inner);
+    }
+    out
 }
 
 /// Whether a declaration is of a C++ reference (`T &`).

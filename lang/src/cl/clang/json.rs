@@ -34,6 +34,9 @@ pub struct Node {
     pub complete_definition: bool,
     pub arg_type: Option<QualType>,
     pub has_else: bool,
+    /// A `LabelStmt`'s label and a `GotoStmt`'s target.
+    pub decl_id: Option<String>,
+    pub target_label_decl_id: Option<String>,
     pub storage_class: Option<String>,
     #[serde(rename = "virtual")]
     pub is_virtual: bool,

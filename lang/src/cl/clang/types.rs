@@ -24,6 +24,11 @@ pub struct Types {
     pub typedefs: HashMap<String, Typedef>,
     /// `(unnamed struct at FILE:LINE:COL)` (as clang prints it) → the tag ksim gives it.
     pub unnamed: HashMap<String, String>,
+    /// An enum's tag (or `(unnamed enum at FILE:LINE:COL)`, or the typedef name clang
+    /// prints for `typedef enum { ... } T`) → whether its type is `unsigned int`: clang,
+    /// as GCC, gives an enum without negative constants the type `unsigned int`, else
+    /// `int`.
+    pub enums: HashMap<String, bool>,
 }
 
 /// `int4` → (int, 4) for the vector type names of OpenCL C.
@@ -188,6 +193,23 @@ impl Types {
                         None => return Err(unsupported()),
                     };
                     base = Some(Base::Struct(tag));
+                }
+                "enum" => {
+                    let key = match toks.get(i) {
+                        Some(&"(") => {
+                            let close = clean.find(')').ok_or_else(unsupported)?;
+                            let open = clean.find('(').expect("a `(` token");
+                            i = toks.len() - tokens(&clean[close + 1..]).len();
+                            clean[open..=close].to_string()
+                        }
+                        Some(t) => {
+                            i += 1;
+                            t.to_string()
+                        }
+                        None => return Err(unsupported()),
+                    };
+                    let unsigned = *self.enums.get(&key).ok_or_else(unsupported)?;
+                    base = Some(Base::Int { unsigned });
                 }
                 _ => {
                     if let Some(b) = scalar_base(w) {
