@@ -300,3 +300,23 @@ fn a_return_out_of_a_statement_expression_is_refused_with_its_span() {
     assert!(t.contains("leaving a statement expression"), "{t}");
     assert!(t.contains(":3:"), "{t}");
 }
+
+/// A generated program on which the goto elimination cycles (a known fault, found by
+/// `cl_goto_random.rs`): refused with a message at the goto, exit 2, never a hang.
+#[test]
+fn a_goto_nesting_the_elimination_cannot_restructure_is_refused_not_hung() {
+    if !has_clang() {
+        return;
+    }
+    let src = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/goto_cycle.cl"),
+    )
+    .unwrap();
+    let o = ksim_on("goto-cycle", &src, &["check", "k.cl"]);
+    assert_eq!(o.status.code(), Some(2), "{}", common::text(&o));
+    assert!(
+        common::text(&o).contains("could not restructure the gotos of this function"),
+        "{}",
+        common::text(&o)
+    );
+}

@@ -10,6 +10,7 @@
 //! KSIM_REQUIRE_BROWSER=1, where it fails (as tests/teach_html.rs). KSIM_CHROMIUM names
 //! another binary.
 
+mod common;
 mod serve_support;
 
 use serde_json::{json, Value};
@@ -21,32 +22,6 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn chromium() -> Option<PathBuf> {
-    let found = std::env::var_os("KSIM_CHROMIUM")
-        .map(PathBuf::from)
-        .or_else(|| {
-            ["chromium", "chromium-browser"].iter().find_map(|name| {
-                std::env::var_os("PATH").and_then(|paths| {
-                    std::env::split_paths(&paths)
-                        .map(|d| d.join(name))
-                        .find(|p| p.is_file())
-                })
-            })
-        });
-    let required = std::env::var("CI").as_deref() == Ok("true")
-        || std::env::var("KSIM_REQUIRE_BROWSER").as_deref() == Ok("1");
-    if found.is_none() {
-        assert!(
-            !required,
-            "chromium is required (CI=true or KSIM_REQUIRE_BROWSER=1): run scripts/install-chromium.sh"
-        );
-        eprintln!(
-            "skipped: chromium not found (run scripts/install-chromium.sh, or set KSIM_CHROMIUM)"
-        );
-    }
-    found
-}
 
 /// A headless chromium and one page of it, attached over the DevTools pipe.
 struct Browser {
@@ -237,7 +212,9 @@ impl Drop for Browser {
 
 #[test]
 fn a_student_clicks_threads_and_reads_the_page() {
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = common::chromium() else {
+        return;
+    };
     let server = Server::start(&[]);
     let mut b = Browser::start(&chromium, &server.url("/"));
     // The page opens the first example: kogge_stone_racy, n = 4, in = 1,2,3,4.

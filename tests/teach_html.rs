@@ -13,36 +13,10 @@ use common::{ksim, stdout, text};
 use scraper::{Html, Selector};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const KERNEL: [&str; 3] = ["examples/kogge_stone_racy.ksim", "-D", "n=4"];
-
-fn chromium() -> Option<PathBuf> {
-    let found = std::env::var_os("KSIM_CHROMIUM")
-        .map(PathBuf::from)
-        .or_else(|| {
-            ["chromium", "chromium-browser"].iter().find_map(|name| {
-                std::env::var_os("PATH").and_then(|paths| {
-                    std::env::split_paths(&paths)
-                        .map(|d| d.join(name))
-                        .find(|p| p.is_file())
-                })
-            })
-        });
-    let required = std::env::var("CI").as_deref() == Ok("true")
-        || std::env::var("KSIM_REQUIRE_BROWSER").as_deref() == Ok("1");
-    if found.is_none() {
-        assert!(
-            !required,
-            "chromium is required (CI=true or KSIM_REQUIRE_BROWSER=1): run scripts/install-chromium.sh"
-        );
-        eprintln!(
-            "skipped: chromium not found (run scripts/install-chromium.sh, or set KSIM_CHROMIUM)"
-        );
-    }
-    found
-}
 
 /// Runs headless chromium on `url` with `extra` options; returns its standard output.
 fn browse(chromium: &Path, profile: &Path, extra: &[&str], url: &str) -> String {
@@ -211,7 +185,9 @@ fn check_panel(dom: &Html, e: &Expected, k: u64, threads: usize) {
 
 #[test]
 fn the_page_shows_the_configuration_of_every_step_in_chromium() {
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = common::chromium() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let profile = dir.path().join("profile");
     let page = dir.path().join("page.html");
@@ -299,7 +275,9 @@ fn explore_writes_the_page_of_the_race() {
         "race in the data"
     );
     assert!(html.contains(r#"id="race-first""#) && html.contains(r#"id="race-second""#));
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = common::chromium() else {
+        return;
+    };
     let dom = dom_at(&chromium, &dir.path().join("profile"), &page, 0);
     let races: String = dom
         .select(&sel("#races li.race"))

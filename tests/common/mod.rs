@@ -82,3 +82,31 @@ pub fn json(o: &Output) -> serde_json::Value {
 pub fn last_line(o: &Output) -> String {
     stdout(o).lines().last().unwrap_or("").to_string()
 }
+
+/// Debian's chromium for the page tests (`KSIM_CHROMIUM` names another), or `None` (the
+/// test skips) where it is missing and not required (`CI=true`, `KSIM_REQUIRE_BROWSER=1`).
+pub fn chromium() -> Option<std::path::PathBuf> {
+    let found = std::env::var_os("KSIM_CHROMIUM")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            ["chromium", "chromium-browser"].iter().find_map(|name| {
+                std::env::var_os("PATH").and_then(|paths| {
+                    std::env::split_paths(&paths)
+                        .map(|d| d.join(name))
+                        .find(|p| p.is_file())
+                })
+            })
+        });
+    let required = std::env::var("CI").as_deref() == Ok("true")
+        || std::env::var("KSIM_REQUIRE_BROWSER").as_deref() == Ok("1");
+    if found.is_none() {
+        assert!(
+            !required,
+            "chromium is required (CI=true or KSIM_REQUIRE_BROWSER=1): run scripts/install-chromium.sh"
+        );
+        eprintln!(
+            "skipped: chromium not found (run scripts/install-chromium.sh, or set KSIM_CHROMIUM)"
+        );
+    }
+    found
+}

@@ -506,16 +506,48 @@ impl Converter<'_> {
         let e = strip_implicit(e);
         if e.kind == "InitListExpr" {
             let span = self.span(e);
-            let items = e
-                .inner
-                .iter()
+            let all: Vec<&Node> = (e.inner.iter())
                 .chain(e.array_filler.iter().skip(1))
-                .filter(|i| i.kind != "ImplicitValueInitExpr")
-                .map(|i| self.init(i))
+                .collect();
+            // Members left out (`{[2] = 5}`, `{.y = 7}`) are implicit zeros: dropped at the
+            // end (a short list zeroes the rest), kept as zeros before a given item, so
+            // that the items after them stay in their places.
+            let given = all
+                .iter()
+                .rposition(|i| i.kind != "ImplicitValueInitExpr")
+                .map_or(0, |p| p + 1);
+            let items = all[..given]
+                .iter()
+                .map(|i| match i.kind.as_str() {
+                    "ImplicitValueInitExpr" => self.zero_init(i),
+                    _ => self.init(i),
+                })
                 .collect::<Res<Vec<_>>>()?;
             return Ok(Init::List(items, span));
         }
         Ok(Init::Expr(self.expr(e)?))
+    }
+
+    /// The zero of an implicit value-initialisation: `(T)0` for a scalar or vector, an empty
+    /// list (all members zero) for a struct or array.
+    fn zero_init(&mut self, n: &Node) -> Res<Init> {
+        let span = self.span(n);
+        let ty = self.ty_of(n, &span)?;
+        if !ty.arrays.is_empty() || matches!(ty.base, Base::Struct(_)) && ty.pointers.is_empty() {
+            return Ok(Init::List(Vec::new(), span));
+        }
+        let zero = Expr {
+            kind: ExprKind::Int {
+                value: 0,
+                unsigned: false,
+                long: false,
+            },
+            span: span.clone(),
+        };
+        Ok(Init::Expr(Expr {
+            kind: ExprKind::Cast(Box::new(ty), Box::new(zero)),
+            span,
+        }))
     }
 
     fn block(&mut self, b: &Node) -> Res<Block> {
