@@ -118,7 +118,8 @@ impl Eliminator {
             .take_while(|(a, b)| a == b)
             .count();
         if common < g.steps.len() {
-            return Ok(outward(root, g));
+            outward(root, g);
+            return Ok(());
         }
         let i = g.at;
         let (j, deeper) = match l.steps.get(common) {
