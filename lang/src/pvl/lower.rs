@@ -66,6 +66,23 @@ impl From<Diagnostic> for Fail {
 
 type Res<T> = Result<T, Fail>;
 
+/// A method's `context_everywhere` clauses, which hold at every method, block and loop
+/// boundary.
+fn context_everywhere(m: &Method) -> Vec<Clause> {
+    (m.contract.iter())
+        .filter(|c| {
+            matches!(
+                c,
+                Clause::Spec {
+                    kind: ClauseKind::ContextEverywhere,
+                    ..
+                }
+            )
+        })
+        .cloned()
+        .collect()
+}
+
 fn err<T>(msg: impl Into<String>, span: &Span) -> Res<T> {
     Err(Fail::Error(Diagnostic::new(msg, span.clone())))
 }
@@ -496,20 +513,7 @@ impl Lowerer<'_> {
         for (d, it) in group.iters.iter().enumerate() {
             out.push(self.iterator(it, "get_local_id", d as u64)?);
         }
-        let everywhere: Vec<Clause> = m
-            .contract
-            .iter()
-            .filter(|c| {
-                matches!(
-                    c,
-                    Clause::Spec {
-                        kind: ClauseKind::ContextEverywhere,
-                        ..
-                    }
-                )
-            })
-            .cloned()
-            .collect();
+        let everywhere = context_everywhere(m);
         // The method's contract, by the first work-item of a one-group launch.
         let first = {
             let mut c = bin(

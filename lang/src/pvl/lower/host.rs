@@ -104,20 +104,7 @@ impl Lowerer<'_> {
                 span: f.span.clone(),
             });
         }
-        let everywhere: Vec<Clause> = m
-            .contract
-            .iter()
-            .filter(|c| {
-                matches!(
-                    c,
-                    Clause::Spec {
-                        kind: ClauseKind::ContextEverywhere,
-                        ..
-                    }
-                )
-            })
-            .cloned()
-            .collect();
+        let everywhere = context_everywhere(m);
 
         // Work-item 0 checks the precondition, saves what `\old` needs, takes the
         // permissions.
