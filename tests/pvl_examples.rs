@@ -107,3 +107,27 @@ fn no_specs_runs_the_broken_twins_without_their_checks() {
     assert_eq!(code, Some(0), "{t}");
     assert!(t.contains("array = 1 2 3 4 5 6 7 0"), "{t}");
 }
+
+/// A race found with `--no-specs` replays without the specifications too: the report keeps
+/// the flag (with the checks on, their steps change the schedule and the replay failed).
+#[test]
+fn a_race_report_made_without_specs_replays_without_them() {
+    let d = tmp("pvl-examples-nospecs-replay");
+    let f = root().join("examples/vercors/left_rotation_racy.pvl");
+    let mut a = vec!["races", f.to_str().unwrap(), "--no-specs"];
+    a.extend(ROTATION);
+    let o = ksim_in(&d, &a);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let reports: Vec<PathBuf> = std::fs::read_dir(d.join("ksim-reports"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(reports.len(), 2, "{}", text(&o));
+    for r in reports {
+        let saved = std::fs::read_to_string(&r).unwrap();
+        assert!(saved.contains("\"no_specs\": true"), "{saved}");
+        let o = ksim_in(&d, &["replay", r.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert!(stdout(&o).contains("race reproduced"), "{}", text(&o));
+    }
+}

@@ -232,6 +232,10 @@ pub struct LaunchFlags {
     pub args: Vec<(String, String)>,
     /// `--input NAME=SPEC`.
     pub inputs: Vec<(String, String)>,
+    /// `--no-specs` (`.pvl`): the program ran without checking its specifications, so a
+    /// replay must not check them either (their faults would come before the race).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_specs: bool,
 }
 
 /// A file a launch read besides the kernel file, kept in the report (format 3).

@@ -483,6 +483,7 @@ impl LaunchArgs {
                     None => (name.clone(), spec.clone()),
                 })
                 .collect(),
+            no_specs: self.cl.no_specs,
         }
     }
 

@@ -437,7 +437,7 @@ fn launch_args(
                 .map(|d| files.locate(Path::new(d)))
                 .collect(),
             shared_bytes: None,
-            no_specs: false,
+            no_specs: flags.no_specs,
         },
         groups: dims(&flags.groups)?,
         grid: None,
