@@ -186,7 +186,7 @@ fn end_runs_to_the_final_configuration_and_the_interval_identity_prints_as_epsil
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{out}");
     let s = states(&out);
-    assert!(s[0].contains("temp=ε"), "{out}");
+    assert!(s[0].contains("temp=1_I"), "{out}");
     assert!(out.contains("final"), "{out}");
     assert!(out.contains("out = [0,0] [0,1] [0,2] [0,3]"), "{out}");
 }

@@ -140,7 +140,7 @@ fn interval_identity_prints_as_epsilon_in_the_trace() {
         "--input",
         "in=iota",
     ]);
-    assert!(t.contains("out[1]: ε -> [1,1]"), "{t}");
+    assert!(t.contains("out[1]: 1_I -> [1,1]"), "{t}");
 }
 
 /// `ksim circuit` first line: depth, size, fanout.

@@ -2,8 +2,10 @@
 //! in the core form of POPL 2014 Figure 4, the one the rules of Figures 6 and 7 are stated
 //! over, and monoid elements as Definition 4.3 writes them.
 //!
-//! The interval monoid's identity 1_I is printed `ε` (the empty summation) rather than `1`,
-//! which reads as the integer one; intervals are `[i,j]` and the non-contiguous sums `⊤`.
+//! The interval monoid's identity is printed `1_I`, as the paper writes it (Definition 4.3),
+//! not `1`, which reads as the integer one, nor `ε`, which the paper keeps for the empty
+//! statement sequence of a finished thread; intervals are `[i,j]` and the non-contiguous
+//! sums `⊤`.
 
 use crate::monoid::Interval;
 use crate::reference::Rule;
@@ -13,10 +15,10 @@ use lang::core::{Kernel, Stmt, StmtKind};
 use lang::print_core::expr;
 
 /// A value in the paper's notation: as [`Value`]'s `Display`, except the interval
-/// monoid's identity, which is `ε`.
+/// monoid's identity, which is `1_I`.
 pub fn value(v: &Value) -> String {
     match v {
-        Value::Interval(Interval::Id) => "ε".into(),
+        Value::Interval(Interval::Id) => "1_I".into(),
         _ => v.to_string(),
     }
 }

@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 fn prov_name(c: &Circuit, p: Prov) -> String {
     match p {
         Prov::Input(i) => format!("{}[{i}]", c.input),
-        Prov::Identity => "ε".into(),
+        // The identity of the generic monoid X of Section 4 (the paper's 1_X).
+        Prov::Identity => "1_X".into(),
         Prov::Node(n) => format!("#{n}"),
     }
 }
