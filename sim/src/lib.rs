@@ -2,6 +2,7 @@
 //! their replay, exhaustive and randomised schedule exploration, race reports.
 
 pub mod circuit_view;
+pub mod equiv;
 pub mod explore;
 pub mod fix;
 pub mod graph;

@@ -2,6 +2,7 @@
 
 pub mod circuit;
 pub mod common;
+pub mod equiv;
 pub mod explore;
 pub mod fix;
 pub mod gpu;
