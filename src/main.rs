@@ -77,6 +77,11 @@ enum Command {
     /// bounded exploration, with no new race, fault or divergence. Exit 0 when equivalent
     /// on everything tried, 1 with the first difference.
     Equiv(cli::equiv::EquivArgs),
+    /// Apply one of Alpinist's optimisations to a `.ksim` kernel (unroll, merge iterations,
+    /// linearise, delinearise), editing only what it changes; applicability is checked on
+    /// the launch given, and an optimisation that does not apply is refused with the
+    /// reason (exit 2). Check the result with `ksim equiv`.
+    Transform(cli::transform::TransformArgs),
 }
 
 fn main() {
@@ -124,6 +129,7 @@ fn run(cli: &Cli) -> i32 {
         Command::Plot(a) => cli::gpu::plot(a),
         Command::VerifyScan(a) => cli::verify::verify_scan(a),
         Command::Equiv(a) => cli::equiv::equiv(a),
+        Command::Transform(a) => cli::transform::transform(a),
     };
     match result {
         Ok(code) => code,

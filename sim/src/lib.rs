@@ -19,6 +19,7 @@ pub mod step_view;
 pub mod text;
 pub mod timeline;
 pub mod trace;
+pub mod transform;
 pub mod verify;
 
 pub use explore::{exhaustive, naive, pct, random, Config, Incomplete, Mode, Summary, Verdict};

@@ -18,4 +18,5 @@ pub mod serve;
 pub mod simfile;
 pub mod step;
 pub mod trace_view;
+pub mod transform;
 pub mod verify;
