@@ -7,15 +7,17 @@
 //! launch given.
 
 use super::{atom, walk, Edit, TransformError, Transformed, Unit};
-use lang::ast::{Expr, ExprKind, Param};
+use lang::ast::{Expr, ExprKind, Param, Span};
 
-/// The declaration of array `name`: its dimension expressions and its span.
-fn declared<'a>(unit: &'a Unit<'_>, name: &str) -> Result<&'a [Expr], TransformError> {
+/// The declaration of array `name`: where its name ends and its dimension expressions.
+fn declared<'a>(unit: &'a Unit<'_>, name: &str) -> Result<(usize, &'a [Expr]), TransformError> {
     unit.ast
         .params
         .iter()
         .find_map(|p| match p {
-            Param::Array { name: n, dims, .. } if n.name == name => Some(dims.as_slice()),
+            Param::Array { name: n, dims, .. } if n.name == name => {
+                Some((n.span.end, dims.as_slice()))
+            }
             _ => None,
         })
         .ok_or_else(|| {
@@ -23,9 +25,41 @@ fn declared<'a>(unit: &'a Unit<'_>, name: &str) -> Result<&'a [Expr], TransformE
         })
 }
 
+/// The text between the brackets of each index of an access or declaration whose name
+/// ends at `after`: the index expressions' spans leave out parentheses around them, and
+/// an edit must not cut a pair.
+fn brackets(src: &str, after: usize, indices: &[Expr]) -> Vec<Span> {
+    let mut pos = after;
+    indices
+        .iter()
+        .map(|e| {
+            let open = pos + src[pos..].find('[').expect("an index has brackets");
+            let close = e.span.end + src[e.span.end..].find(']').expect("closed");
+            pos = close + 1;
+            open + 1..close
+        })
+        .collect()
+}
+
+/// The text of a bracketed index in parentheses unless it is one already or binds
+/// tighter than `min` (an operator's precedence; [`lang::ast::BinOp::precedence`]).
+fn wrapped(src: &str, range: &Span, e: &Expr, min: u8) -> (&'static str, &'static str) {
+    let t = src[range.clone()].trim();
+    let loose = match &e.kind {
+        ExprKind::Binary(op, ..) => op.precedence() < min,
+        ExprKind::Cond(..) => true,
+        _ => false,
+    };
+    if loose && t != format!("({})", &src[e.span.clone()]) {
+        ("(", ")")
+    } else {
+        ("", "")
+    }
+}
+
 /// `--linearize ARRAY`.
 pub fn linearize(unit: &Unit<'_>, name: &str) -> Result<Transformed, TransformError> {
-    let dims = declared(unit, name)?;
+    let (decl_end, dims) = declared(unit, name)?;
     let [rows, cols] = dims else {
         return Err(TransformError::Refused(format!(
             "`{name}` has {} dimension{}; linearisation takes a 2D array",
@@ -34,8 +68,9 @@ pub fn linearize(unit: &Unit<'_>, name: &str) -> Result<Transformed, TransformEr
         )));
     };
     let cols_text = atom(unit.text(&cols.span), cols);
+    let decl = brackets(unit.src, decl_end, dims);
     let mut edits = vec![Edit::new(
-        rows.span.start..cols.span.end,
+        decl[0].start..decl[1].end,
         format!("{} * {cols_text}", atom(unit.text(&rows.span), rows)),
     )];
     for a in walk::accesses(&unit.ast.body) {
@@ -45,26 +80,17 @@ pub fn linearize(unit: &Unit<'_>, name: &str) -> Result<Transformed, TransformEr
         let [i, j] = a.indices else {
             unreachable!("the checker accepts 2 indices for a 2D array")
         };
-        // `A[i][j]`: `(` before i when it needs it, `][` becomes ` * C + `.
-        let i_text = unit.text(&i.span);
-        if atom(i_text, i) != i_text {
-            edits.push(Edit::insert(i.span.start, "("));
-        }
-        let close = if atom(i_text, i) != i_text { ")" } else { "" };
-        let plus_needs_parens = matches!(&j.kind, ExprKind::Binary(op, ..) if op.precedence() < 9)
-            || matches!(j.kind, ExprKind::Cond(..));
-        let (open_j, close_j) = if plus_needs_parens {
-            ("(", ")")
-        } else {
-            ("", "")
-        };
+        // `A[i][j]`: i in parentheses when it needs them, `][` becomes ` * C + `.
+        let [bi, bj] = <[Span; 2]>::try_from(brackets(unit.src, a.array.span.end, a.indices))
+            .expect("two indices");
+        let (open_i, close_i) = wrapped(unit.src, &bi, i, 10);
+        let (open_j, close_j) = wrapped(unit.src, &bj, j, 9);
+        edits.push(Edit::insert(bi.start, open_i));
         edits.push(Edit::new(
-            i.span.end..j.span.start,
-            format!("{close} * {cols_text} + {open_j}"),
+            bi.end..bj.start,
+            format!("{close_i} * {cols_text} + {open_j}"),
         ));
-        if !close_j.is_empty() {
-            edits.push(Edit::insert(j.span.end, close_j));
-        }
+        edits.push(Edit::insert(bj.end, close_j));
     }
     Ok(Transformed {
         text: super::apply(unit.src, edits),
@@ -74,7 +100,7 @@ pub fn linearize(unit: &Unit<'_>, name: &str) -> Result<Transformed, TransformEr
 
 /// `--delinearize ARRAY:COLS`.
 pub fn delinearize(unit: &Unit<'_>, name: &str, cols: &str) -> Result<Transformed, TransformError> {
-    let dims = declared(unit, name)?;
+    let (decl_end, dims) = declared(unit, name)?;
     let [size] = dims else {
         return Err(TransformError::Refused(format!(
             "`{name}` has {} dimensions; delinearisation takes a 1D array",
@@ -89,15 +115,26 @@ pub fn delinearize(unit: &Unit<'_>, name: &str, cols: &str) -> Result<Transforme
         }
         _ => format!("{} / {}", atom(size_text, size), paren(cols)),
     };
-    let mut edits = vec![Edit::new(size.span.clone(), format!("{rows}][{cols}"))];
-    for a in walk::accesses(&unit.ast.body) {
-        if a.array.name != name {
-            continue;
+    let decl = brackets(unit.src, decl_end, dims);
+    let mut edits = vec![Edit::new(decl[0].clone(), format!("{rows}][{cols}"))];
+    let accesses: Vec<_> = (walk::accesses(&unit.ast.body).into_iter())
+        .filter(|a| a.array.name == name)
+        .collect();
+    for a in &accesses {
+        // The index is written twice, so an access to the array inside it would be edited
+        // twice: refused rather than mangled.
+        let b = brackets(unit.src, a.array.span.end, a.indices).remove(0);
+        if accesses.iter().any(|x| b.contains(&x.array.span.start)) {
+            return Err(TransformError::Refused(format!(
+                "an index of `{name}` at line {} reads `{name}` itself",
+                super::line_of(unit.src, b.start)
+            )));
         }
         let e = &a.indices[0];
-        let t = atom(unit.text(&e.span), e);
+        let (open, close) = wrapped(unit.src, &b, e, 10);
+        let t = format!("{open}{}{close}", unit.src[b.clone()].trim());
         edits.push(Edit::new(
-            e.span.clone(),
+            b,
             format!("{t} / {c}][{t} % {c}", c = paren(cols)),
         ));
     }
