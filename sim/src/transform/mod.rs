@@ -1,6 +1,7 @@
 //! Alpinist's optimisations on `.ksim` source (`ksim transform`): loop unrolling,
-//! iteration merging, matrix linearisation (and back), data prefetching, kernel fusion and
-//! tiling (`../shared/seeds/alpinist-annotation-aware-gpu-optimizer.txt`, Section 4).
+//! iteration merging and matrix linearisation (and back)
+//! (`../shared/seeds/alpinist-annotation-aware-gpu-optimizer.txt`, Sections 4.1 and 4.4).
+//! Tiling, kernel fusion and data prefetching are not implemented yet.
 //!
 //! **Source in, source out.** Each optimisation parses the kernel, finds what it changes
 //! in the tree, and edits the source text at the spans of those nodes ([`Edit`]): every
@@ -11,13 +12,14 @@
 //! decided from the text (Alpinist reads the bounds from annotations; a `.ksim` kernel has
 //! none, so ksim runs the original on the launch): unrolling K times needs every entry of
 //! the loop to run at least K iterations, merging K iterations needs every trip count to
-//! be a multiple of K, fusion needs the same launch and, across a dependence, one
-//! work-group. An optimisation that is not applicable is refused with the reason
-//! ([`TransformError::Refused`]), never emitted. The transformed kernel is valid for the
+//! be a multiple of K, delinearising needs a whole number of rows. An optimisation that
+//! is not applicable is refused with the reason ([`TransformError::Refused`]), never
+//! emitted. The transformed kernel is valid for the
 //! launches where the check holds; `ksim equiv` checks it against the original.
 //!
-//! **Annotations.** `.ksim` has no annotation syntax, so there are none to transform; the
-//! condition the check established is written as a comment above the changed code.
+//! **Annotations.** `.ksim` has no annotation syntax, so there are none to transform; an
+//! unrolled or merged loop gets a comment with the condition the check established, in
+//! place of the assertions Alpinist adds.
 
 mod layout;
 mod loops;
