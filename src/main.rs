@@ -72,6 +72,16 @@ enum Command {
     /// interval-of-summations monoid on the singleton input (POPL 2014, Theorem 4.5), or
     /// Voigtländer's O(n²) tests (`--method voigtlaender|both`).
     VerifyScan(cli::verify::VerifyArgs),
+    /// Check that a transformed kernel computes what the original computes: the same final
+    /// arrays on the inputs given and on random inputs, under the canonical schedule and a
+    /// bounded exploration, with no new race, fault or divergence. Exit 0 when equivalent
+    /// on everything tried, 1 with the first difference.
+    Equiv(cli::equiv::EquivArgs),
+    /// Apply one of Alpinist's optimisations to a `.ksim` kernel (unroll, merge iterations,
+    /// linearise, delinearise), editing only what it changes; applicability is checked on
+    /// the launch given, and an optimisation that does not apply is refused with the
+    /// reason (exit 2). Check the result with `ksim equiv`.
+    Transform(cli::transform::TransformArgs),
 }
 
 fn main() {
@@ -118,6 +128,8 @@ fn run(cli: &Cli) -> i32 {
         Command::Gpu(a) => cli::gpu::gpu(a),
         Command::Plot(a) => cli::gpu::plot(a),
         Command::VerifyScan(a) => cli::verify::verify_scan(a),
+        Command::Equiv(a) => cli::equiv::equiv(a),
+        Command::Transform(a) => cli::transform::transform(a),
     };
     match result {
         Ok(code) => code,

@@ -2,6 +2,7 @@
 //! their replay, exhaustive and randomised schedule exploration, race reports.
 
 pub mod circuit_view;
+pub mod equiv;
 pub mod explore;
 pub mod fix;
 pub mod graph;
@@ -18,6 +19,7 @@ pub mod step_view;
 pub mod text;
 pub mod timeline;
 pub mod trace;
+pub mod transform;
 pub mod verify;
 
 pub use explore::{exhaustive, naive, pct, random, Config, Incomplete, Mode, Summary, Verdict};

@@ -2,6 +2,7 @@
 
 pub mod circuit;
 pub mod common;
+pub mod equiv;
 pub mod explore;
 pub mod fix;
 pub mod gpu;
@@ -17,4 +18,5 @@ pub mod serve;
 pub mod simfile;
 pub mod step;
 pub mod trace_view;
+pub mod transform;
 pub mod verify;
