@@ -154,6 +154,33 @@ fn unknown_constructs_are_named_with_their_span() {
 }
 
 #[test]
+fn sequence_values_are_refused_by_name() {
+    // A `seq<int>` parameter: named at its place, not misread as a comparison.
+    let p = program("pvl-seq", "class C {\n  pure int f(seq<int> xs) = 0;\n}\n");
+    let o = ksim(&["check", p.to_str().unwrap()]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("`seq<...>`: `seq<T>`, `set<T>` and `bag<T>` values are not supported yet"),
+        "{t}"
+    );
+    assert!(t.contains("pvl-seq.pvl:2:14"), "{t}");
+    // A size `|xs|` comes first in this one.
+    let p = program(
+        "pvl-size",
+        "class C {\n  requires |xs| > 0;\n  void m(set<int> xs) { }\n}\n",
+    );
+    let o = ksim(&["check", p.to_str().unwrap()]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("`|xs|`, the size of a sequence, set or bag,"),
+        "{t}"
+    );
+    assert!(t.contains("pvl-size.pvl:2:12"), "{t}");
+}
+
+#[test]
 fn nested_par_blocks_are_groups_of_work_items() {
     let p = program(
         "pvl-grid",

@@ -32,9 +32,8 @@ const REASONS: &[(&str, &str)] = &[
     ("InvariantParallelAtomic.pvl bar", "(d) `int[] xs` has no length clause (`xs.length == N`): ksim cannot size it"),
     ("ParNestedInvariantWrite.pvl m", "(b) VerCors refuses the `par` block's write to the method's variable `b` (outOfWriteScope); ksim runs it and the other block's `requires b` fails after the write (a specification's read is not an access for races)"),
     ("array_par.pvl ", "(d) a barrier with a body (`barrier(main; inv) ... { x = 1; }`) is not read yet"),
-    ("forward-host.pvl host", "(d) a method call as a statement (`forward(...)`) is not read yet"),
-    ("oddEven.pvl ", "(d) `seq<int>` and `|xs|` are not read yet"),
-    ("challenge2.pvl ", "(d) `seq<int>` and `|xs|` are not read yet"),
+    ("oddEven.pvl ", "(d) `seq<int>` values and `|xs|` are not supported yet (refused by name)"),
+    ("challenge2.pvl ", "(d) `seq<boolean>` values and `|xs|` are not supported yet (refused by name)"),
 ];
 
 /// What VerCors says about a file.

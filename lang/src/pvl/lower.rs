@@ -31,6 +31,7 @@ use crate::core::{Annotation, PermOp};
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
 
+mod call;
 mod host;
 mod perm;
 
@@ -1183,8 +1184,10 @@ impl Lowerer<'_> {
         else {
             return err(format!("unknown function `{}`", f.name), &f.span);
         };
-        let Some(MethodBody::Expr(body)) = &m.body else {
-            return err(format!("`{}` is not a pure function with an expression body; calls of methods are not supported yet", f.name), &f.span);
+        let body = match &m.body {
+            Some(MethodBody::Expr(body)) => body,
+            None => return err(format!("`{}` has no body: ksim cannot run a call of it", f.name), &f.span),
+            Some(MethodBody::Block(_)) => return err(format!("`{}` is a method, not a pure function with an expression body: a method's call stands only as a statement (`{0}(...);`)", f.name), &f.span),
         };
         if args.len() != m.params.len() {
             return err(
@@ -1277,9 +1280,7 @@ impl Lowerer<'_> {
                     out,
                 );
             }
-            StmtKind::Call(e) => {
-                return err("a method call as a statement is not supported yet", &e.span)
-            }
+            StmtKind::Call(e) => self.call_in_thread(e, out)?,
             StmtKind::If { cond, then, els } => {
                 let c = self.expr(cond, out)?;
                 let mut t = Vec::new();
