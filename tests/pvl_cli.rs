@@ -174,7 +174,7 @@ fn sequence_values_are_refused_by_name() {
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(
-        t.contains("`|xs|`, the size of a sequence, set or bag,"),
+        t.contains("`|xs|` (the size of a sequence, set or bag): `seq<T>`"),
         "{t}"
     );
     assert!(t.contains("pvl-size.pvl:2:12"), "{t}");

@@ -140,7 +140,9 @@ fn the_seeds_down_sweep_skips_the_roots_step_and_fails_the_postcondition() {
     let (code, t) = run("blelloch_2d_root_step_skipped", &SCAN_2D);
     assert_eq!(code, Some(1), "{t}");
     assert!(
-        t.contains("a postcondition does not hold at the function's exit (`__ensures`) in thread 0"),
+        t.contains(
+            "a postcondition does not hold at the function's exit (`__ensures`) in thread 0"
+        ),
         "{t}"
     );
     assert!(t.contains("blelloch_2d_root_step_skipped.pvl:16:3"), "{t}");
@@ -156,5 +158,8 @@ fn a_node_the_barrier_does_not_hand_out_is_a_write_without_permission() {
         t.contains("a write without the whole permission (`__perm_write`): location tree[2], held 0, needed 1 in thread 0"),
         "{t}"
     );
-    assert!(t.contains("blelloch_1d_node_not_handed_out.pvl:47:11"), "{t}");
+    assert!(
+        t.contains("blelloch_1d_node_not_handed_out.pvl:47:11"),
+        "{t}"
+    );
 }

@@ -197,7 +197,10 @@ fn a_method_call_runs_the_callee_with_its_contract_checked() {
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(t.contains("a = 7 7 7 7"), "{t}");
     // The second call's precondition (a[i] == 5) fails at the call.
-    let p = program("pvl-calls-pre", &CALLS.replace("inc(n, 6, a)", "inc(n, 5, a)"));
+    let p = program(
+        "pvl-calls-pre",
+        &CALLS.replace("inc(n, 6, a)", "inc(n, 5, a)"),
+    );
     let o = ksim(&["run", p.to_str().unwrap(), "--kernel", "twice", "-D", "n=4"]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
@@ -238,6 +241,9 @@ fn a_call_of_a_method_without_a_body_is_refused_by_name() {
     let o = ksim(&["check", p.to_str().unwrap()]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
-    assert!(t.contains("`f` has no body: ksim cannot run a call of it"), "{t}");
+    assert!(
+        t.contains("`f` has no body: ksim cannot run a call of it"),
+        "{t}"
+    );
     assert!(t.contains("pvl-nobody.pvl:4:35"), "{t}");
 }

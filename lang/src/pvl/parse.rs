@@ -151,7 +151,7 @@ fn collection(tokens: &[Spanned<'_>]) -> Result<(), Diagnostic> {
             (Tok::Ident(n @ ("seq" | "set" | "bag")), Some((Tok::Punct("<"), _))) => {
                 format!("`{n}<...>`")
             }
-            (Tok::Punct("|"), _) => "`|xs|`, the size of a sequence, set or bag,".to_string(),
+            (Tok::Punct("|"), _) => "`|xs|` (the size of a sequence, set or bag)".to_string(),
             _ => continue,
         };
         return Err(Diagnostic::new(
