@@ -72,8 +72,10 @@ impl Lowerer<'_> {
     ) -> Res<k::Kernel> {
         self.check_permissions = self.specs && perm::mentions_permission(m);
         let s = &m.name.span;
-        let mut h = Host::default();
-        h.params = self.array_params(m)?;
+        let mut h = Host {
+            params: self.array_params(m)?,
+            ..Host::default()
+        };
         for (ty, f) in &class.fields {
             let elem = self.ty(ty)?;
             let a = rn(&f.name);
