@@ -199,7 +199,10 @@ fn a_pure_functions_contract_is_checked_at_each_call() {
     );
     assert!(t.contains("pvl-pure-pre.pvl:2:3"), "{t}");
     // A postcondition on `\result` that the body does not meet (twice(0) = 0).
-    let p = program("pvl-pure-post", &src.replace("\\result >= x", "\\result > x"));
+    let p = program(
+        "pvl-pure-post",
+        &src.replace("\\result >= x", "\\result > x"),
+    );
     let o = ksim(&["run", p.to_str().unwrap(), "-D", "n=4"]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
