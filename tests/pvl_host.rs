@@ -230,6 +230,20 @@ fn a_method_call_runs_the_callee_with_its_contract_checked() {
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert!(t.contains("held 1/2, needed 1"), "{t}");
+    // A caller without permissions: the callee's are named as not checked.
+    let bare = half.replace(
+        "  requires (\\forall* int i; 0 <= i && i < n; Perm(a[i], 1\\2));\n  void once",
+        "  void once",
+    );
+    assert_ne!(bare, half);
+    let p = program("pvl-calls-bare", &bare);
+    let o = ksim(&["run", p.to_str().unwrap(), "--kernel", "once", "-D", "n=4"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("the permissions in `inc`'s specifications are not checked: the calling method has none"),
+        "{t}"
+    );
 }
 
 #[test]

@@ -236,6 +236,12 @@ impl Lowerer<'_> {
                 &c.span,
             );
         }
+        if self.specs && !self.check_permissions && perm::mentions_permission(&callee) {
+            self.note(
+                &c.span,
+                format!("the permissions in `{}`'s specifications are not checked: the calling method has none", callee.name.name),
+            );
+        }
         let mut post = Vec::new();
         self.old = Some(Vec::new());
         self.clauses(
