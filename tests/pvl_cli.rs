@@ -154,6 +154,63 @@ fn unknown_constructs_are_named_with_their_span() {
 }
 
 #[test]
+fn sequence_values_are_refused_by_name() {
+    // A `seq<int>` parameter: named at its place, not misread as a comparison.
+    let p = program("pvl-seq", "class C {\n  pure int f(seq<int> xs) = 0;\n}\n");
+    let o = ksim(&["check", p.to_str().unwrap()]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("`seq<...>`: `seq<T>`, `set<T>` and `bag<T>` values are not supported yet"),
+        "{t}"
+    );
+    assert!(t.contains("pvl-seq.pvl:2:14"), "{t}");
+    // A size `|xs|` comes first in this one.
+    let p = program(
+        "pvl-size",
+        "class C {\n  requires |xs| > 0;\n  void m(set<int> xs) { }\n}\n",
+    );
+    let o = ksim(&["check", p.to_str().unwrap()]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("`|xs|` (the size of a sequence, set or bag): `seq<T>`"),
+        "{t}"
+    );
+    assert!(t.contains("pvl-size.pvl:2:12"), "{t}");
+}
+
+#[test]
+fn a_pure_functions_contract_is_checked_at_each_call() {
+    let src = "class C {\n  requires x >= 0;\n  ensures \\result >= x;\n  pure int twice(int x) = 2 * x;\n\n  context_everywhere a.length == n;\n  void m(int[] a, int n) {\n    par (int t = 0 .. n) { a[t] = twice(t); }\n  }\n}\n";
+    let p = program("pvl-pure", src);
+    let o = ksim(&["run", p.to_str().unwrap(), "-D", "n=4"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("a = 0 2 4 6"), "{t}");
+    // A call outside the precondition.
+    let p = program("pvl-pure-pre", &src.replace("twice(t)", "twice(t - 1)"));
+    let o = ksim(&["run", p.to_str().unwrap(), "-D", "n=4"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("a call violates its function's precondition (`__call_requires`)"),
+        "{t}"
+    );
+    assert!(t.contains("pvl-pure-pre.pvl:2:3"), "{t}");
+    // A postcondition on `\result` that the body does not meet (twice(0) = 0).
+    let p = program(
+        "pvl-pure-post",
+        &src.replace("\\result >= x", "\\result > x"),
+    );
+    let o = ksim(&["run", p.to_str().unwrap(), "-D", "n=4"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("a postcondition does not hold"), "{t}");
+    assert!(t.contains("pvl-pure-post.pvl:3:3"), "{t}");
+}
+
+#[test]
 fn nested_par_blocks_are_groups_of_work_items() {
     let p = program(
         "pvl-grid",

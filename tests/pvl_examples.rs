@@ -8,6 +8,8 @@ use common::{ksim, ksim_in, root, stdout, text, tmp};
 
 const UPSWEEP: [&str; 6] = ["-D", "N=8", "-D", "H=4", "--input", "input=iota"];
 const ROTATION: [&str; 4] = ["-D", "size=8", "--input", "array=iota"];
+const SCAN_2D: [&str; 6] = ["-D", "N=8", "-D", "H=4", "--input", "input=iota"];
+const SCAN_1D: [&str; 4] = ["-D", "N=8", "--input", "input=iota"];
 
 /// `ksim run examples/vercors/NAME.pvl args`: exit code and output.
 fn run(name: &str, args: &[&str]) -> (Option<i32>, String) {
@@ -130,4 +132,57 @@ fn a_race_report_made_without_specs_replays_without_them() {
         assert_eq!(o.status.code(), Some(1), "{}", text(&o));
         assert!(stdout(&o).contains("race reproduced"), "{}", text(&o));
     }
+
+#[test]
+fn blellochs_scan_runs_clean_with_1d_and_with_2d_tree_storage() {
+    for (name, args) in [("blelloch_2d", &SCAN_2D[..]), ("blelloch_1d", &SCAN_1D[..])] {
+        let (code, t) = run(name, args);
+        assert_eq!(code, Some(0), "{name}: {t}");
+        assert!(t.contains("permissions are checked"), "{name}: {t}");
+        assert!(t.contains("no race, fault or divergence"), "{name}: {t}");
+        // The exclusive prefix sum of 0 1 ... 7 (also what the postcondition checks).
+        assert!(t.contains("output = 0 0 1 3 6 10 15 21"), "{name}: {t}");
+        // No race on any explored schedule either (the permissions checked on each).
+        let f = format!("examples/vercors/{name}.pvl");
+        let mut a = vec!["explore", "--random", "10", f.as_str(), "-q"];
+        a.extend(args);
+        let o = ksim(&a);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", text(&o));
+    }
+    // The seed's own size: N = 32, H = 6.
+    let (code, t) = run(
+        "blelloch_2d",
+        &["-D", "N=32", "-D", "H=6", "--input", "input=iota"],
+    );
+    assert_eq!(code, Some(0), "{t}");
+    assert!(t.contains("output = 0 0 1 3 6 10 15 21 28 "), "{t}");
+}
+
+#[test]
+fn the_seeds_down_sweep_skips_the_roots_step_and_fails_the_postcondition() {
+    let (code, t) = run("blelloch_2d_root_step_skipped", &SCAN_2D);
+    assert_eq!(code, Some(1), "{t}");
+    assert!(
+        t.contains(
+            "a postcondition does not hold at the function's exit (`__ensures`) in thread 0"
+        ),
+        "{t}"
+    );
+    assert!(t.contains("blelloch_2d_root_step_skipped.pvl:16:3"), "{t}");
+    assert!(t.contains("ensures output[0] == 0;"), "{t}");
+    assert!(t.contains("output = 6 6 7 9 22 26 31 37"), "{t}");
+}
+
+#[test]
+fn a_node_the_barrier_does_not_hand_out_is_a_write_without_permission() {
+    let (code, t) = run("blelloch_1d_node_not_handed_out", &SCAN_1D);
+    assert_eq!(code, Some(1), "{t}");
+    assert!(
+        t.contains("a write without the whole permission (`__perm_write`): location tree[2], held 0, needed 1 in thread 0"),
+        "{t}"
+    );
+    assert!(
+        t.contains("blelloch_1d_node_not_handed_out.pvl:47:11"),
+        "{t}"
+    );
 }

@@ -155,7 +155,109 @@ fn a_barrier_in_a_block_that_shares_its_work_group_is_refused() {
     let t = text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(
-        t.contains("a barrier stands only in a `par` block that is its method's only one"),
+        t.contains("a barrier stands only in a `par` block that runs alone"),
         "{t}"
     );
+}
+
+/// A method that calls another (`inc(n, 5, a);`): the callee is inlined, its
+/// precondition checked at the call, its postcondition (with `\old`) at the return.
+const CALLS: &str = "class C {
+  requires (\\forall* int i; 0 <= i && i < n; Perm(a[i], write));
+  requires (\\forall int i; 0 <= i && i < n; a[i] == k);
+  ensures (\\forall* int i; 0 <= i && i < n; Perm(a[i], write));
+  ensures a[0] == \\old(a[0]) + 1;
+  void inc(int n, int k, int[n] a) {
+    par (int t = 0 .. n)
+      requires Perm(a[t], write);
+      ensures Perm(a[t], write);
+    { a[t] = a[t] + 1; }
+  }
+
+  requires (\\forall* int i; 0 <= i && i < n; Perm(a[i], write));
+  ensures (\\forall* int i; 0 <= i && i < n; Perm(a[i], write));
+  void twice(int n, int[n] a) {
+    par (int t = 0 .. n)
+      requires Perm(a[t], write);
+      ensures Perm(a[t], write);
+    { a[t] = 5; }
+    inc(n, 5, a);
+    inc(n, 6, a);
+    assert a[0] == 7;
+  }
+}
+";
+
+#[test]
+fn a_method_call_runs_the_callee_with_its_contract_checked() {
+    let p = program("pvl-calls", CALLS);
+    let f = p.to_str().unwrap();
+    let o = ksim(&["run", f, "--kernel", "twice", "-D", "n=4"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("a = 7 7 7 7"), "{t}");
+    // The second call's precondition (a[i] == 5) fails at the call.
+    let p = program(
+        "pvl-calls-pre",
+        &CALLS.replace("inc(n, 6, a)", "inc(n, 5, a)"),
+    );
+    let o = ksim(&["run", p.to_str().unwrap(), "--kernel", "twice", "-D", "n=4"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("a call violates its function's precondition (`__call_requires`)"),
+        "{t}"
+    );
+    assert!(t.contains("pvl-calls-pre.pvl:3:3"), "{t}");
+    // A postcondition the callee does not meet fails at the return.
+    let p = program(
+        "pvl-calls-post",
+        &CALLS.replace("\\old(a[0]) + 1", "\\old(a[0]) + 2"),
+    );
+    let o = ksim(&["run", p.to_str().unwrap(), "--kernel", "twice", "-D", "n=4"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("a postcondition does not hold"), "{t}");
+    assert!(t.contains("pvl-calls-post.pvl:5:3"), "{t}");
+    // A caller that holds half of each element cannot lend the callee the whole.
+    let callee_end = CALLS.find("\n\n").unwrap() + 2;
+    let half = format!(
+        "{}  requires (\\forall* int i; 0 <= i && i < n; Perm(a[i], 1\\2));\n  void once(int n, int[n] a) {{\n    inc(n, 0, a);\n  }}\n}}\n",
+        &CALLS[..callee_end]
+    );
+    let p = program("pvl-calls-perm", &half);
+    let o = ksim(&["run", p.to_str().unwrap(), "--kernel", "once", "-D", "n=4"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("held 1/2, needed 1"), "{t}");
+    // A caller without permissions: the callee's are named as not checked.
+    let bare = half.replace(
+        "  requires (\\forall* int i; 0 <= i && i < n; Perm(a[i], 1\\2));\n  void once",
+        "  void once",
+    );
+    assert_ne!(bare, half);
+    let p = program("pvl-calls-bare", &bare);
+    let o = ksim(&["run", p.to_str().unwrap(), "--kernel", "once", "-D", "n=4"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("the permissions in `inc`'s specifications are not checked: the calling method has none"),
+        "{t}"
+    );
+}
+
+#[test]
+fn a_call_of_a_method_without_a_body_is_refused_by_name() {
+    let p = program(
+        "pvl-nobody",
+        "class C {\n  int f();\n  void m(int[4] a) {\n    par (int t = 0 .. 4) { a[t] = f(); }\n  }\n}\n",
+    );
+    let o = ksim(&["check", p.to_str().unwrap()]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("`f` has no body: ksim cannot run a call of it"),
+        "{t}"
+    );
+    assert!(t.contains("pvl-nobody.pvl:4:35"), "{t}");
 }

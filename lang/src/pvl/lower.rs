@@ -31,6 +31,7 @@ use crate::core::{Annotation, PermOp};
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
 
+mod call;
 mod host;
 mod perm;
 
@@ -970,7 +971,14 @@ impl Lowerer<'_> {
             ExprKind::Read | ExprKind::Write | ExprKind::NoPerm => {
                 return err("a permission amount stands only in `Perm(loc, amount)`", s)
             }
-            ExprKind::Result => return Err(Fail::Skip("`\\result` is not supported yet".into())),
+            ExprKind::Result => match self.env.iter().rev().find_map(|m| m.get("\\result")) {
+                Some(v) => v.clone(),
+                None => {
+                    return Err(Fail::Skip(
+                        "`\\result` is supported in a pure function's contract only yet".into(),
+                    ))
+                }
+            },
             ExprKind::Index(..) => {
                 let mut idx = Vec::new();
                 let mut base = e;
@@ -1085,7 +1093,7 @@ impl Lowerer<'_> {
                 let a = self.expr(a, &mut pa)?;
                 let b = self.expr(b, &mut pb)?;
                 if !pa.is_empty() || !pb.is_empty() {
-                    return err("a quantifier inside `?:` is not supported yet", s);
+                    return err("a quantifier (or a call of a pure function with a contract) inside `?:` is not supported yet", s);
                 }
                 ex(k::ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)), s)
             }
@@ -1183,8 +1191,10 @@ impl Lowerer<'_> {
         else {
             return err(format!("unknown function `{}`", f.name), &f.span);
         };
-        let Some(MethodBody::Expr(body)) = &m.body else {
-            return err(format!("`{}` is not a pure function with an expression body; calls of methods are not supported yet", f.name), &f.span);
+        let body = match &m.body {
+            Some(MethodBody::Expr(body)) => body,
+            None => return err(format!("`{}` has no body: ksim cannot run a call of it", f.name), &f.span),
+            Some(MethodBody::Block(_)) => return err(format!("`{}` is a method, not a pure function with an expression body: a method's call stands only as a statement (`{0}(...);`)", f.name), &f.span),
         };
         if args.len() != m.params.len() {
             return err(
@@ -1200,13 +1210,44 @@ impl Lowerer<'_> {
             let v = self.expr(a, pre)?;
             bound.insert(p.name.clone(), v);
         }
-        // The body sees its parameters only.
+        // The body and the contract see the parameters only.
         let saved = std::mem::replace(&mut self.env, vec![bound]);
         self.depth += 1;
-        let r = self.expr(body, pre);
+        let r = self.pure_call(m, body, pre);
         self.depth -= 1;
         self.env = saved;
         r
+    }
+
+    /// A pure function's body in the caller's `pre`, between its contract's checks: its
+    /// `requires` at the call, its `ensures` on the result (`\result`, saved in a
+    /// variable), each inlined call checking them afresh.
+    fn pure_call(&mut self, m: &Method, body: &Expr, pre: &mut Vec<k::Stmt>) -> Res<k::Expr> {
+        let (pres, posts) = (
+            [ClauseKind::Requires, ClauseKind::Context],
+            [ClauseKind::Ensures, ClauseKind::Context],
+        );
+        let has = |kinds: &[ClauseKind]| {
+            self.specs
+                && (m.contract.iter())
+                    .any(|c| matches!(c, Clause::Spec { kind, .. } if kinds.contains(kind)))
+        };
+        let post = has(&posts);
+        self.clauses(&m.contract, &pres, Annotation::CallRequires, pre);
+        let r = self.expr(body, pre)?;
+        if !post {
+            return Ok(r);
+        }
+        let s = &body.span;
+        let v = self.temp("result");
+        let ty = match m.ret.base {
+            Base::Boolean => k::TypeName::Bool,
+            _ => k::TypeName::Int,
+        };
+        pre.push(decl(ty, &v, r, s));
+        self.env[0].insert("\\result".to_string(), name(&v, s));
+        self.clauses(&m.contract, &posts, Annotation::Ensures, pre);
+        Ok(name(&v, s))
     }
 
     fn ty(&self, t: &Type) -> Res<k::TypeName> {
@@ -1277,9 +1318,7 @@ impl Lowerer<'_> {
                     out,
                 );
             }
-            StmtKind::Call(e) => {
-                return err("a method call as a statement is not supported yet", &e.span)
-            }
+            StmtKind::Call(e) => self.call_in_thread(e, out)?,
             StmtKind::If { cond, then, els } => {
                 let c = self.expr(cond, out)?;
                 let mut t = Vec::new();

@@ -74,7 +74,7 @@ const KEYWORDS: &[&str] = &[
 /// Punctuation, longest first.
 const PUNCTS: &[&str] = &[
     "==>", "**", "..", "==", "!=", "<=", ">=", "&&", "||", "++", "--", "+", "-", "*", "/", "%",
-    "\\", "<", ">", "=", "!", "?", ":", "(", ")", "[", "]", "{", "}", ";", ",", ".",
+    "\\", "|", "<", ">", "=", "!", "?", ":", "(", ")", "[", "]", "{", "}", ";", ",", ".",
 ];
 
 type Spanned<'s> = (Tok<'s>, SimpleSpan);
@@ -139,9 +139,33 @@ fn lex(src: &str) -> Result<Vec<Spanned<'_>>, Diagnostic> {
     Ok(toks)
 }
 
+/// Why a program with VerCors's collection values is refused.
+const UNSUPPORTED_COLLECTIONS: &str =
+    "`seq<T>`, `set<T>` and `bag<T>` values are not supported yet";
+
+/// The first collection type (`seq<int>`, `set<T>`, `bag<T>`) or size `|xs|` among
+/// `tokens`, refused by name rather than misread (as a comparison, or an unknown `|`).
+fn collection(tokens: &[Spanned<'_>]) -> Result<(), Diagnostic> {
+    for (i, (t, s)) in tokens.iter().enumerate() {
+        let what = match (t, tokens.get(i + 1)) {
+            (Tok::Ident(n @ ("seq" | "set" | "bag")), Some((Tok::Punct("<"), _))) => {
+                format!("`{n}<...>`")
+            }
+            (Tok::Punct("|"), _) => "`|xs|` (the size of a sequence, set or bag)".to_string(),
+            _ => continue,
+        };
+        return Err(Diagnostic::new(
+            format!("{what}: {UNSUPPORTED_COLLECTIONS}"),
+            s.into_range(),
+        ));
+    }
+    Ok(())
+}
+
 /// Parses a whole PVL file.
 pub fn parse(src: &str) -> Result<Program, Vec<Diagnostic>> {
     let tokens = lex(src).map_err(|d| vec![d])?;
+    collection(&tokens).map_err(|d| vec![d])?;
     let eoi = SimpleSpan::from(src.len()..src.len());
     let input = tokens.as_slice().map(eoi, |(t, s)| (t, s));
     let result = program().parse(input).into_result().map_err(|errs| {

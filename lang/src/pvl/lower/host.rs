@@ -11,8 +11,10 @@
 //!   one-element array (the method's `local`, the fields `global` parameters), so that a
 //!   `par` block's write to them races, as VerCors forbids it. Fields need permissions
 //!   like array elements; the method's variables need none;
-//! - a `barrier` stands only in a block that is the method's only one (otherwise its
-//!   work-group holds threads that never reach it).
+//! - a `barrier` stands only in a block that runs alone (not joined with `and`, not in a
+//!   `parallel` region): its threads are the work-group's first; where the block has
+//!   fewer threads than the launch, the work-items outside it never reach the barrier,
+//!   which ksim reports as a barrier divergence at run time.
 //!
 //! Permissions: the caller lends the method's precondition, work-item 0 takes it, gives it
 //! to the pool before each region and takes it back after it, and gives back the
@@ -31,17 +33,6 @@ pub(super) fn has_par(s: &Stmt) -> bool {
     }
 }
 
-/// The regions of `par` blocks at the method's level.
-fn regions<'s>(stmts: &'s [Stmt], out: &mut Vec<&'s [ParBlock]>) {
-    for s in stmts {
-        match &s.kind {
-            StmtKind::Par(bs) | StmtKind::Parallel(bs) => out.push(bs),
-            StmtKind::Block(b) | StmtKind::Invariant { body: b, .. } => regions(&b.stmts, out),
-            _ => {}
-        }
-    }
-}
-
 /// The kernel being built: its statements, work-item 0's pending ones, its shared
 /// variables, the threads each region needs.
 #[derive(Default)]
@@ -57,12 +48,12 @@ struct Host {
 }
 
 /// The method's and the threads' clause kinds.
-const PRE: [ClauseKind; 3] = [
+pub(super) const PRE: [ClauseKind; 3] = [
     ClauseKind::Requires,
     ClauseKind::Context,
     ClauseKind::ContextEverywhere,
 ];
-const POST: [ClauseKind; 3] = [
+pub(super) const POST: [ClauseKind; 3] = [
     ClauseKind::Ensures,
     ClauseKind::Context,
     ClauseKind::ContextEverywhere,
@@ -81,15 +72,10 @@ impl Lowerer<'_> {
     ) -> Res<k::Kernel> {
         self.check_permissions = self.specs && perm::mentions_permission(m);
         let s = &m.name.span;
-        let mut h = Host::default();
-        let mut all = Vec::new();
-        regions(&body.stmts, &mut all);
-        if let [[only]] = all.as_slice() {
-            self.block_name = only.name.as_ref().map(|n| n.name.clone());
-        } else {
-            self.no_barrier = Some("a barrier stands only in a `par` block that is its method's only one (here other blocks share its work-group)".into());
-        }
-        h.params = self.array_params(m)?;
+        let mut h = Host {
+            params: self.array_params(m)?,
+            ..Host::default()
+        };
         for (ty, f) in &class.fields {
             let elem = self.ty(ty)?;
             let a = rn(&f.name);
@@ -201,6 +187,18 @@ impl Lowerer<'_> {
                 StmtKind::Decl { ty, name: n, init } => {
                     self.shared(ty, n, init.as_ref(), sp, everywhere, h)?
                 }
+                StmtKind::Call(c) => {
+                    // The callee's regions lend its precondition's permissions from
+                    // what the method holds.
+                    let (callee, post) = self.call_enter(c, &mut h.host)?;
+                    let Some(MethodBody::Block(b)) = &callee.body else {
+                        unreachable!("inline gives a method with a body")
+                    };
+                    let r = self.host_stmts(&callee, &b.stmts, &context_everywhere(&callee), h);
+                    self.depth -= 1;
+                    r?;
+                    h.host.extend(post);
+                }
                 _ => self.stmt(st_, everywhere, &mut h.host)?,
             }
         }
@@ -298,8 +296,13 @@ impl Lowerer<'_> {
         }
         flush(h, sp);
         let mut offset = int(0, sp);
+        // A barrier stands in a block that runs alone (its threads are then the
+        // work-group's first; a block with fewer threads than the largest region's leaves
+        // work-items that never reach it: a barrier divergence at run time).
+        self.no_barrier = (bs.len() > 1).then(|| "a barrier stands only in a `par` block that runs alone (here other blocks share its work-group)".to_string());
         for b in bs {
             let saved = (self.block_name.clone(), self.scalars.clone());
+            self.block_name = b.name.as_ref().map(|n| n.name.clone());
             let mut n = int(1, &b.span);
             let mut sizes = Vec::new();
             for it in &b.iters {
@@ -341,6 +344,7 @@ impl Lowerer<'_> {
             offset = end;
             (self.block_name, self.scalars) = saved;
         }
+        self.no_barrier = None;
         h.code.push(st(k::StmtKind::Barrier(k::Fence::BOTH), sp));
         h.threads.push(offset);
         if self.check_permissions {
