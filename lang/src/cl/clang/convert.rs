@@ -816,9 +816,11 @@ impl Converter<'_> {
     }
 
     pub(super) fn expr(&mut self, e: &Node) -> Res<Expr> {
+        // A null function pointer is the number 0 (`funcptr.rs`), not a null data pointer.
+        let fn_ptr = self.cuda && super::funcptr::is_fn_ptr(e);
         let e = strip_implicit(e);
         let span = self.span(e);
-        if let Some(name) = self.known_macro(e) {
+        if let Some(name) = self.known_macro(e).filter(|n| !(fn_ptr && n == "NULL")) {
             return Ok(Expr {
                 kind: ExprKind::Name(name),
                 span,
@@ -996,7 +998,9 @@ impl Converter<'_> {
                     name,
                     span: self.span(callee),
                 };
-                let fn_type = decl.and_then(|d| d.ty.as_ref()).map(|t| t.qual_type.clone());
+                let fn_type = decl
+                    .and_then(|d| d.ty.as_ref())
+                    .map(|t| t.qual_type.clone());
                 let out = self.call_args(fn_type.as_deref().unwrap_or(""), args)?;
                 // `vloadN`: a vector literal of clang's type for the call (`cl/vecmem.rs`).
                 match lower::vecmem_form(&func.name, "vload").filter(|f| f.n > 1) {
@@ -1051,7 +1055,9 @@ impl Converter<'_> {
                     && e.inner.first().is_some_and(|x| {
                         let x = strip_implicit(x);
                         x.kind == "DeclRefExpr"
-                            && x.referenced_decl.as_ref().is_some_and(|d| d.kind == "FunctionDecl")
+                            && x.referenced_decl
+                                .as_ref()
+                                .is_some_and(|d| d.kind == "FunctionDecl")
                     }) =>
             {
                 return self.expr(&e.inner[0]);
@@ -1261,9 +1267,10 @@ fn label_names(n: &Node) -> std::collections::HashMap<String, String> {
 /// Whether a C++ operator call is a struct's copy assignment (`operator=`, a member).
 fn is_copy_assign(e: &Node) -> bool {
     e.inner.first().is_some_and(|f| {
-        strip_implicit(f).referenced_decl.as_ref().is_some_and(|d| {
-            d.kind == "CXXMethodDecl" && d.name.as_deref() == Some("operator=")
-        })
+        strip_implicit(f)
+            .referenced_decl
+            .as_ref()
+            .is_some_and(|d| d.kind == "CXXMethodDecl" && d.name.as_deref() == Some("operator="))
     })
 }
 

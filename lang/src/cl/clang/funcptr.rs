@@ -160,7 +160,10 @@ impl Converter<'_> {
             ExprKind::Name(_) => pointer,
             _ => {
                 let name = format!("__ksim_fn{k}");
-                stmts.push(stmt(StmtKind::Decl(vec![self.temp(&name, "int", pointer, span)?]), span));
+                stmts.push(stmt(
+                    StmtKind::Decl(vec![self.temp(&name, "int", pointer, span)?]),
+                    span,
+                ));
                 name_expr(&name, span)
             }
         };
@@ -232,13 +235,17 @@ impl Converter<'_> {
     pub(super) fn fn_ptr_requires(&self, param: &Node, span: &Span) -> Option<Stmt> {
         let fn_type = pointee(printed(param))?;
         let f = name_expr(param.name.as_deref()?, span);
-        let cond = self
-            .functions
-            .of_type(&fn_type)
-            .map(|(n, _)| n)
-            .fold(bin(BinOp::Eq, f.clone(), int(0, span), span), |c, n| {
-                bin(BinOp::BitOr, c, bin(BinOp::Eq, f.clone(), int(n, span), span), span)
-            });
+        let cond = self.functions.of_type(&fn_type).map(|(n, _)| n).fold(
+            bin(BinOp::Eq, f.clone(), int(0, span), span),
+            |c, n| {
+                bin(
+                    BinOp::BitOr,
+                    c,
+                    bin(BinOp::Eq, f.clone(), int(n, span), span),
+                    span,
+                )
+            },
+        );
         Some(stmt(
             StmtKind::Expr(Expr {
                 kind: call("__requires", vec![cond], span),

@@ -162,7 +162,10 @@ impl Converter<'_> {
                 ExprKind::Binary(BinOp::Lt, Box::new(k.clone()), Box::new(int(count, span))),
                 span,
             )),
-            step: Some(ex(ExprKind::IncDec(IncDec::PreInc, Box::new(k.clone())), span)),
+            step: Some(ex(
+                ExprKind::IncDec(IncDec::PreInc, Box::new(k.clone())),
+                span,
+            )),
             body: Box::new(stmt(StmtKind::Expr(copy))),
         });
         Ok(ExprKind::StmtExpr(vec![lp], None))
@@ -181,7 +184,10 @@ impl Converter<'_> {
                     let i = if zero {
                         i
                     } else {
-                        ex(ExprKind::Binary(BinOp::Add, Box::new(i), Box::new(k.clone())), span)
+                        ex(
+                            ExprKind::Binary(BinOp::Add, Box::new(i), Box::new(k.clone())),
+                            span,
+                        )
                     };
                     return Ok(ex(ExprKind::Index(Box::new(a), Box::new(i)), span));
                 }
@@ -197,13 +203,9 @@ impl Converter<'_> {
     /// The element type a pointer argument points to.
     fn pointee_type(&mut self, p: &Node, name: &str, span: &Span) -> Res<Type> {
         let p = strip_implicit(p);
-        let mut ty = self.printed_type(
-            p.ty.as_ref().map_or("", |t| t.qual_type.as_str()),
-            span,
-        )?;
+        let mut ty = self.printed_type(p.ty.as_ref().map_or("", |t| t.qual_type.as_str()), span)?;
         // A pointer's element, or an array's (which decays to a pointer to it).
-        if ty.pointers.pop().is_none() && (ty.arrays.is_empty() || ty.arrays.remove(0).is_none())
-        {
+        if ty.pointers.pop().is_none() && (ty.arrays.is_empty() || ty.arrays.remove(0).is_none()) {
             return refuse(format!("`{name}` of this argument"), span);
         }
         if ty.base == Base::Void && ty.pointers.is_empty() {
@@ -229,7 +231,12 @@ impl Converter<'_> {
         };
         let integer = matches!(
             scalar,
-            Base::Bool | Base::Char { .. } | Base::Short { .. } | Base::Int { .. } | Base::Long { .. } | Base::Size { .. }
+            Base::Bool
+                | Base::Char { .. }
+                | Base::Short { .. }
+                | Base::Int { .. }
+                | Base::Long { .. }
+                | Base::Size { .. }
         );
         if !elem.pointers.is_empty() || !elem.arrays.is_empty() {
             return refuse("`memset` of pointers or arrays".into(), span);
@@ -240,12 +247,21 @@ impl Converter<'_> {
                 base: Base::Char { unsigned: true },
                 ..elem.clone()
             };
-            let c = ex(ExprKind::Cast(Box::new(uchar), Box::new(self.expr(c)?)), span);
+            let c = ex(
+                ExprKind::Cast(Box::new(uchar), Box::new(self.expr(c)?)),
+                span,
+            );
             ex(
-                ExprKind::Binary(BinOp::Mul, Box::new(c), Box::new(int(0x0101_0101_0101_0101, span))),
+                ExprKind::Binary(
+                    BinOp::Mul,
+                    Box::new(c),
+                    Box::new(int(0x0101_0101_0101_0101, span)),
+                ),
                 span,
             )
-        } else if self.const_len(c) == Some(0) && matches!(scalar, Base::Float | Base::Double | Base::Half) {
+        } else if self.const_len(c) == Some(0)
+            && matches!(scalar, Base::Float | Base::Double | Base::Half)
+        {
             int(0, span)
         } else {
             return refuse(

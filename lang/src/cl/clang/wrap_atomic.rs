@@ -95,9 +95,16 @@ impl Converter<'_> {
                 Box::new(bin(BinOp::Sub, o(), uint(1, span), span)),
             )
         };
-        let read = ex(call("atomic_or", vec![self.expr(p)?, uint(0, span)], span), span);
+        let read = ex(
+            call("atomic_or", vec![self.expr(p)?, uint(0, span)], span),
+            span,
+        );
         let swap = ex(
-            call("atomic_cmpxchg", vec![self.expr(p)?, o(), ex(new, span)], span),
+            call(
+                "atomic_cmpxchg",
+                vec![self.expr(p)?, o(), ex(new, span)],
+                span,
+            ),
             span,
         );
         let stmt = |kind| Stmt {
