@@ -249,3 +249,33 @@ fn atomic_inc_and_dec_wrap_as_cuda_says_and_match_their_twin() {
         assert_eq!(o.status.code(), Some(0), "{file}: {}", text(&o));
     }
 }
+
+#[test]
+fn a_struct_argument_of_a_function_without_a_body_enters_its_hash_by_members() {
+    let dir = tmp("cuda-uf-struct");
+    let f = dir.join("k.cu");
+    std::fs::write(
+        &f,
+        "struct s { int a; int b; };\n__device__ int h(s x);\n\
+         __global__ void k(s *in, int *out) {\n  out[threadIdx.x] = h(in[threadIdx.x]);\n}\n",
+    )
+    .unwrap();
+    let o = ksim(&[
+        "run",
+        f.to_str().unwrap(),
+        "--block",
+        "3",
+        "--input",
+        "in.a=1,1,1",
+        "--input",
+        "in.b=2,2,3",
+        "--input",
+        "out=zeros:3",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let out = array_line(&stdout(&o), "out");
+    let v: Vec<&str> = out.split_whitespace().collect();
+    // Equal structs give equal results; a different member, a different one.
+    assert_eq!(v[0], v[1], "{out}");
+    assert_ne!(v[1], v[2], "{out}");
+}
