@@ -268,6 +268,21 @@ pub const EXCEPTIONS: &[(&str, Class, &str)] = &[
         "the kernel writes `__constant__` memory, which GPUVerify reports as a verification error; ksim refuses it as a language error before running (`global_constant` is `__constant`: it cannot be written), the same finding in another channel",
     ),
     (
+        "function_pointers/basic_argument_fail/kernel.cu",
+        Class::D,
+        "the runner gives every open scalar one value, so the null function pointer f = 0 comes with size = 0, where no thread calls through it (and f = 1, 2 are functions); `ksim run` with `--arg f=0 --arg size=1024` reports the null pointer dereference GPUVerify expects",
+    ),
+    (
+        "memcpy/arrayofstruct/kernel.cu",
+        Class::B,
+        "the kernel copies the uninitialised private struct `fresh` into the buffer: GPUVerify gives it an arbitrary value and checks only races, ksim reports the uninitialised read (as struct/kernel.cu)",
+    ),
+    (
+        "memcpy/fail_overstep/kernel.cu",
+        Class::C,
+        "the two threads' copies of two elements overlap at out[1], and both write in[1] there: a write-write pair of one value, which GPUVerify's benign-race tolerance (ksim's same-value policy) accepts, so the runs are clean; `ksim races --race-policy strict` reports the race on out.x[1]. GPUVerify reports it, not establishing that the two values are equal",
+    ),
+    (
         "globalarray/fail/kernel.cu",
         Class::D,
         "the `__constant__` array's initialiser is the host's first value, which the host may change (`cudaMemcpyToSymbol`), as GPUVerify's comment says; ksim lowers a program-scope `__constant` array with its initialiser as fixed data (OpenCL C's rule), so the run with A[i] == i is clean",

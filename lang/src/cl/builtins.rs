@@ -131,7 +131,7 @@ pub fn math(name: &str) -> Option<Math> {
 }
 
 /// GPUVerify's specification statements (`cl/spec.rs` says what each becomes).
-const ANNOTATIONS: [&str; 21] = [
+const ANNOTATIONS: [&str; 22] = [
     "__assert",
     "__assume",
     "__requires",
@@ -153,6 +153,8 @@ const ANNOTATIONS: [&str; 21] = [
     "__non_temporal_loads_end",
     "__assert_with_msg",
     "__requires_fresh_array",
+    // A call through a CUDA function pointer that holds no function (`clang/funcptr.rs`).
+    "__ksim_non_null",
 ];
 
 const FLOAT_MATH: [&str; 40] = [

@@ -115,6 +115,7 @@ fn place(name: &str, in_kernel: bool) -> Place {
         "__ensures" | "__global_ensures" => Place::Exit,
         "__invariant" | "__global_invariant" => Place::Here(Annotation::Invariant),
         "__assume" => Place::Here(Annotation::Assume),
+        "__ksim_non_null" => Place::Here(Annotation::NonNull),
         "__candidate_invariant" | "__candidate_global_invariant" => {
             Place::Skip("a candidate invariant is a guess for GPUVerify's inference; a false one is not an error")
         }

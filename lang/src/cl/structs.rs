@@ -74,7 +74,11 @@ fn zero(span: &Span) -> cl::Expr {
 fn has_effects(e: &cl::Expr) -> bool {
     use cl::ExprKind as E;
     match &e.kind {
-        E::Call { .. } | E::Assign { .. } | E::IncDec(..) | E::StmtExpr(..) => true,
+        // A work-item query (`get_local_id(0)`, CUDA's `threadIdx.x`) only reads.
+        E::Call { func, args } => {
+            !crate::cl::ndrange::is_work_item(&func.name) || args.iter().any(has_effects)
+        }
+        E::Assign { .. } | E::IncDec(..) | E::StmtExpr(..) => true,
         E::Index(a, b) | E::Binary(_, a, b) | E::Comma(a, b) => has_effects(a) || has_effects(b),
         E::Cond(a, b, c) => has_effects(a) || has_effects(b) || has_effects(c),
         E::VecLit(_, args) => args.iter().any(has_effects),

@@ -9,6 +9,7 @@
 //!   24 bits scaled by 2^-24); a vector result hashes its component index in as well;
 //! - equal arguments give equal results (it is a function), within a work-item and across
 //!   work-items; a `float` argument enters as `(int)x` and `(int)(x * 65536)`;
+//! - a struct argument enters as its members' values (nested structs flattened);
 //! - a pointer argument is evaluated (its side effects happen) but its memory is neither
 //!   read nor written, which is what GPUVerify assumes unless `__writes_to`/`__reads_from`
 //!   say otherwise; a `void` function does nothing else;
@@ -73,16 +74,22 @@ impl<'u> Lowerer<'u> {
     ) -> Res<()> {
         let name = &f.name.name;
         let mut bits = Vec::new();
+        // A struct argument enters as its members (nested structs flattened).
+        let mut values = Vec::new();
         for (p, a) in f.params.iter().zip(args) {
-            if !p.ty.pointers.is_empty() {
+            self.members_of(&p.ty, a, &mut values)?;
+        }
+        for (ty, a) in values {
+            if !ty.pointers.is_empty() {
                 // Evaluated for its side effects; the memory it reaches is not touched.
-                self.pointer_value(a, pre)?;
+                self.pointer_value(&a, pre)?;
                 continue;
             }
-            let vals = match self.type_shape(&p.ty)? {
+            let a = &a;
+            let vals = match self.type_shape(&ty)? {
                 Some(shape) => self.vec_value(a, shape, pre)?,
                 None => {
-                    let ty = self.scalar(&p.ty)?;
+                    let ty = self.scalar(&ty)?;
                     let v = self.expr(a, pre)?;
                     vec![cast(ty, v, &a.span)]
                 }
@@ -158,6 +165,33 @@ impl<'u> Lowerer<'u> {
             ),
         );
         self.hash_into(name, bits, &outs, span, pre);
+        Ok(())
+    }
+
+    /// The value `a` of type `ty` as the values it is made of: itself, or a struct's
+    /// members `a.m` (a member struct's in turn), into `out`.
+    fn members_of(
+        &self,
+        ty: &cl::Type,
+        a: &cl::Expr,
+        out: &mut Vec<(cl::Type, cl::Expr)>,
+    ) -> Res<()> {
+        match &ty.base {
+            cl::Base::Struct(tag) if ty.pointers.is_empty() && ty.arrays.is_empty() => {
+                for f in &self.struct_def(tag, &a.span)?.fields {
+                    let m = cl::Expr {
+                        kind: cl::ExprKind::Member {
+                            base: Box::new(a.clone()),
+                            field: f.name.clone(),
+                            arrow: false,
+                        },
+                        span: a.span.clone(),
+                    };
+                    self.members_of(&f.ty, &m, out)?;
+                }
+            }
+            _ => out.push((ty.clone(), a.clone())),
+        }
         Ok(())
     }
 

@@ -34,8 +34,12 @@ pub struct Converter<'s> {
     pub(super) shared_bytes: Option<u64>,
     /// clang's id of a template instance → its name as a launch gives it (`scan<int,256>`).
     instances: std::collections::HashMap<String, String>,
+    /// The device functions a CUDA function pointer may point to, numbered.
+    pub(super) functions: super::funcptr::Functions,
+    /// The temporaries made so far (their names are numbered).
+    pub(super) temps: usize,
     types: Types,
-    structs: Vec<StructDef>,
+    pub(super) structs: Vec<StructDef>,
     /// clang's id of each struct of [`Converter::structs`].
     struct_ids: Vec<String>,
     /// clang's id of each label of the function being converted → its name.
@@ -58,7 +62,12 @@ pub fn unit(root: &Node, spans: &dyn Spans, cuda: Option<Option<u64>>) -> Res<Un
         cuda: cuda.is_some(),
         shared_bytes: cuda.flatten(),
         instances: Default::default(),
-        types: Types::default(),
+        functions: Default::default(),
+        temps: 0,
+        types: Types {
+            fn_ptrs: cuda.is_some(),
+            ..Types::default()
+        },
         structs: Vec::new(),
         struct_ids: Vec::new(),
         labels: Default::default(),
@@ -69,6 +78,7 @@ pub fn unit(root: &Node, spans: &dyn Spans, cuda: Option<Option<u64>>) -> Res<Un
     };
     if c.cuda {
         c.name_instances(&root.inner);
+        c.number_functions(&root.inner);
     }
     let mut items = Vec::new();
     c.decls(&root.inner, &mut items)?;
@@ -146,7 +156,7 @@ impl Converter<'_> {
     }
 
     /// The node's span, or the last one seen.
-    fn span(&mut self, n: &Node) -> Span {
+    pub(super) fn span(&mut self, n: &Node) -> Span {
         match self.own_span(n) {
             Some(s) => {
                 self.last = s.clone();
@@ -203,6 +213,74 @@ impl Converter<'_> {
                 _ => {}
             }
         }
+    }
+
+    /// Numbers the device functions of the user's files (the values of function pointers).
+    fn number_functions(&mut self, decls: &[Node]) {
+        for d in decls {
+            if d.is_implicit || self.own_span(d).is_none() {
+                continue;
+            }
+            match d.kind.as_str() {
+                "FunctionDecl" if !d.inner.iter().any(|a| a.kind == "CUDAGlobalAttr") => {
+                    let ty = d.ty.as_ref().map_or("", |t| t.qual_type.as_str());
+                    self.functions.add(&self.function_name(d), ty);
+                }
+                "FunctionTemplateDecl" | "NamespaceDecl" | "LinkageSpecDecl" => {
+                    self.number_functions(&d.inner)
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A function's name, a template instance's as a launch gives it (`scan<int,256>`).
+    pub(super) fn function_name(&self, d: &Node) -> String {
+        self.instances
+            .get(&d.id)
+            .cloned()
+            .or_else(|| d.name.clone())
+            .unwrap_or_default()
+    }
+
+    /// The syntax-tree type of printed type `text`.
+    pub(super) fn printed_type(&self, text: &str, span: &Span) -> Res<Type> {
+        self.types
+            .parse(text, span)
+            .map_err(|m| Diagnostic::new(m, span.clone()))
+    }
+
+    /// The declaration of a temporary `name` of printed type `ty`, set to `init`.
+    pub(super) fn temp(&self, name: &str, ty: &str, init: Expr, span: &Span) -> Res<Decl> {
+        Ok(Decl {
+            ty: self.printed_type(ty, span)?,
+            name: Ident {
+                name: name.into(),
+                span: span.clone(),
+            },
+            init: Some(Init::Expr(init)),
+            span: span.clone(),
+        })
+    }
+
+    /// The arguments of a call of a function of printed type `fn_type`: a C++ reference
+    /// parameter takes the argument's address.
+    pub(super) fn call_args(&mut self, fn_type: &str, args: &[Node]) -> Res<Vec<Expr>> {
+        let refs = reference_params(fn_type);
+        let mut out = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            let x = self.expr(a)?;
+            out.push(if refs.get(i).copied().unwrap_or(false) {
+                let span = x.span.clone();
+                Expr {
+                    kind: ExprKind::AddrOf(Box::new(x)),
+                    span,
+                }
+            } else {
+                x
+            });
+        }
+        Ok(out)
     }
 
     /// The declarations of the user's files among `decls`, into `items`.
@@ -452,6 +530,17 @@ impl Converter<'_> {
                 if !p.ty.pointers.is_empty() && p.ty.space == AddrSpace::Private {
                     p.ty.space = AddrSpace::Global;
                 }
+            }
+            // Its function pointers hold device functions of their types.
+            if let Some(b) = &mut body {
+                let requires = d.inner.iter().filter(|c| c.kind == "ParmVarDecl");
+                let requires: Vec<Stmt> = requires
+                    .filter_map(|c| {
+                        let span = self.own_span(c)?;
+                        self.fn_ptr_requires(c, &span)
+                    })
+                    .collect();
+                b.stmts.splice(0..0, requires);
             }
         }
         Ok(Function {
@@ -727,9 +816,11 @@ impl Converter<'_> {
     }
 
     pub(super) fn expr(&mut self, e: &Node) -> Res<Expr> {
+        // A null function pointer is the number 0 (`funcptr.rs`), not a null data pointer.
+        let fn_ptr = self.cuda && super::funcptr::is_fn_ptr(e);
         let e = strip_implicit(e);
         let span = self.span(e);
-        if let Some(name) = self.known_macro(e) {
+        if let Some(name) = self.known_macro(e).filter(|n| !(fn_ptr && n == "NULL")) {
             return Ok(Expr {
                 kind: ExprKind::Name(name),
                 span,
@@ -834,6 +925,12 @@ impl Converter<'_> {
             }
             "DeclRefExpr" => {
                 let d = e.referenced_decl.as_deref();
+                if let Some(f) = d.filter(|d| self.cuda && d.kind == "FunctionDecl") {
+                    return Ok(Expr {
+                        kind: self.function_value(f, &span)?,
+                        span,
+                    });
+                }
                 if let Some(&v) = d.and_then(|d| self.enum_values.get(&d.id)) {
                     // An enum constant is an `int` (C99 §6.7.2.2).
                     let lit = ExprKind::Int {
@@ -882,19 +979,16 @@ impl Converter<'_> {
                 let Some((callee, args)) = e.inner.split_first() else {
                     return self.unsupported("this call", &span);
                 };
+                let whole = callee;
                 let callee = strip_implicit(callee);
-                if callee.kind != "DeclRefExpr" {
+                if callee.kind != "DeclRefExpr" || super::funcptr::is_fn_ptr(callee) {
+                    if self.cuda {
+                        return self.pointer_call(whole, args, &span);
+                    }
                     return self.unsupported("calling something other than a function name", &span);
                 }
                 let decl = callee.referenced_decl.as_deref();
-                let name = decl
-                    .and_then(|d| {
-                        self.instances
-                            .get(&d.id)
-                            .cloned()
-                            .or_else(|| d.name.clone())
-                    })
-                    .unwrap_or_default();
+                let name = decl.map(|d| self.function_name(d)).unwrap_or_default();
                 if self.cuda {
                     if let Some(kind) = self.cuda_call(&name, callee, args, &span)? {
                         return Ok(Expr { kind, span });
@@ -904,24 +998,10 @@ impl Converter<'_> {
                     name,
                     span: self.span(callee),
                 };
-                // A C++ reference parameter takes the argument's address.
-                let refs = decl
+                let fn_type = decl
                     .and_then(|d| d.ty.as_ref())
-                    .map(|t| reference_params(&t.qual_type))
-                    .unwrap_or_default();
-                let mut out = Vec::new();
-                for (i, a) in args.iter().enumerate() {
-                    let x = self.expr(a)?;
-                    out.push(if refs.get(i).copied().unwrap_or(false) {
-                        let span = x.span.clone();
-                        Expr {
-                            kind: ExprKind::AddrOf(Box::new(x)),
-                            span,
-                        }
-                    } else {
-                        x
-                    });
-                }
+                    .map(|t| t.qual_type.clone());
+                let out = self.call_args(fn_type.as_deref().unwrap_or(""), args)?;
                 // `vloadN`: a vector literal of clang's type for the call (`cl/vecmem.rs`).
                 match lower::vecmem_form(&func.name, "vload").filter(|f| f.n > 1) {
                     Some(f) => {
@@ -967,6 +1047,20 @@ impl Converter<'_> {
                     base,
                     arrow: false,
                 }
+            }
+            // `&f` of a device function: its number, as `f` (CUDA's function pointers).
+            "UnaryOperator"
+                if self.cuda
+                    && e.opcode.as_deref() == Some("&")
+                    && e.inner.first().is_some_and(|x| {
+                        let x = strip_implicit(x);
+                        x.kind == "DeclRefExpr"
+                            && x.referenced_decl
+                                .as_ref()
+                                .is_some_and(|d| d.kind == "FunctionDecl")
+                    }) =>
+            {
+                return self.expr(&e.inner[0]);
             }
             "UnaryOperator" => {
                 let a = self.boxed(one(self)?)?;
@@ -1023,6 +1117,9 @@ impl Converter<'_> {
             "CStyleCastExpr" => {
                 let ty = self.ty_of(e, &span)?;
                 let inner = strip_implicit(one(self)?);
+                if self.cuda {
+                    self.fn_ptr_cast(e, inner, &span)?;
+                }
                 if e.cast_kind.as_deref() == Some("VectorSplat") && inner.kind == "ParenExpr" {
                     // `(float4)(x)`: a vector literal of one element.
                     ExprKind::VecLit(Box::new(ty), vec![self.expr(inner)?])
@@ -1107,7 +1204,9 @@ impl Converter<'_> {
             | "CXXReinterpretCastExpr"
             | "CXXConstCastExpr" => {
                 let ty = self.ty_of(e, &span)?;
-                ExprKind::Cast(Box::new(ty), self.boxed(strip_implicit(one(self)?))?)
+                let inner = strip_implicit(one(self)?);
+                self.fn_ptr_cast(e, inner, &span)?;
+                ExprKind::Cast(Box::new(ty), self.boxed(inner)?)
             }
             "SubstNonTypeTemplateParmExpr" | "MaterializeTemporaryExpr" => {
                 let Some(x) = e.inner.last() else {
@@ -1128,6 +1227,18 @@ impl Converter<'_> {
                     kind: self.expr(&e.inner[0])?.kind,
                     span,
                 })
+            }
+            // `a = b` of a struct: its implicit copy assignment (a struct with functions of its
+            // own is refused where it is defined), the assignment of C.
+            "CXXOperatorCallExpr" if is_copy_assign(e) => {
+                let [_, a, b] = &e.inner[..] else {
+                    return self.unsupported("this assignment", &span);
+                };
+                ExprKind::Assign {
+                    op: None,
+                    target: self.boxed(a)?,
+                    value: self.boxed(b)?,
+                }
             }
             "CXXOperatorCallExpr" => return self.unsupported("overloaded operators", &span),
 
@@ -1151,6 +1262,16 @@ fn label_names(n: &Node) -> std::collections::HashMap<String, String> {
         todo.extend(&n.inner);
     }
     out
+}
+
+/// Whether a C++ operator call is a struct's copy assignment (`operator=`, a member).
+fn is_copy_assign(e: &Node) -> bool {
+    e.inner.first().is_some_and(|f| {
+        strip_implicit(f)
+            .referenced_decl
+            .as_ref()
+            .is_some_and(|d| d.kind == "CXXMethodDecl" && d.name.as_deref() == Some("operator="))
+    })
 }
 
 /// Whether a declaration is of a C++ reference (`T &`).

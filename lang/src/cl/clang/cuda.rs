@@ -109,6 +109,10 @@ enum Call {
     /// `exp10f(x)`, `__exp10f(x)`: `pow(10.0f, x)` (OpenCL C 1.2 has `exp10`, the core
     /// `pow`; CUDA documents `__exp10f` as the faster, less precise `exp10f`).
     Exp10,
+    /// `memcpy` (`set`: `memset`): a loop over whole elements (`memcopy.rs`).
+    Mem { set: bool },
+    /// `atomicInc` (`inc`) or `atomicDec`: a compare-and-swap loop (`wrap_atomic.rs`).
+    Wrap { inc: bool },
 }
 
 /// The CUDA built-in `name` (`Ok(None)`: not one, a call of the kernel's own function), or
@@ -118,6 +122,8 @@ fn builtin_call(name: &str) -> Result<Option<Call>, String> {
     let renamed = |n| Ok(Some(Rename(n)));
     match name {
         "__syncthreads" => Ok(Some(Barrier)),
+        "memcpy" | "__builtin_memcpy" => Ok(Some(Mem { set: false })),
+        "memset" | "__builtin_memset" => Ok(Some(Mem { set: true })),
         "__threadfence" | "__threadfence_block" | "__threadfence_system" => Ok(Some(Fence)),
         "atomicAdd" => renamed("atomic_add"),
         "atomicSub" => renamed("atomic_sub"),
@@ -128,9 +134,8 @@ fn builtin_call(name: &str) -> Result<Option<Call>, String> {
         "atomicOr" => renamed("atomic_or"),
         "atomicXor" => renamed("atomic_xor"),
         "atomicCAS" => renamed("atomic_cmpxchg"),
-        "atomicInc" | "atomicDec" => Err(format!(
-            "`{name}` (CUDA's wrap-around at a limit: the core's atomic increment has no limit)"
-        )),
+        "atomicInc" => Ok(Some(Wrap { inc: true })),
+        "atomicDec" => Ok(Some(Wrap { inc: false })),
         "__fdividef" => renamed("native_divide"),
         "__expf" => renamed("native_exp"),
         "__logf" => renamed("native_log"),
@@ -165,6 +170,9 @@ fn builtin_call(name: &str) -> Result<Option<Call>, String> {
         "this_grid" => Err("grid-wide synchronisation (`this_grid`)".into()),
         // `synchronize(block)`: the block's barrier (a grid's is refused by its type).
         "synchronize" => Ok(Some(Barrier)),
+        // `__return_val_funptr(T)` (GPUVerify's, a template call in ksim's header): the
+        // value the function returns, as `__return_val_int()`.
+        _ if name.starts_with("__ksim_return_val") => renamed("__return_val_funptr"),
         // `sqrtf` → `sqrt`, ...: the single-precision names of the C math functions.
         _ => Ok(name
             .strip_suffix('f')
@@ -232,14 +240,14 @@ pub fn is_block_group(ty: &str) -> bool {
         == "thread_block"
 }
 
-fn name_expr(name: &str, span: &Span) -> Expr {
+pub(super) fn name_expr(name: &str, span: &Span) -> Expr {
     Expr {
         kind: ExprKind::Name(name.into()),
         span: span.clone(),
     }
 }
 
-fn call(func: &str, args: Vec<Expr>, span: &Span) -> ExprKind {
+pub(super) fn call(func: &str, args: Vec<Expr>, span: &Span) -> ExprKind {
     ExprKind::Call {
         func: Ident {
             name: func.into(),
@@ -262,7 +270,7 @@ fn both_fences(span: &Span) -> Expr {
 }
 
 /// The size in bytes of a scalar base type (for `extern __shared__`).
-fn base_bytes(b: &Base) -> Option<u64> {
+pub(super) fn base_bytes(b: &Base) -> Option<u64> {
     Some(match b {
         Base::Bool | Base::Char { .. } => 1,
         Base::Short { .. } | Base::Half => 2,
@@ -364,6 +372,8 @@ impl Converter<'_> {
         Ok(Some(match c {
             Call::Barrier => call("barrier", vec![both_fences(span)], span),
             Call::Fence => call("mem_fence", vec![both_fences(span)], span),
+            Call::Mem { set } => self.mem_call(name, args, set, span)?,
+            Call::Wrap { inc } => self.wrap_atomic(name, args, inc, span)?,
             Call::Exp10 => {
                 let ten = Expr {
                     kind: ExprKind::Float {

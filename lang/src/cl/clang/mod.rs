@@ -15,8 +15,11 @@
 
 mod convert;
 pub mod cuda;
+mod funcptr;
 mod json;
+mod memcopy;
 mod types;
+mod wrap_atomic;
 
 use super::{ClOptions, SourceMap};
 use crate::ast::Span;

@@ -29,6 +29,9 @@ pub struct Types {
     /// as GCC, gives an enum without negative constants the type `unsigned int`, else
     /// `int`.
     pub enums: HashMap<String, bool>,
+    /// CUDA: a function pointer is an `int`, the number of the device function it points
+    /// to ([`super::funcptr`]); OpenCL C has none.
+    pub fn_ptrs: bool,
 }
 
 /// `int4` → (int, 4) for the vector type names of OpenCL C.
@@ -134,6 +137,9 @@ impl Types {
             return Err(unsupported());
         }
         let clean = strip_attributes(text);
+        if self.fn_ptrs && super::funcptr::pointee(&clean).is_some() {
+            return self.parse_depth("int", span, depth + 1);
+        }
         let toks = tokens(&clean);
         let mut ty = Type {
             base: Base::Void,
