@@ -46,12 +46,22 @@ struct Path {
     at: usize,
 }
 
-/// The most moves of gotos in one function: a bound that turns a cycle of moves (a fault of
-/// this restructuring, seen on generated programs; `tests/cl_goto_random.rs`) into a
-/// refusal instead of a hang. Real kernels need a few moves per goto and nesting level.
-const MAX_MOVES: usize = 20_000;
-
 /// Restructures the gotos of a function body (nothing changes in a body without labels).
+///
+/// The gotos are moved one at a time, each until it is gone, as in Erosa and Hendren's
+/// algorithm. Moving whichever goto came first in the source at each step (as this once
+/// did) interleaved them, and then no measure decreases: a move of one can undo another's
+/// progress (a backward move wraps a partly moved goto in a new `do`-`while`, or guards,
+/// that it must leave again), and on generated programs the moves cycled
+/// (`tests/kernels/goto_cycle.cl`). One goto alone always finishes: it moves outward at
+/// most once per statement that holds it, then at most once backward (after which it is
+/// first in the list that leads to its label, so never outward again), then forward and
+/// inward at most twice per statement that holds the label (a `for` with an initialisation
+/// first becomes a block). A backward move first turns each `break` and `continue` it would
+/// capture into a goto to a fresh label, one step each; those gotos only ever move outward
+/// and forward, so they capture nothing, and the number of gotos is finite. `move_bound`
+/// counts these moves; exceeding it would be a fault of this module, reported as one
+/// instead of a hang.
 pub fn eliminate(body: &mut Block) -> Res<()> {
     if !body.stmts.iter().any(has_label) {
         return Ok(());
@@ -65,30 +75,35 @@ pub fn eliminate(body: &mut Block) -> Res<()> {
         flatten(s, &targets, &mut stmts);
     }
     let mut e = Eliminator { fresh: 0, targets };
-    let mut moves = 0;
-    while let Some((g, label)) = find_goto(&stmts, &mut Vec::new()) {
-        moves += 1;
-        if moves > MAX_MOVES {
-            return Err(Diagnostic::new(
-                format!(
-                    "not supported yet: ksim could not restructure the gotos of this function \
-                     (still moving the `goto {}` after {MAX_MOVES} moves; a known fault of its \
-                     goto elimination on some nestings of gotos into loops)",
-                    label.name
-                ),
-                label.span,
-            ));
+    while let Some((g, label)) = find_goto(&stmts, None, &mut Vec::new()) {
+        // The goto being moved is marked (its label renamed) so that it is found again
+        // after each move, whatever the moves of the others did.
+        set_goto_name(&mut stmts, &g, MOVING);
+        let bound = move_bound(&stmts);
+        let mut moves = 0;
+        while let Some((g, _)) = find_goto(&stmts, Some(MOVING), &mut Vec::new()) {
+            moves += 1;
+            if moves > bound {
+                return Err(Diagnostic::new(
+                    format!(
+                        "internal error: the goto elimination did not finish moving this                          `goto {}` within {bound} moves (please report it)",
+                        label.name
+                    ),
+                    label.span,
+                ));
+            }
+            let Some(l) = find_label(&stmts, &label.name, &mut Vec::new()) else {
+                return Err(Diagnostic::new(
+                    format!(
+                        "not supported yet: the label `{}` of this `goto` inside a statement \
+                         expression",
+                        label.name
+                    ),
+                    label.span,
+                ));
+            };
+            e.step(&mut stmts, &g, &l, &label)?;
         }
-        let Some(l) = find_label(&stmts, &label.name, &mut Vec::new()) else {
-            return Err(Diagnostic::new(
-                format!(
-                    "not supported yet: the label `{}` of this `goto` inside a statement expression",
-                    label.name
-                ),
-                label.span,
-            ));
-        };
-        e.step(&mut stmts, &g, &l, &label)?;
     }
     let mut flags: Vec<_> = e.targets.into_iter().collect();
     flags.sort();
@@ -99,6 +114,40 @@ pub fn eliminate(body: &mut Block) -> Res<()> {
         .collect();
     body.stmts.extend(strip_labels(stmts));
     Ok(())
+}
+
+/// The label name that marks the goto being moved (no C identifier has a space).
+const MOVING: &str = " moving";
+
+/// More moves than one goto can make in `stmts` (see [`eliminate`]): outward, forward and
+/// inward at most twice per nesting level each, one backward move, and one per `break`
+/// or `continue` it may capture.
+fn move_bound(stmts: &[Stmt]) -> usize {
+    let (depth, escapes) = shape(stmts);
+    6 * (depth + 2) + escapes
+}
+
+/// The nesting depth of statement lists in `stmts` and its number of `break` and
+/// `continue` statements.
+fn shape(stmts: &[Stmt]) -> (usize, usize) {
+    let mut out = (0, 0);
+    for s in stmts {
+        if matches!(s.kind, StmtKind::Break | StmtKind::Continue) {
+            out.1 += 1;
+        }
+        for c in 0..child_count(s) {
+            let (d, n) = shape(child(s, c));
+            out = (out.0.max(d + 1), out.1 + n);
+        }
+    }
+    out
+}
+
+/// Renames the label of the goto at `g`.
+fn set_goto_name(root: &mut Vec<Stmt>, g: &Path, name: &str) {
+    if let StmtKind::Goto(l) = &mut list_mut(root, &g.steps)[g.at].kind {
+        l.name = name.to_string();
+    }
 }
 
 struct Eliminator {
@@ -118,7 +167,7 @@ impl Eliminator {
             .take_while(|(a, b)| a == b)
             .count();
         if common < g.steps.len() {
-            outward(root, g);
+            outward(root, g, label);
             return Ok(());
         }
         let i = g.at;
@@ -201,8 +250,8 @@ impl Eliminator {
     }
 }
 
-/// Moves the conditional goto at `g` out of the statement that holds its list.
-fn outward(root: &mut Vec<Stmt>, g: &Path) {
+/// Moves the conditional goto at `g` (to `label`) out of the statement that holds its list.
+fn outward(root: &mut Vec<Stmt>, g: &Path, label: &Ident) {
     let (&(pi, c), parent_steps) = g.steps.split_last().expect("a nested goto");
     let plist = list_mut(root, parent_steps);
     let breaks = matches!(
@@ -214,9 +263,6 @@ fn outward(root: &mut Vec<Stmt>, g: &Path) {
     );
     let list = child_mut(&mut plist[pi], c);
     let goto = list.remove(g.at);
-    let StmtKind::Goto(label) = &goto.kind else {
-        unreachable!("a goto at its path")
-    };
     let span = goto.span.clone();
     if breaks {
         let brk = Stmt {
@@ -545,19 +591,27 @@ fn list_mut<'a>(mut list: &'a mut Vec<Stmt>, steps: &[(usize, usize)]) -> &'a mu
     list
 }
 
-/// The first conditional goto (in source order) and its label.
-fn find_goto(list: &[Stmt], steps: &mut Vec<(usize, usize)>) -> Option<(Path, Ident)> {
+/// The first conditional goto (in source order; with `name`, the first to that label) and
+/// its label.
+fn find_goto(
+    list: &[Stmt],
+    name: Option<&str>,
+    steps: &mut Vec<(usize, usize)>,
+) -> Option<(Path, Ident)> {
     for (i, s) in list.iter().enumerate() {
-        if let StmtKind::Goto(l) = &s.kind {
-            let path = Path {
-                steps: steps.clone(),
-                at: i,
-            };
-            return Some((path, l.clone()));
+        match &s.kind {
+            StmtKind::Goto(l) if name.is_none_or(|n| n == l.name) => {
+                let path = Path {
+                    steps: steps.clone(),
+                    at: i,
+                };
+                return Some((path, l.clone()));
+            }
+            _ => {}
         }
         for c in 0..child_count(s) {
             steps.push((i, c));
-            let found = find_goto(child(s, c), steps);
+            let found = find_goto(child(s, c), name, steps);
             steps.pop();
             if found.is_some() {
                 return found;

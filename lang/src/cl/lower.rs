@@ -55,6 +55,8 @@ pub use images::{sampler_value, Image};
 mod math;
 #[path = "private.rs"]
 mod private;
+#[path = "ptrmem.rs"]
+mod ptrmem;
 #[path = "spec.rs"]
 mod spec;
 #[path = "stmt_expr.rs"]
@@ -720,7 +722,8 @@ impl<'u> Lowerer<'u> {
 
     fn lookup(&self, name: &str) -> Option<&Binding> {
         if let Some(p) = name.strip_prefix('*') {
-            // The vector a pointer to a private vector points at ([`vecptr`]).
+            // The vector a pointer to a private vector points at ([`vecptr`]), or the
+            // pointer variable a pointer to a pointer is ([`ptrmem`]).
             return match self.lookup(p)? {
                 Binding::VecPtr(v) => Some(v),
                 _ => None,
@@ -1984,7 +1987,7 @@ impl<'u> Lowerer<'u> {
                 Some(Binding::Vector { .. }) => self.not_scalar(e),
                 Some(Binding::Struct { .. } | Binding::StructPtr(_)) => self.struct_value(e),
                 Some(Binding::VecPtr(_)) => unsupported(
-                    format!("changing `{n}`, a pointer to a private vector"),
+                    format!("changing `{n}`, a pointer to a private vector or pointer variable"),
                     &e.span,
                 ),
                 Some(Binding::PtrMember(_)) => self.ptr_members_whole(n, &e.span),
@@ -2657,6 +2660,13 @@ impl<'u> Lowerer<'u> {
                 (&p.ty.base, p.ty.pointers.len() <= 1, p.ty.arrays.is_empty())
             {
                 self.struct_argument(tag, p, a, &written, &mut scope, &mut stmts, pre)?;
+                continue;
+            }
+            if p.ty.pointers.len() > 1 && p.ty.arrays.is_empty() {
+                let b = self.pointer_alias(a, &p.ty)?;
+                if p.name.is_some() {
+                    scope.insert(pname.to_string(), b);
+                }
                 continue;
             }
             if p.ty.pointers.len() == 1 && p.ty.arrays.is_empty() {

@@ -452,7 +452,7 @@ impl<'u> Lowerer<'u> {
                 Some(Binding::Ptr(v)) => self.var_value(&v, span),
                 Some(Binding::VecPtr(_)) => unsupported(
                     format!(
-                        "this use of `{n}`, a pointer to a private vector (only `*{n}`, \
+                        "this use of `{n}`, a pointer to a private vector or pointer variable (only `*{n}`, \
                          `{n}[0]`, `{n}->x` and passing it to a helper)"
                     ),
                     span,
@@ -1215,10 +1215,10 @@ impl<'u> Lowerer<'u> {
     /// `T *p;` or `T *p = e;` in a function body (any address space of the pointee).
     pub(super) fn pointer_decl(&mut self, d: &cl::Decl, out: &mut Vec<k::Stmt>) -> Res<()> {
         if d.ty.pointers.len() > 1 {
-            return unsupported("pointers to pointers", &d.ty.span);
+            return self.pointer_pointer_decl(d);
         }
         if !d.ty.arrays.is_empty() {
-            return unsupported("arrays of pointers", &d.ty.span);
+            return self.pointer_array_decl(d, out);
         }
         let (elem, lanes) = self.pointee_type(&d.ty, &d.ty.span)?;
         if let Some(cl::Init::Expr(e)) = &d.init {
