@@ -98,7 +98,7 @@ fn main() {
 /// and `Drop` recurse on expressions, and a flat C chain such as a 3,000-term `1+1+...`
 /// (which real code has) is a tree thousands of levels deep: the main thread's 8 MiB stack
 /// overflows on it. The OpenCL front end bounds nesting well below what this stack holds
-/// ([`lang::cl::parse::MAX_DEPTH`]); memory is only committed as the stack is used.
+/// ([`lang::cl::nesting::MAX_DEPTH`]); memory is only committed as the stack is used.
 const STACK_BYTES: usize = 1 << 30;
 
 /// Runs the command `cli` names; its exit code.

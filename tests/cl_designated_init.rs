@@ -4,7 +4,7 @@
 //! items forward (`int a[4] = {[2] = 5}` gave `a[0] = 5`). Skipped without clang-15.
 
 mod common;
-use common::{has_clang, ksim_clang};
+use common::{has_clang, ksim_in};
 
 const KERNEL: &str = r#"
 typedef struct { int x; int y; int z; } S;
@@ -30,7 +30,7 @@ fn members_left_out_before_a_designated_one_are_zeros() {
     let d = common::tmp("designated-init");
     std::fs::write(d.join("k.cl"), KERNEL).unwrap();
     for engine in ["reference", "fast"] {
-        let o = ksim_clang(
+        let o = ksim_in(
             &d,
             &[
                 "run",

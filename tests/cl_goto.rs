@@ -4,13 +4,13 @@
 //! own compilation. Skipped without Debian's `clang-15`.
 
 mod common;
-use common::{has_clang, ksim_clang};
+use common::{has_clang, ksim_in};
 
 /// `ksim ARGS` on `src` written to `k.cl` in a fresh folder named after `test`.
 fn ksim_on(test: &str, src: &str, args: &[&str]) -> std::process::Output {
     let d = common::tmp(test);
     std::fs::write(d.join("k.cl"), src).expect("write kernel");
-    ksim_clang(&d, args)
+    ksim_in(&d, args)
 }
 
 /// The values of buffer `name` that `ksim run` prints, on both engines (which must agree).

@@ -6,7 +6,7 @@
 //! every backward jump spends `fuel`. Skipped without Debian's `clang-15`.
 
 mod common;
-use common::{has_clang, ksim_clang};
+use common::{has_clang, ksim_in};
 use std::process::Command;
 
 /// A small deterministic generator (a 64-bit LCG), so that a failure names its seed.
@@ -153,7 +153,7 @@ fn ksim_values(dir: &std::path::Path, decls: &str, body: &str, engine: &str) -> 
     std::fs::write(dir.join("k.cl"), &src).expect("write kernel");
     let items = ITEMS.to_string();
     let input = format!("o=zeros:{ITEMS}");
-    let o = ksim_clang(
+    let o = ksim_in(
         dir,
         &[
             "run", "k.cl", "--engine", engine, "--global", &items, "--local", &items, "--input",

@@ -1,4 +1,4 @@
-//! OpenCL C built-ins of issue 26 item 4 on the clang front end (`KSIM_CL_FRONTEND=clang`):
+//! OpenCL C built-ins of issue 26 item 4 on the clang front end:
 //! `vloadN`/`vstoreN` (N = 2, 3, 4, 8, 16), the `half` loads and stores with every rounding
 //! mode, and `bitselect`. Each kernel runs on both engines, which must print the same
 //! buffers; results are checked against values computed here from the specification (for
@@ -6,7 +6,7 @@
 //! with `gpu compare` where an OpenCL device is there. Skipped without Debian's `clang-15`.
 
 mod common;
-use common::{has_clang, ksim_clang};
+use common::{has_clang, ksim_in};
 
 /// The buffers `ksim run` prints (`NAME ... = v0 v1 ...`), by name.
 fn buffers(out: &str) -> Vec<(String, Vec<String>)> {
@@ -31,7 +31,7 @@ fn run_both(test: &str, src: &str, launch: &[&str]) -> Vec<(String, Vec<String>)
     for engine in ["reference", "fast"] {
         let mut args = vec!["run", "k.cl", "--engine", engine];
         args.extend(launch);
-        let o = ksim_clang(&d, &args);
+        let o = ksim_in(&d, &args);
         assert!(o.status.success(), "{engine}:\n{src}\n{}", common::text(&o));
         outs.push(buffers(&common::stdout(&o)));
     }
@@ -55,7 +55,7 @@ fn strings<T: ToString>(v: impl IntoIterator<Item = T>) -> Vec<String> {
 fn matches_device(test: &str, src: &str, launch: &[&str]) {
     let d = common::tmp(test);
     std::fs::write(d.join("k.cl"), src).expect("write kernel");
-    if !ksim_clang(&d, &["gpu", "devices"]).status.success() {
+    if !ksim_in(&d, &["gpu", "devices"]).status.success() {
         if std::env::var("KSIM_REQUIRE_OPENCL").is_ok_and(|v| v == "1") {
             panic!("{test}: KSIM_REQUIRE_OPENCL=1 but no OpenCL device");
         }
@@ -64,7 +64,7 @@ fn matches_device(test: &str, src: &str, launch: &[&str]) {
     }
     let mut args = vec!["gpu", "compare", "k.cl", "--limit", "20"];
     args.extend(launch);
-    let o = ksim_clang(&d, &args);
+    let o = ksim_in(&d, &args);
     assert!(
         o.status.success() && common::stdout(&o).starts_with("match"),
         "{}",
@@ -183,7 +183,7 @@ fn a_vload_argument_with_side_effects_is_refused_at_its_span() {
          vstore4(vload4(i++, a), 0, o);\n}\n",
     )
     .unwrap();
-    let o = ksim_clang(&d, &["check", "k.cl"]);
+    let o = ksim_in(&d, &["check", "k.cl"]);
     let t = common::text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(
@@ -508,7 +508,7 @@ fn half_values_themselves_are_refused() {
          kernel void k(global half *h) {\n  h[0] = h[1] + h[2];\n}\n",
     )
     .unwrap();
-    let o = ksim_clang(&d, &["check", "k.cl"]);
+    let o = ksim_in(&d, &["check", "k.cl"]);
     let t = common::text(&o);
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(t.contains("`half`"), "{t}");

@@ -8,7 +8,7 @@
 //! replays. Kernels in `tests/kernels/ptrlower_*.cl`. Skipped without Debian's `clang-15`.
 
 mod common;
-use common::{has_clang, ksim_clang, root, stdout, text, tmp};
+use common::{has_clang, ksim_in, root, stdout, text, tmp};
 
 /// Runs kernel `file` of `tests/kernels` on both engines with `launch`: they must succeed
 /// and print the same buffers, which are returned (`NAME = v0 v1 ...` lines).
@@ -19,7 +19,7 @@ fn run_both(file: &str, launch: &[&str]) -> Vec<String> {
     for engine in ["reference", "fast"] {
         let mut args = vec!["run", k, "--engine", engine];
         args.extend(launch);
-        let o = ksim_clang(&root(), &args);
+        let o = ksim_in(&root(), &args);
         assert!(o.status.success(), "{engine}: {}", text(&o));
         let bufs: Vec<String> = stdout(&o)
             .lines()
@@ -65,7 +65,7 @@ fn by_value_structs_match_the_device() {
     let src = std::fs::read_to_string(root().join("tests/kernels/ptrlower_structval.cl"))
         .expect("kernel");
     write(&d, &src);
-    if !ksim_clang(&d, &["gpu", "devices"]).status.success() {
+    if !ksim_in(&d, &["gpu", "devices"]).status.success() {
         assert!(
             !std::env::var("KSIM_REQUIRE_OPENCL").is_ok_and(|v| v == "1"),
             "KSIM_REQUIRE_OPENCL=1 but no OpenCL device"
@@ -73,7 +73,7 @@ fn by_value_structs_match_the_device() {
         eprintln!("skipped: no OpenCL device");
         return;
     }
-    let o = ksim_clang(
+    let o = ksim_in(
         &d,
         &[
             "gpu",
@@ -143,7 +143,7 @@ fn a_race_through_a_pointer_to_a_struct_names_the_member_and_element_and_replays
     }
     let d = tmp("ptrlower-race");
     write(&d, RACE);
-    let o = ksim_clang(
+    let o = ksim_in(
         &d,
         &[
             "races",
@@ -170,7 +170,7 @@ fn a_race_through_a_pointer_to_a_struct_names_the_member_and_element_and_replays
         .expect("one report")
         .expect("entry")
         .path();
-    let o = ksim_clang(&d, &["replay", report.to_str().expect("a path")]);
+    let o = ksim_in(&d, &["replay", report.to_str().expect("a path")]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("race reproduced: d.y[0]"), "{}", text(&o));
 }
@@ -190,7 +190,7 @@ kernel void k(global Pt *d) { int i = get_global_id(0); set(d + i + 1, i); }
 ",
     );
     for engine in ["reference", "fast"] {
-        let o = ksim_clang(
+        let o = ksim_in(
             &d,
             &[
                 "run",
@@ -243,7 +243,7 @@ kernel void k(global int *o) { S s = {1}; o[0] = f(s); }",
     ];
     for (src, want) in cases {
         write(&d, src);
-        let o = ksim_clang(&d, &["check", "k.cl"]);
+        let o = ksim_in(&d, &["check", "k.cl"]);
         assert_eq!(o.status.code(), Some(2), "{src}\n{}", text(&o));
         assert!(text(&o).contains(want), "{src}\n{}", text(&o));
     }

@@ -4,7 +4,7 @@
 //! a virtual file system overlay). Skipped when Debian's `clang-15` is not installed.
 
 mod common;
-use common::{has_clang, ksim_clang};
+use common::{has_clang, ksim_in};
 
 /// `__read_permission(int, A[i])` takes a type as its first argument; the access
 /// predicates with an address space in their name and `__atomic_implies` are declared.
@@ -27,7 +27,7 @@ fn annotations_with_a_type_argument_and_address_space_predicates_load() {
 ",
     )
     .unwrap();
-    let o = ksim_clang(
+    let o = ksim_in(
         &d,
         &[
             "run",
@@ -51,7 +51,7 @@ fn annotations_with_a_type_argument_and_address_space_predicates_load() {
 ",
     )
     .unwrap();
-    let o = ksim_clang(&d, &["check", "p.cl"]);
+    let o = ksim_in(&d, &["check", "p.cl"]);
     assert!(
         !common::text(&o).contains("undeclared"),
         "{}",
@@ -100,7 +100,7 @@ fn a_report_replays_with_its_header_deleted() {
         "r",
         "-q",
     ];
-    let o = ksim_clang(&work, &args);
+    let o = ksim_in(&work, &args);
     assert_eq!(o.status.code(), Some(1), "{}", common::text(&o));
     let rep = std::fs::read_dir(work.join("r"))
         .unwrap()
@@ -111,7 +111,7 @@ fn a_report_replays_with_its_header_deleted() {
     std::fs::remove_dir_all(work.join("src")).unwrap();
     std::fs::remove_dir_all(work.join("inc")).unwrap();
     let elsewhere = common::tmp("clangdefault-replay-elsewhere");
-    let o = ksim_clang(&elsewhere, &["replay", rep.to_str().unwrap()]);
+    let o = ksim_in(&elsewhere, &["replay", rep.to_str().unwrap()]);
     let t = common::text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert!(common::stdout(&o).contains("race reproduced"), "{t}");
@@ -138,7 +138,7 @@ fn as_type_and_short_initializer_lists_keep_their_values() {
 ",
     )
     .unwrap();
-    let o = ksim_clang(
+    let o = ksim_in(
         &d,
         &[
             "run",
@@ -175,7 +175,7 @@ fn a_macro_bomb_is_refused_after_clangs_time_bound() {
         ),
     )
     .unwrap();
-    let o = ksim_clang(&d, &["check", "bomb.cl"]);
+    let o = ksim_in(&d, &["check", "bomb.cl"]);
     assert_eq!(o.status.code(), Some(2), "{}", common::text(&o));
     let t = common::text(&o);
     assert!(

@@ -542,7 +542,7 @@ fn run_one(path: &Path, text: String, h: &Header) -> Outcome {
     let compared = compared_values(&text);
     let mut map = SourceMap::new(path, text);
     let opts = ClOptions {
-        pp: lang::cl::pp::PpOptions {
+        pp: lang::cl::options::PpOptions {
             defines: h.defines.clone(),
             include_dirs: Vec::new(),
         },

@@ -49,7 +49,7 @@ pub fn load_cl_unit(
     let mut src = Source::read_with(path, files)?;
     let mut map = SourceMap::new(path, src.text.clone());
     let opts = ClOptions {
-        pp: lang::cl::pp::PpOptions {
+        pp: lang::cl::options::PpOptions {
             defines: defines.to_vec(),
             include_dirs: include.to_vec(),
         },

@@ -27,17 +27,6 @@ pub fn has_clang() -> bool {
     Command::new("clang-15").arg("--version").output().is_ok()
 }
 
-/// `ksim ARGS` in `dir` with the clang front end (`KSIM_CL_FRONTEND=clang`).
-pub fn ksim_clang(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ksim"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("KSIM_CL_FRONTEND", "clang")
-        .output()
-        .expect("ksim runs")
-}
-
 /// Standard output and standard error together, for messages and assertion context.
 pub fn text(o: &Output) -> String {
     format!(

@@ -227,14 +227,12 @@ mod tests {
         assert!(c.is_ok(), "{:?}", c.err());
         let e =
             compile_src("__kernel void k(__global float *F) { atomic_add(F, 1.0f); }").unwrap_err();
-        assert!(
-            e.starts_with("not supported yet: `atomic_add` on `float`"),
-            "{e}"
-        );
+        // OpenCL C 1.2 declares no `atomic_add` on `float`: clang refuses the call.
+        assert!(e.contains("call to 'atomic_add' is ambiguous"), "{e}");
         let e = compile_src("__kernel void k(__global int *A) { atomic_add(A); }").unwrap_err();
-        assert!(e.contains("takes 2 arguments"), "{e}");
+        assert!(e.contains("no matching function for call to 'atomic_add'"), "{e}");
         let e =
             compile_src("__kernel void k(__global int *A, int x) { atomic_inc(x); }").unwrap_err();
-        assert!(e.contains("must be a pointer"), "{e}");
+        assert!(e.contains("no matching function for call to 'atomic_inc'"), "{e}");
     }
 }

@@ -289,8 +289,8 @@ pub fn lookup(name: &str) -> Option<Builtin> {
     })
 }
 
-/// Named constants of OpenCL C that are no macros of the preprocessor (`INFINITY`, `NAN`,
-/// sampler bits, `true`/`false`; the limits are macros: `cl/pp.rs`).
+/// Named constants of OpenCL C by name (`INFINITY`, `NAN`, sampler bits, `true`/`false`;
+/// the limits are macros of clang's `opencl-c-base.h`).
 pub fn constant(name: &str) -> Option<ExprKind> {
     let uint = |v: u64| ExprKind::Int {
         value: v,

@@ -84,7 +84,7 @@ pub fn sampler_value(spec: &str) -> Result<u32, String> {
     for w in spec.split('|').map(str::trim) {
         let v = match super::builtins::constant(w) {
             Some(k::ExprKind::Int { value, .. }) if w.starts_with("CLK_") => value,
-            _ => crate::cl::pp::parse_int(w).ok_or_else(|| {
+            _ => parse_int(w).ok_or_else(|| {
                 format!("`{w}` is not a sampler value (a number or CLK_... names joined by |)")
             })?,
         };
@@ -858,5 +858,17 @@ impl Lowerer<'_> {
             None => pre.extend(loads),
         }
         names.iter().map(|n| name_expr(n, span)).collect()
+    }
+}
+
+/// An integer literal's value, its `u`/`l` suffixes ignored: decimal, `0x` hex, `0` octal.
+fn parse_int(text: &str) -> Option<u64> {
+    let t = text.trim_end_matches(['u', 'U', 'l', 'L']);
+    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()
+    } else if t.len() > 1 && t.starts_with('0') {
+        u64::from_str_radix(&t[1..], 8).ok()
+    } else {
+        t.parse().ok()
     }
 }

@@ -1,7 +1,8 @@
-//! The OpenCL C front end: `.cl` source → preprocessor ([`pp`]) → parser ([`parse`], to the
-//! OpenCL syntax tree [`ast`]) → lowering ([`lower`], to ksim's surface syntax tree
-//! [`crate::ast`]) → the existing checker ([`crate::check`]) → the core form every engine
-//! runs. One core, two surface syntaxes.
+//! The OpenCL C (and CUDA) front end: `.cl` source → Debian's `clang-15`, which
+//! preprocesses, parses and type-checks it ([`clang`], converted to the OpenCL syntax tree
+//! [`ast`]) → lowering ([`lower`], to ksim's surface syntax tree [`crate::ast`]) → the
+//! existing checker ([`crate::check`]) → the core form every engine runs. One core, two
+//! surface syntaxes.
 //!
 //! Spans are byte offsets in a [`SourceMap`]: the main file starts at offset 0 (so a span
 //! in it is a plain offset into its text, as for `.ksim`), and each included file follows
@@ -10,12 +11,12 @@
 pub mod ast;
 pub mod builtins;
 pub mod clang;
+mod deref;
 pub mod goto;
-pub mod lex;
 pub mod lower;
 pub mod ndrange;
-pub mod parse;
-pub mod pp;
+pub mod nesting;
+pub mod options;
 pub mod simbuild;
 pub mod simfile;
 pub mod simstruct;
@@ -70,7 +71,7 @@ impl SourceMap {
 /// to take (`None`: the only kernel of the file).
 #[derive(Clone, Debug, Default)]
 pub struct ClOptions {
-    pub pp: pp::PpOptions,
+    pub pp: options::PpOptions,
     pub kernel: Option<String>,
 }
 
@@ -87,27 +88,20 @@ pub struct Compiled {
 pub fn compile(
     map: &mut SourceMap,
     opts: &ClOptions,
-    load: &mut pp::Loader<'_>,
+    load: &mut options::Loader<'_>,
 ) -> Result<Compiled, Vec<Diagnostic>> {
     let unit = parse_unit(map, opts, load)?;
     compile_unit(&unit, opts)
 }
 
-/// Preprocesses and parses the main file of `map` (the first half of [`compile`]): with
-/// clang ([`clang`]) when the environment sets `KSIM_CL_FRONTEND=clang`, else with the
-/// hand-written preprocessor and parser.
+/// Preprocesses and parses the main file of `map` with clang ([`clang`]): the first half
+/// of [`compile`].
 pub fn parse_unit(
     map: &mut SourceMap,
     opts: &ClOptions,
-    load: &mut pp::Loader<'_>,
+    load: &mut options::Loader<'_>,
 ) -> Result<ast::Unit, Vec<Diagnostic>> {
-    if std::env::var("KSIM_CL_FRONTEND").is_ok_and(|v| v == "clang")
-        || clang::cuda::is_cuda(&map.files[0].path)
-    {
-        return clang::parse_unit(map, opts, load);
-    }
-    let tokens = pp::preprocess(map, &opts.pp, load)?.tokens;
-    parse::parse(&tokens)
+    clang::parse_unit(map, opts, load)
 }
 
 /// Lowers and type-checks the chosen kernel of a parsed unit (the second half of

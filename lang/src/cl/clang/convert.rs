@@ -1,7 +1,6 @@
 //! clang's typed tree ([`super::json::Node`]) → the OpenCL syntax tree [`crate::cl::ast`],
 //! which the existing lowering takes. Implicit conversions (`ImplicitCastExpr`) are
-//! dropped: the lowering derives them again from the types, as it does for the
-//! hand-written parser's tree. Explicit casts, literals with their C types, and every
+//! dropped: the lowering derives them again from the types. Explicit casts, literals with their C types, and every
 //! other construct map one to one; a node kind with no counterpart is refused with
 //! "not supported yet: ..." at its span.
 
@@ -9,7 +8,8 @@ use super::json::{Loc, Node, SrcLoc};
 use super::types::{Typedef, Types};
 use crate::ast::{BinOp, Span, UnOp};
 use crate::cl::ast::*;
-use crate::cl::parse::{deref_of, MAX_DEPTH};
+use crate::cl::deref::deref_of;
+use crate::cl::nesting::MAX_DEPTH;
 use crate::cl::{builtins, lower};
 use crate::diag::Diagnostic;
 
@@ -468,7 +468,7 @@ impl Converter<'_> {
     fn var(&mut self, d: &Node) -> Res<Decl> {
         let whole = self.span(d);
         let name = self.ident(d);
-        // From the name on, as the hand-written parser gave it (traces show `i = ...`).
+        // From the name on (traces show `i = ...`).
         let span = name.span.start.min(whole.end)..whole.end;
         if self.cuda {
             self.cuda_check_decl(d, &whole)?;
