@@ -110,12 +110,15 @@ fn copies_between_two_global_buffers_are_refused() {
     )
     .unwrap_err();
     assert!(
-        e.contains("from `__global` to `__local` memory or back"),
+        e.contains("no matching function for call to 'async_work_group_copy'"),
         "{e}"
     );
     let e = compile(
         "kernel void k(__global int *a) { __local int t[4]; async_work_group_copy(t, a, 4); }",
     )
     .unwrap_err();
-    assert!(e.contains("takes 4 arguments"), "{e}");
+    assert!(
+        e.contains("no matching function for call to 'async_work_group_copy'"),
+        "{e}"
+    );
 }

@@ -205,7 +205,10 @@ fn requires_fresh_array_holds_for_every_buffer() {
     assert!(!r.races.is_empty(), "both groups write q[0] and q[1]");
     assert!(r.race_arrays().iter().all(|a| a == "q"));
     let e = compile("kernel void k(int x) { __requires_fresh_array(x); }").unwrap_err();
-    assert!(e.contains("takes one buffer"), "{e}");
+    assert!(
+        e.contains("no matching function for call to '__requires_fresh_array'"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -272,7 +275,7 @@ fn math_built_ins_have_their_values() {
         ("rint(2.5f)", "2"),
         ("fabs(-3.5f)", "3.5"),
         ("exp(1.0f)", "2.7182817"),
-        ("exp(2)", "7.389056"),
+        ("exp(2.0f)", "7.389056"),
         ("exp2(10.0f)", "1024"),
         ("log(1.0f)", "0"),
         ("log2(8.0f)", "3"),

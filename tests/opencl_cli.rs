@@ -134,7 +134,7 @@ fn language_errors_point_into_the_original_file() {
     let o = ksim_in(dir.path(), &["check", "k.cl"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o).contains("not supported yet: atomics (`atomic_fetch_add`)"),
+        text(&o).contains("use of undeclared identifier 'atomic_fetch_add'"),
         "{}",
         text(&o)
     );

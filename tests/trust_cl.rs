@@ -183,7 +183,11 @@ fn if_computes_in_intmax_and_uintmax_and_short_circuits() {
     );
     let o = ksim(&["check", f.to_str().unwrap(), "-D", "N=0"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("division by zero"), "{}", text(&o));
+    assert!(
+        text(&o).contains("remainder by zero in preprocessor expression"),
+        "{}",
+        text(&o)
+    );
 }
 
 /// `(open)^n 1 (close)^n` in `#if`, or `op` repeated `n` times between `1`s in an expression.
@@ -217,7 +221,8 @@ fn deep_and_long_expressions_are_accepted_or_refused_never_a_crash() {
     let v = format!("V=1{}", repeat("+1", 29_999));
     let o = ksim(&["check", f.to_str().unwrap(), "-D", &v]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("nested more than"), "{}", text(&o));
+    // clang's tree of it does not come within the time ksim gives clang.
+    assert!(text(&o).contains("ksim gave up"), "{}", text(&o));
     // `#if` with 100,000 `!`, accepted; 30,000 parentheses, refused with a message.
     let src = format!(
         "#if {}1\n#define X 1\n#endif\nkernel void k(global int *out) {{ out[0] = X; }}",
@@ -259,11 +264,7 @@ fn a_macro_that_expands_to_millions_of_tokens_is_refused() {
     let f = kernel("bomb", &src);
     let o = ksim(&["check", f.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(
-        text(&o).contains("the preprocessed program exceeds"),
-        "{}",
-        text(&o)
-    );
+    assert!(text(&o).contains("ksim gave up"), "{}", text(&o));
 }
 
 #[test]
@@ -303,6 +304,8 @@ kernel void k(global int *out, global float *f) {
         );
         let o = ksim(&["check", f.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-        assert!(text(&o).contains("is not a regular file"), "{}", text(&o));
+        // A device is larger than the loader reads; clang finds no file at a folder.
+        let why = ["it is larger than the limit", "' file not found"];
+        assert!(why.iter().any(|w| text(&o).contains(w)), "{}", text(&o));
     }
 }

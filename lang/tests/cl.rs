@@ -56,7 +56,11 @@ fn defines_and_include_dirs_reach_clang_and_included_files_join_the_map() {
     // Without `-I`, clang does not find defs.h: an error at the `#include` line.
     let (unit, map) = parse_at(&dir.join("k.cl"), src, PpOptions::default());
     let d = unit.unwrap_err();
-    assert!(d[0].message.contains("'defs.h' file not found"), "{}", d[0].message);
+    assert!(
+        d[0].message.contains("'defs.h' file not found"),
+        "{}",
+        d[0].message
+    );
     assert_eq!(lang::line_col(&map.files[0].text, d[0].span.start), (2, 10));
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -64,7 +68,11 @@ fn defines_and_include_dirs_reach_clang_and_included_files_join_the_map() {
 #[test]
 fn an_error_in_an_included_file_locates_in_that_file() {
     let dir = folder("include-error");
-    std::fs::write(dir.join("h.h"), "int ok(void);\nint bad(void) { return nowhere; }\n").unwrap();
+    std::fs::write(
+        dir.join("h.h"),
+        "int ok(void);\nint bad(void) { return nowhere; }\n",
+    )
+    .unwrap();
     let (unit, map) = parse_at(
         &dir.join("k.cl"),
         "#include \"h.h\"\nkernel void k(global int *a) { a[0] = 1; }\n",
@@ -106,23 +114,84 @@ fn parses_the_c_statement_forms_and_declarations() {
 #[test]
 fn syntax_errors_are_clangs_at_the_users_line() {
     for (src, msg, at) in [
-        ("kernel void k() {\n int x = ; }", "expected expression", (2, 10)),
-        ("kernel void k() {\n if x) {} }", "expected '(' after 'if'", (2, 5)),
+        (
+            "kernel void k() {\n int x = ; }",
+            "expected expression",
+            (2, 10),
+        ),
+        (
+            "kernel void k() {\n if x) {} }",
+            "expected '(' after 'if'",
+            (2, 5),
+        ),
         ("kernel void k() {", "expected '}'", (1, 18)),
     ] {
         let (unit, map) = parse_at(Path::new("m.cl"), src, PpOptions::default());
         let d = unit.unwrap_err();
         assert!(d[0].message.contains(msg), "{src}: {}", d[0].message);
-        assert_eq!(lang::line_col(&map.files[0].text, d[0].span.start), at, "{src}");
+        assert_eq!(
+            lang::line_col(&map.files[0].text, d[0].span.start),
+            at,
+            "{src}"
+        );
     }
 }
 
 const WORDS: &[&str] = &[
-    "int", "uint", "float", "const", "if", "else", "for", "while", "do", "switch", "case",
-    "default", "break", "continue", "return", "sizeof", "x", "A", "n", "get_local_id",
-    "barrier", "(", ")", "{", "}", "[", "]", ";", ",", "=", "+=", "++", "--", "+", "-", "*",
-    "/", "&", "&&", "||", "?", ":", "<", "<<", ".", "!", "~", "0", "1", "2.5f", "0x10u",
-    "int4", "goto", "L:",
+    "int",
+    "uint",
+    "float",
+    "const",
+    "if",
+    "else",
+    "for",
+    "while",
+    "do",
+    "switch",
+    "case",
+    "default",
+    "break",
+    "continue",
+    "return",
+    "sizeof",
+    "x",
+    "A",
+    "n",
+    "get_local_id",
+    "barrier",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ";",
+    ",",
+    "=",
+    "+=",
+    "++",
+    "--",
+    "+",
+    "-",
+    "*",
+    "/",
+    "&",
+    "&&",
+    "||",
+    "?",
+    ":",
+    "<",
+    "<<",
+    ".",
+    "!",
+    "~",
+    "0",
+    "1",
+    "2.5f",
+    "0x10u",
+    "int4",
+    "goto",
+    "L:",
 ];
 
 proptest! {

@@ -230,9 +230,15 @@ mod tests {
         // OpenCL C 1.2 declares no `atomic_add` on `float`: clang refuses the call.
         assert!(e.contains("call to 'atomic_add' is ambiguous"), "{e}");
         let e = compile_src("__kernel void k(__global int *A) { atomic_add(A); }").unwrap_err();
-        assert!(e.contains("no matching function for call to 'atomic_add'"), "{e}");
+        assert!(
+            e.contains("no matching function for call to 'atomic_add'"),
+            "{e}"
+        );
         let e =
             compile_src("__kernel void k(__global int *A, int x) { atomic_inc(x); }").unwrap_err();
-        assert!(e.contains("no matching function for call to 'atomic_inc'"), "{e}");
+        assert!(
+            e.contains("no matching function for call to 'atomic_inc'"),
+            "{e}"
+        );
     }
 }

@@ -1058,15 +1058,10 @@ impl Converter<'_> {
                 return self.unsupported(&format!("`{what}`"), &span);
             }
             // `as_float(x)`: clang's header makes it `__builtin_astype`; the lowering reads
-            // it as the call written (its name is the macro's, where the user wrote it).
+            // it as the call `as_T` of its result type (not the macro name at the expansion
+            // place: in `as_float(as_int(x))` both expand where `as_float` is written).
             "AsTypeExpr" => {
-                let name = e
-                    .range
-                    .as_ref()
-                    .and_then(|r| r.begin.expansion_loc.as_ref())
-                    .and_then(|l| self.spans.token(l))
-                    .filter(|n| n.starts_with("as_"))
-                    .unwrap_or_else(|| format!("as_{}", qual.rsplit(' ').next().unwrap_or("")));
+                let name = astype_name(qual);
                 let arg = e.inner.first().map(|a| self.expr(a)).transpose()?;
                 let Some(arg) = arg else {
                     return self.unsupported("this `as_type`", &span);
@@ -1202,4 +1197,20 @@ pub(super) fn strip_implicit(mut e: &Node) -> &Node {
         e = &e.inner[0];
     }
     e
+}
+
+/// `as_T` for the type clang prints as the result of `__builtin_astype`: `int` → `as_int`,
+/// `unsigned int __attribute__((ext_vector_type(2)))` → `as_uint2`, a typedef name
+/// (`float4`) as it is.
+fn astype_name(qual: &str) -> String {
+    let (elem, lanes) = match qual.split_once(" __attribute__((ext_vector_type(") {
+        Some((e, rest)) => (e, rest.split(')').next().unwrap_or("")),
+        None => (qual, ""),
+    };
+    let elem = elem.trim_start_matches("const ").trim();
+    let elem = match elem.strip_prefix("unsigned ") {
+        Some(u) => format!("u{u}"),
+        None => elem.rsplit(' ').next().unwrap_or(elem).to_string(),
+    };
+    format!("as_{elem}{lanes}")
 }
