@@ -92,7 +92,7 @@ fn events_no_copy_returned_are_refused_by_clang() {
         async_work_group_copy(b, q, 8, e + 1);
         wait_group_events(1, &e);
     }";
-    let e = common::cl::compile(copy).err().expect("refused");
+    let e = common::cl::compile(copy).expect_err("refused");
     assert!(e.contains("invalid operands to binary expression"), "{e}");
     let wait = "kernel void k(global int *p) {
         local int a[8];
@@ -100,7 +100,7 @@ fn events_no_copy_returned_are_refused_by_clang() {
         event_t bad = 7;
         wait_group_events(1, &bad);
     }";
-    let e = common::cl::compile(wait).err().expect("refused");
+    let e = common::cl::compile(wait).expect_err("refused");
     assert!(
         e.contains("with an expression of incompatible type 'int'"),
         "{e}"

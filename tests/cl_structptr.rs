@@ -279,7 +279,7 @@ fn an_array_of_pointers_in_a_struct_parameter_is_refused() {
         q.p[3] = p;
         q.p[3][get_global_id(0)] = 5;
     }";
-    let e = compile(src).err().expect("refused");
+    let e = compile(src).expect_err("refused");
     assert!(
         e.contains("struct kernel parameters may not contain pointers"),
         "{e}"

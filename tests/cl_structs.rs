@@ -216,7 +216,7 @@ fn a_pointer_member_of_a_by_value_parameter_is_refused() {
             q.p[get_global_id(0)] = q.n + get_global_id(0);
         }
     "#;
-    let e = compile(src).err().expect("refused");
+    let e = compile(src).expect_err("refused");
     assert!(
         e.contains("struct kernel parameters may not contain pointers"),
         "{e}"
