@@ -246,7 +246,7 @@ fn what_is_not_modelled_is_a_clear_error() {
         ),
         (
             "struct a { int i; }; kernel void k(__global struct a *q) { q.i = 1; }",
-            "`.i` of an array of (or pointer to) `struct a`: index it first (or use `->`)",
+            "member reference type '__global struct a *__private' is a pointer; did you mean to use '->'?",
         ),
     ];
     for (src, want) in cases {
