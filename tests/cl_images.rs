@@ -259,18 +259,18 @@ fn misuse_of_images_is_a_load_error_with_a_span() {
     let cases = [
         (
             "__kernel void k(__write_only image2d_t a, __global float *o) { o[0] = read_imagef(a, (int2)(0)).x; }",
-            "`__write_only`",
+            "no matching function for call to 'read_imagef'",
             "read_imagef",
         ),
         (
             "__kernel void k(image2d_t a) { write_imagef(a, (int2)(0), (float4)(0.0f)); }",
-            "read-only",
+            "no matching function for call to 'write_imagef'",
             "write_imagef",
         ),
         (
             "__kernel void k(__read_write image2d_t a, __global float *o) { write_imagei(a, (int2)(0), (int4)(0)); o[0] = read_imagef(a, (int2)(0)).x; }",
-            "is used with `write_imagei`",
-            "read_imagef",
+            "access qualifier '__read_write' can not be used for '__read_write image2d_t' prior to OpenCL C version 2.0",
+            "__read_write",
         ),
         (
             "__kernel void k(image2d_t a, __global float *o) { const sampler_t s = CLK_FILTER_LINEAR; o[0] = read_imagef(a, s, (float2)(0.5f)).x; }",
@@ -279,13 +279,13 @@ fn misuse_of_images_is_a_load_error_with_a_span() {
         ),
         (
             "__kernel void k(image2d_t a, __global float *o) { o[0] = read_imagef(a, (float2)(0.5f)).x; }",
-            "integer coordinates",
-            "(float2)(0.5f)",
+            "no matching function for call to 'read_imagef'",
+            "read_imagef",
         ),
         (
             "__kernel void k(image2d_t a, __global float *o) { o[0] = read_imagef(a, (int4)(0)).x; }",
-            "`int2` or `float2`",
-            "(int4)(0)",
+            "no matching function for call to 'read_imagef'",
+            "read_imagef",
         ),
     ];
     for (src, message, at) in cases {
