@@ -132,6 +132,7 @@ fn a_race_report_made_without_specs_replays_without_them() {
         assert_eq!(o.status.code(), Some(1), "{}", text(&o));
         assert!(stdout(&o).contains("race reproduced"), "{}", text(&o));
     }
+}
 
 #[test]
 fn blellochs_scan_runs_clean_with_1d_and_with_2d_tree_storage() {
